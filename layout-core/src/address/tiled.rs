@@ -1,0 +1,548 @@
+//! Address math: the tiled linear index of spec §d.1, as a small program.
+//!
+//! Applying the tiles of a layout to a shape is done once, on the shape
+//! alone, and recorded as a list of *coordinates*: each is a logical index,
+//! a padding dimension, the outer (`x / t`) or inner (`x % t`) part of a
+//! tiled coordinate, or the combination (`a·|b| + b`) of two coordinates
+//! under `*`. The last coordinates, major to minor, form the final tiled
+//! shape `S`. Offsets run the program forward; the inverse runs it backward
+//! and finds padding where a coordinate exceeds its extent. Code generation
+//! (the `layout!` macro) walks the same program, so there is one algorithm.
+
+use super::{AddressError, IndexError};
+use crate::limits::{COMBINE, MAX_RANK, MAX_TILE_ENTRIES, UNBOUNDED};
+use crate::{ArrayShape, validate_array};
+
+/// The most coordinates a program can hold: the logical ones, then per
+/// tile entry at most a padding dimension, a combination, an outer and an
+/// inner part.
+pub const MAX_COORDS: usize = MAX_RANK + 4 * MAX_TILE_ENTRIES;
+
+/// How one coordinate of the tiling program is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CoordOp {
+    /// The logical index of this dimension.
+    Logical(usize),
+    /// A size-1 dimension added in front of an oversized tile; always 0.
+    Pad,
+    /// `source / tile`: which tile.
+    Outer {
+        /// The coordinate being tiled.
+        source: usize,
+        /// The tile size.
+        tile: u64,
+    },
+    /// `source % tile`: where in the tile.
+    Inner {
+        /// The coordinate being tiled.
+        source: usize,
+        /// The tile size.
+        tile: u64,
+    },
+    /// `major · extent(minor) + minor`: a `*` merging two coordinates.
+    Combine {
+        /// The more-major coordinate.
+        major: usize,
+        /// The more-minor coordinate.
+        minor: usize,
+    },
+}
+
+/// One coordinate: how it is computed and its extent in the padded shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Coord {
+    /// How it is computed.
+    pub op: CoordOp,
+    /// Its size as a dimension of the (padded) shape at its level.
+    pub extent: u64,
+}
+
+const NO_COORD: Coord = Coord {
+    op: CoordOp::Pad,
+    extent: 1,
+};
+
+/// A validated array shape with its tiles applied: the final tiled shape,
+/// its strides, its sizes, and the program that maps logical indices to
+/// slots and back. All `const fn`.
+///
+/// ```
+/// use xla_layout_core::ArrayShape;
+///
+/// // Spec §d.3 example 1: f32[3,5] tiled 2×2 (tiled_layout.md figure 1).
+/// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+/// assert_eq!(t.dims(), [2, 3, 2, 2]);
+/// assert_eq!(t.offset(&[2, 3]), Ok(17));
+/// assert_eq!(t.physical_slots(), 24);
+/// assert_eq!(t.logical_index(9).unwrap(), None); // a padding slot
+/// assert_eq!(t.logical_index(17).unwrap().unwrap().as_slice(), &[2, 3]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TiledShape {
+    rank: usize,
+    dims: [u64; MAX_RANK],
+    coords: [Coord; MAX_COORDS],
+    coord_count: usize,
+    /// Indices into `coords` of the final shape, major to minor.
+    order: [u16; MAX_COORDS],
+    order_len: usize,
+    strides: [u64; MAX_COORDS],
+    extents: [u64; MAX_COORDS],
+    slots: u64,
+    allocated_slots: u64,
+    element_bits: u64,
+}
+
+/// One value per logical dimension: a logical index
+/// ([`TiledShape::logical_index`]) or strides
+/// ([`ArrayShape::xla_byte_strides`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PerDim {
+    pub(crate) len: usize,
+    pub(crate) values: [u64; MAX_RANK],
+}
+
+impl PerDim {
+    /// The values, in logical dimension order.
+    pub const fn as_slice(&self) -> &[u64] {
+        self.values.split_at(self.len).0
+    }
+}
+
+/// Adds one coordinate; the capacity bound `MAX_COORDS` holds by
+/// construction (see its definition).
+const fn push(t: &mut TiledShape, op: CoordOp, extent: u64) -> usize {
+    t.coords[t.coord_count] = Coord { op, extent };
+    t.coord_count += 1;
+    t.coord_count - 1
+}
+
+/// `⌈a / b⌉` for `b > 0`, without the overflow of `(a + b - 1) / b`.
+pub(crate) const fn ceil_div(a: u64, b: u64) -> u64 {
+    a / b + (a % b != 0) as u64
+}
+
+/// `⌈a / b⌉ · b`, or `None` on overflow.
+pub(crate) const fn round_up(a: u64, b: u64) -> Option<u64> {
+    ceil_div(a, b).checked_mul(b)
+}
+
+impl TiledShape {
+    /// Applies every tile of `shape`'s layout (spec §d.1). The shape must be
+    /// valid, have no unbounded dimension, and every size must fit in 64
+    /// bits. Bounded dimensions use their bound.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, TiledShape};
+    /// const S: ArrayShape = ArrayShape::new(xla_layout_core::ElementType::F32, &[10, 20]);
+    /// const T: TiledShape = match TiledShape::new(&S) { Ok(t) => t, Err(_) => panic!() };
+    /// const OFFSET: u64 = match T.offset(&[3, 5]) { Ok(o) => o, Err(_) => panic!() };
+    /// assert_eq!(OFFSET, 65); // spec §d.3 example 10
+    /// ```
+    pub const fn new(shape: &ArrayShape) -> Result<TiledShape, AddressError> {
+        Self::with_levels(shape, usize::MAX)
+    }
+
+    /// Like [`TiledShape::new`] but applying only the first `levels` tiles,
+    /// to see the shape after each tiling level.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, TiledShape};
+    /// let s = ArrayShape::parse_validated("bf16[2048]{0:T(1024)(128)(2,1)}").unwrap();
+    /// let dims = |k| TiledShape::with_levels(&s, k).unwrap().dims().to_vec();
+    /// assert_eq!(dims(0), [2048]);
+    /// assert_eq!(dims(1), [2, 1024]);
+    /// assert_eq!(dims(2), [2, 8, 128]);
+    /// assert_eq!(dims(3), [2, 4, 128, 2, 1]); // spec §d.3 example 6
+    /// ```
+    pub const fn with_levels(
+        shape: &ArrayShape,
+        levels: usize,
+    ) -> Result<TiledShape, AddressError> {
+        if let Err(e) = validate_array(shape) {
+            return Err(AddressError::Invalid(e));
+        }
+        let layout = match shape.layout() {
+            Some(l) => l,
+            None => unreachable!(), // validate_array requires it
+        };
+        let rank = shape.rank();
+        let mut t = TiledShape {
+            rank,
+            dims: [0; MAX_RANK],
+            coords: [NO_COORD; MAX_COORDS],
+            coord_count: 0,
+            order: [0; MAX_COORDS],
+            order_len: 0,
+            strides: [0; MAX_COORDS],
+            extents: [0; MAX_COORDS],
+            slots: 0,
+            allocated_slots: 0,
+            element_bits: 0,
+        };
+        let mut d = 0;
+        while d < rank {
+            let size = shape.dims()[d];
+            if size == UNBOUNDED {
+                return Err(AddressError::UnboundedDimension { dim: d });
+            }
+            t.dims[d] = size as u64; // validated: size >= 0
+            d += 1;
+        }
+        // Step 1: physical order, major to minor.
+        let m2m = layout.minor_to_major();
+        let mut p = 0;
+        while p < rank {
+            let logical = m2m[rank - 1 - p] as usize;
+            let extent = t.dims[logical];
+            t.order[p] = push(&mut t, CoordOp::Logical(logical), extent) as u16;
+            p += 1;
+        }
+        t.order_len = rank;
+        // Step 2: each tile in turn.
+        let mut level = 0;
+        while level < layout.tile_count() && level < levels {
+            if let Err(e) = t.apply_tile(layout.tile(level)) {
+                return Err(e);
+            }
+            level += 1;
+        }
+        // Step 3: row-major strides over the final shape, then `L`.
+        if let Err(e) =
+            t.compute_strides_and_slots(layout.tail_padding_alignment_in_elements() as u64)
+        {
+            return Err(e);
+        }
+        t.element_bits = match layout.element_bits(shape.element_type()) {
+            Some(b) => b,
+            None => unreachable!(), // validated: an array type
+        };
+        if t.bytes_for(t.allocated_slots).is_none() {
+            return Err(AddressError::Overflow);
+        }
+        Ok(t)
+    }
+
+    /// Step 2 of spec §d.1 for one tile.
+    const fn apply_tile(&mut self, tile: &[i64]) -> Result<(), AddressError> {
+        let m = tile.len();
+        // 2.1: an oversized tile pads the shape with leading size-1 dims.
+        if m > self.order_len {
+            let pad = m - self.order_len;
+            let mut i = self.order_len;
+            while i > 0 {
+                i -= 1;
+                self.order[i + pad] = self.order[i];
+            }
+            let mut j = 0;
+            while j < pad {
+                self.order[j] = push(self, CoordOp::Pad, 1) as u16;
+                j += 1;
+            }
+            self.order_len += pad;
+        }
+        // 2.2: the tile lines up with the most-minor suffix.
+        let s = self.order_len - m;
+        // 2.3: `*` merges a suffix coordinate into the next more-minor one.
+        let mut tiled = [(0usize, 0u64); MAX_TILE_ENTRIES];
+        let mut n = 0;
+        let mut pending: Option<usize> = None;
+        let mut j = 0;
+        while j < m {
+            let mut c = self.order[s + j] as usize;
+            if let Some(major) = pending {
+                let extent = match self.coords[major].extent.checked_mul(self.coords[c].extent) {
+                    Some(e) => e,
+                    None => return Err(AddressError::Overflow),
+                };
+                c = push(self, CoordOp::Combine { major, minor: c }, extent);
+                pending = None;
+            }
+            if tile[j] == COMBINE {
+                pending = Some(c); // validated: never in the last position
+            } else {
+                tiled[n] = (c, tile[j] as u64); // validated: > 0
+                n += 1;
+            }
+            j += 1;
+        }
+        // 2.4: the suffix becomes its outer parts, then its inner parts.
+        let mut k = 0;
+        while k < n {
+            let (source, size) = tiled[k];
+            let extent = ceil_div(self.coords[source].extent, size);
+            self.order[s + k] = push(self, CoordOp::Outer { source, tile: size }, extent) as u16;
+            k += 1;
+        }
+        k = 0;
+        while k < n {
+            let (source, size) = tiled[k];
+            self.order[s + n + k] = push(self, CoordOp::Inner { source, tile: size }, size) as u16;
+            k += 1;
+        }
+        self.order_len = s + 2 * n;
+        Ok(())
+    }
+
+    const fn compute_strides_and_slots(&mut self, alignment: u64) -> Result<(), AddressError> {
+        let mut slots: u64 = 1;
+        let mut i = self.order_len;
+        while i > 0 {
+            i -= 1;
+            self.strides[i] = slots;
+            self.extents[i] = self.coords[self.order[i] as usize].extent;
+            slots = match slots.checked_mul(self.extents[i]) {
+                Some(v) => v,
+                None => return Err(AddressError::Overflow),
+            };
+        }
+        self.slots = slots;
+        self.allocated_slots = match round_up(slots, alignment) {
+            Some(v) => v,
+            None => return Err(AddressError::Overflow),
+        };
+        Ok(())
+    }
+
+    /// `⌈slots · bits / 8⌉`, or `None` if it does not fit in 64 bits.
+    const fn bytes_for(&self, slots: u64) -> Option<u64> {
+        let bits = slots as u128 * self.element_bits as u128;
+        let bytes = bits.div_ceil(8);
+        if bytes > u64::MAX as u128 {
+            None
+        } else {
+            Some(bytes as u64)
+        }
+    }
+
+    /// The logical rank.
+    pub const fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The logical dimension sizes (bounds for bounded dimensions).
+    pub const fn logical_dims(&self) -> &[u64] {
+        self.dims.split_at(self.rank).0
+    }
+
+    /// The final tiled shape `S`, major to minor.
+    pub const fn dims(&self) -> &[u64] {
+        self.extents.split_at(self.order_len).0
+    }
+
+    /// The row-major strides of the final tiled shape, in slots.
+    pub const fn strides(&self) -> &[u64] {
+        self.strides.split_at(self.order_len).0
+    }
+
+    /// The coordinate program, in evaluation order.
+    pub const fn coords(&self) -> &[Coord] {
+        self.coords.split_at(self.coord_count).0
+    }
+
+    /// Which coordinates form the final shape, major to minor (indices
+    /// into [`TiledShape::coords`]).
+    pub fn final_coords(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.order[..self.order_len].iter().map(|&c| c as usize)
+    }
+
+    /// `Π S`: slots before tail padding.
+    pub const fn tiled_slots(&self) -> u64 {
+        self.slots
+    }
+
+    /// Slots allocated: `Π S` rounded up to a multiple of `L`. Includes
+    /// every padding slot.
+    pub const fn physical_slots(&self) -> u64 {
+        self.allocated_slots
+    }
+
+    /// Storage bits per slot: `E` if set, else 8 × the byte width.
+    pub const fn element_bits(&self) -> u64 {
+        self.element_bits
+    }
+
+    /// The exact size in bytes: every tile level, `L` and `E` counted
+    /// (`⌈slots · bits / 8⌉`).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[200001,128]{1,0:T(8)L(1024)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.physical_slots(), 25_601_024); // spec §d.3 example 9
+    /// assert_eq!(t.exact_bytes(), 102_404_096);
+    /// ```
+    pub const fn exact_bytes(&self) -> u64 {
+        match self.bytes_for(self.allocated_slots) {
+            Some(b) => b,
+            None => unreachable!(), // checked in `with_levels`
+        }
+    }
+
+    /// The number of logical elements (`Π dims`).
+    pub const fn element_count(&self) -> u64 {
+        let mut n: u64 = 1;
+        let mut d = 0;
+        while d < self.rank {
+            // Fits: validation bounds the product by i64::MAX.
+            n *= self.dims[d];
+            d += 1;
+        }
+        n
+    }
+
+    /// Whether `index` is a valid logical index.
+    pub const fn check_index(&self, index: &[u64]) -> Result<(), IndexError> {
+        if index.len() != self.rank {
+            return Err(IndexError::WrongRank {
+                expected: self.rank,
+                got: index.len(),
+            });
+        }
+        let mut d = 0;
+        while d < self.rank {
+            if index[d] >= self.dims[d] {
+                return Err(IndexError::OutOfBounds {
+                    dim: d,
+                    index: index[d],
+                    size: self.dims[d],
+                });
+            }
+            d += 1;
+        }
+        Ok(())
+    }
+
+    /// The slot of a logical index (spec §d.1): its offset in elements
+    /// from the start of the buffer.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// // Spec §d.3 example 4: bf16[8,8]{1,0:T(2,4)(2,1,1,1)}; the docs compute 51.
+    /// let t = ArrayShape::parse_validated("bf16[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.offset(&[6, 5]), Ok(51));
+    /// ```
+    pub const fn offset(&self, index: &[u64]) -> Result<u64, IndexError> {
+        match self.check_index(index) {
+            Ok(()) => Ok(self.offset_unchecked(index)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// [`TiledShape::offset`] without the bounds check. For an index out of
+    /// bounds the result is meaningless (but computing it is safe).
+    ///
+    /// # Panics
+    /// If `index` has fewer entries than the rank.
+    pub const fn offset_unchecked(&self, index: &[u64]) -> u64 {
+        let mut values = [0u64; MAX_COORDS];
+        let mut i = 0;
+        while i < self.coord_count {
+            values[i] = match self.coords[i].op {
+                CoordOp::Logical(d) => index[d],
+                CoordOp::Pad => 0,
+                CoordOp::Outer { source, tile } => values[source] / tile,
+                CoordOp::Inner { source, tile } => values[source] % tile,
+                CoordOp::Combine { major, minor } => values[major]
+                    .wrapping_mul(self.coords[minor].extent)
+                    .wrapping_add(values[minor]),
+            };
+            i += 1;
+        }
+        let mut offset: u64 = 0;
+        let mut k = 0;
+        while k < self.order_len {
+            offset =
+                offset.wrapping_add(values[self.order[k] as usize].wrapping_mul(self.strides[k]));
+            k += 1;
+        }
+        offset
+    }
+
+    /// The logical index stored at slot `offset`, or `None` if the slot is
+    /// padding (tile padding or `L` tail padding). The inverse of
+    /// [`TiledShape::offset`] (XLA's `DelinearizeIndexForNestedTiling`).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// let padding: Vec<u64> = (0..24).filter(|&o| t.logical_index(o).unwrap().is_none()).collect();
+    /// assert_eq!(padding, [9, 11, 14, 15, 18, 19, 21, 22, 23]); // spec §d.3 example 1
+    /// ```
+    pub const fn logical_index(&self, offset: u64) -> Result<Option<PerDim>, IndexError> {
+        if offset >= self.allocated_slots {
+            return Err(IndexError::OffsetOutOfRange {
+                offset,
+                slots: self.allocated_slots,
+            });
+        }
+        let mut out = PerDim {
+            len: self.rank,
+            values: [0; MAX_RANK],
+        };
+        if offset >= self.slots {
+            return Ok(None); // tail padding
+        }
+        // Decode row-major over S (no extent is 0: then slots would be 0).
+        let mut values = [0u64; MAX_COORDS];
+        let mut rest = offset;
+        let mut k = self.order_len;
+        while k > 0 {
+            k -= 1;
+            let c = self.order[k] as usize;
+            values[c] = rest % self.coords[c].extent;
+            rest /= self.coords[c].extent;
+        }
+        // Run the program backwards; every coordinate is consumed by later
+        // ones only, so its value is complete when we reach it.
+        let mut i = self.coord_count;
+        while i > 0 {
+            i -= 1;
+            let v = values[i];
+            if v >= self.coords[i].extent {
+                return Ok(None); // beyond the real extent: padding
+            }
+            match self.coords[i].op {
+                CoordOp::Logical(d) => out.values[d] = v,
+                CoordOp::Pad => {}
+                CoordOp::Outer { source, tile } => values[source] += v * tile,
+                CoordOp::Inner { source, .. } => values[source] += v,
+                CoordOp::Combine { major, minor } => {
+                    let e = self.coords[minor].extent;
+                    values[major] = v / e;
+                    values[minor] = v % e;
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// The bit offset of a logical index's element from the start of the
+    /// buffer: `slot · element_bits`. Packed elements (`E(n)` with n < 8)
+    /// fill each byte from its least significant bit (spec §b).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("s4[4]{0:E(4)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.bit_offset(&[3]), Ok(12)); // byte 1, bits 4..8
+    /// ```
+    pub const fn bit_offset(&self, index: &[u64]) -> Result<u64, IndexError> {
+        match self.offset(index) {
+            // Fits: slots · bits was checked when building.
+            Ok(o) => Ok(o * self.element_bits),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl ArrayShape {
+    /// Applies this shape's tiles: see [`TiledShape`].
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = "bf16[2,8,128]{2,1,0:T(8,128)(2,1)}".parse::<ArrayShape>().unwrap().tiled().unwrap();
+    /// assert_eq!(t.offset(&[0, 2, 0]), Ok(256)); // spec §d.3 example 7
+    /// ```
+    pub const fn tiled(&self) -> Result<TiledShape, AddressError> {
+        TiledShape::new(self)
+    }
+}

@@ -1,0 +1,404 @@
+//! XLA's own size and index functions (spec §d.2, §e), reproduced with
+//! their quirks. Where they differ from the exact tiled size
+//! ([`crate::TiledShape::exact_bytes`]) each function says how.
+
+use super::AddressError;
+use super::tiled::{PerDim, round_up};
+use crate::limits::{COMBINE, MAX_RANK, UNBOUNDED};
+use crate::{ArrayShape, Layout, Shape, validate_array};
+
+/// The validated layout of `shape`, or why there is none.
+const fn checked_layout(shape: &ArrayShape) -> Result<&Layout, AddressError> {
+    if let Err(e) = validate_array(shape) {
+        return Err(AddressError::Invalid(e));
+    }
+    match shape.layout() {
+        Some(l) => Ok(l),
+        None => unreachable!(), // validate_array requires a layout
+    }
+}
+
+/// Dimension `d`'s size, or an error if it is unbounded.
+const fn bounded(shape: &ArrayShape, d: usize) -> Result<u64, AddressError> {
+    match shape.dims()[d] {
+        UNBOUNDED => Err(AddressError::UnboundedDimension { dim: d }),
+        n => Ok(n as u64), // validated: n >= 0
+    }
+}
+
+/// `bytes(n)` of spec §e: `⌈n·E/8⌉` with `E`, else `n·ByteWidth`.
+const fn bytes_of(shape: &ArrayShape, layout: &Layout, n: u64) -> Result<u64, AddressError> {
+    let bits = match layout.element_bits(shape.element_type()) {
+        Some(b) => b,
+        None => unreachable!(), // validated: an array type
+    };
+    let bytes = (n as u128 * bits as u128).div_ceil(8);
+    if bytes > u64::MAX as u128 {
+        Err(AddressError::Overflow)
+    } else {
+        Ok(bytes as u64)
+    }
+}
+
+/// `MaxSplitSize`: the size of logical dimension `dim`, or its largest
+/// piece if a split config splits it.
+const fn max_split_size(
+    shape: &ArrayShape,
+    layout: &Layout,
+    dim: usize,
+) -> Result<u64, AddressError> {
+    let size = match bounded(shape, dim) {
+        Ok(s) => s,
+        Err(e) => return Err(e),
+    };
+    let m2m = layout.minor_to_major();
+    let rank = m2m.len();
+    let mut c = 0;
+    while c < layout.split_config_count() {
+        let sc = layout.split_config(c);
+        if m2m[rank - 1 - sc.dimension as usize] as usize == dim {
+            let (mut largest, mut start) = (0u64, 0u64);
+            let mut i = 0;
+            while i < sc.indices.len() {
+                let at = sc.indices[i] as u64;
+                if at - start > largest {
+                    largest = at - start;
+                }
+                start = at;
+                i += 1;
+            }
+            return Ok(if size - start > largest {
+                size - start
+            } else {
+                largest
+            });
+        }
+        c += 1;
+    }
+    Ok(size)
+}
+
+impl ArrayShape {
+    /// `ShapeUtil::ElementsIn`: `Π dims`, bounds for bounded dimensions.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// assert_eq!("f32[<=3,4]".parse::<ArrayShape>().unwrap().element_count(), Ok(12));
+    /// assert!("f32[?,4]".parse::<ArrayShape>().unwrap().element_count().is_err());
+    /// ```
+    pub const fn element_count(&self) -> Result<u64, AddressError> {
+        let mut n: u64 = 1;
+        let mut d = 0;
+        while d < self.rank() {
+            let size = match bounded(self, d) {
+                Ok(s) => s,
+                Err(e) => return Err(e),
+            };
+            n = match n.checked_mul(size) {
+                Some(v) => v,
+                None => return Err(AddressError::Overflow),
+            };
+            d += 1;
+        }
+        Ok(n)
+    }
+
+    /// `ShapeUtil::ByteSizeOfElements` (= `ByteSizeOf` for arrays):
+    /// `bytes(Π dims)`. Ignores tiles, `L`, split configs, `S` and `M`, so
+    /// it is smaller than the allocation whenever tiles pad.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let s = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(s.xla_byte_size_of(), Ok(60)); // spec §d.3 example 1
+    /// ```
+    pub const fn xla_byte_size_of(&self) -> Result<u64, AddressError> {
+        let layout = match checked_layout(self) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        match self.element_count() {
+            Ok(n) => bytes_of(self, layout, n),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `ShapeUtil::ArraySize`: the allocation size as XLA computes it.
+    /// Only the **first** tile pads (later tiles are assumed not to); a
+    /// split dimension counts as its largest piece; `L` applies only when
+    /// there are tiles. Undefined (an error) with `*` tile entries or
+    /// unbounded dimensions.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let a = |t| ArrayShape::parse_validated(t).unwrap().xla_array_size();
+    /// assert_eq!(a("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}"), Ok(28_311_552)); // spec §e
+    /// assert_eq!(a("f32[6,4]{1,0:T(3,4)(2,1)}"), Ok(96)); // the exact size is 128
+    /// ```
+    pub const fn xla_array_size(&self) -> Result<u64, AddressError> {
+        let layout = match checked_layout(self) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        if layout.tile_count() == 0 {
+            return self.xla_byte_size_of();
+        }
+        if self.is_unbounded_dynamic() {
+            return Err(AddressError::UndefinedInXla(
+                "ArraySize of an unbounded dynamic shape",
+            ));
+        }
+        let tile = layout.tile(0);
+        let m2m = layout.minor_to_major();
+        let rank = self.rank();
+        let mut num: u64 = 1;
+        let mut j = 0;
+        while j < tile.len() || j < rank {
+            let size = if j < rank {
+                match max_split_size(self, layout, m2m[j] as usize) {
+                    Ok(s) => s,
+                    Err(e) => return Err(e),
+                }
+            } else {
+                1
+            };
+            let factor = if j < tile.len() {
+                let t = tile[tile.len() - 1 - j];
+                if t == COMBINE {
+                    return Err(AddressError::UndefinedInXla(
+                        "ArraySize with a `*` tile entry",
+                    ));
+                }
+                match round_up(size, t as u64) {
+                    Some(v) => v,
+                    None => return Err(AddressError::Overflow),
+                }
+            } else {
+                size
+            };
+            num = match num.checked_mul(factor) {
+                Some(v) => v,
+                None => return Err(AddressError::Overflow),
+            };
+            j += 1;
+        }
+        let alignment = layout.tail_padding_alignment_in_elements() as u64;
+        num = match round_up(num, alignment) {
+            Some(v) => v,
+            None => return Err(AddressError::Overflow),
+        };
+        bytes_of(self, layout, num)
+    }
+
+    /// `LayoutUtil::LinearIndex`: XLA's slot of a logical index, which
+    /// honours **only the first tile**, and **no tile at all on rank 1**
+    /// (spec §d.2). It agrees with [`crate::TiledShape::offset`] for one
+    /// tiling level on rank ≥ 2 and disagrees elsewhere
+    /// (`f32[8]{0:T(2,2)}` index 5: XLA 5, exact 9).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let s = ArrayShape::parse_validated("f32[8]{0:T(2,2)}").unwrap();
+    /// assert_eq!(s.xla_linear_index(&[5]), Ok(5));
+    /// assert_eq!(s.tiled().unwrap().offset(&[5]), Ok(9));
+    /// ```
+    pub const fn xla_linear_index(&self, index: &[u64]) -> Result<u64, AddressError> {
+        let layout = match checked_layout(self) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let rank = self.rank();
+        if index.len() != rank {
+            return Err(AddressError::UndefinedInXla(
+                "LinearIndex with an index of the wrong rank",
+            ));
+        }
+        if rank == 0 {
+            return Ok(0);
+        }
+        if rank == 1 {
+            return Ok(index[0]);
+        }
+        let empty: &[i64] = &[];
+        let tile = if layout.tile_count() > 0 {
+            layout.tile(0)
+        } else {
+            empty
+        };
+        // Exact in i128, checked at every step.
+        let mut tile_multiplier: i128 = 1;
+        let mut k = 0;
+        while k < tile.len() {
+            if tile[k] == COMBINE {
+                return Err(AddressError::UndefinedInXla(
+                    "LinearIndex with a `*` tile entry",
+                ));
+            }
+            tile_multiplier = match tile_multiplier.checked_mul(tile[k] as i128) {
+                Some(v) => v,
+                None => return Err(AddressError::Overflow),
+            };
+            k += 1;
+        }
+        let mut within: i128 = 1;
+        let mut linear: i128 = 0;
+        let m2m = layout.minor_to_major();
+        let mut minor = 0;
+        while minor < rank {
+            let d = m2m[minor] as usize;
+            let size = match bounded(self, d) {
+                Ok(s) => s as i128,
+                Err(e) => return Err(e),
+            };
+            let i = index[d] as i128;
+            let (term, factor) = if minor < tile.len() {
+                let t = tile[tile.len() - 1 - minor] as i128;
+                let term = match (
+                    tile_multiplier.checked_mul(i / t),
+                    within.checked_mul(i % t),
+                ) {
+                    (Some(a), Some(b)) => a + b,
+                    _ => return Err(AddressError::Overflow),
+                };
+                within = match within.checked_mul(t) {
+                    Some(v) => v,
+                    None => return Err(AddressError::Overflow),
+                };
+                (term, (size + t - 1) / t)
+            } else {
+                match i.checked_mul(tile_multiplier) {
+                    Some(term) => (term, size),
+                    None => return Err(AddressError::Overflow),
+                }
+            };
+            linear = match linear.checked_add(term) {
+                Some(v) if v <= u64::MAX as i128 => v,
+                _ => return Err(AddressError::Overflow),
+            };
+            tile_multiplier = match tile_multiplier.checked_mul(factor) {
+                Some(v) => v,
+                None => return Err(AddressError::Overflow),
+            };
+            minor += 1;
+        }
+        Ok(linear as u64)
+    }
+
+    /// `ShapeUtil::ArrayDataSize`: the bytes up to and including the last
+    /// element by [`ArrayShape::xla_linear_index`], so no trailing padding
+    /// and the same first-tile and rank-1 limits; 0 with no elements.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let s = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(s.xla_array_data_size(), Ok(84)); // spec §d.3 example 1
+    /// ```
+    pub const fn xla_array_data_size(&self) -> Result<u64, AddressError> {
+        let layout = match checked_layout(self) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        match self.element_count() {
+            Ok(0) => return Ok(0),
+            Ok(_) => {}
+            Err(e) => return Err(e),
+        }
+        let mut last = [0u64; MAX_RANK];
+        let mut d = 0;
+        while d < self.rank() {
+            last[d] = self.dims()[d] as u64 - 1;
+            d += 1;
+        }
+        match self.xla_linear_index(last.split_at(self.rank()).0) {
+            Ok(i) => bytes_of(self, layout, i + 1),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `ShapeUtil::UnpackedByteStrides`: bytes between neighbours along
+    /// each logical dimension of the **untiled** layout, at the natural
+    /// byte width (tiles and `E` are ignored).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let s = ArrayShape::parse_validated("f32[3,5,7]").unwrap();
+    /// assert_eq!(s.xla_unpacked_byte_strides().unwrap().as_slice(), &[140, 28, 4]);
+    /// ```
+    pub const fn xla_unpacked_byte_strides(&self) -> Result<PerDim, AddressError> {
+        let layout = match checked_layout(self) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let mut stride = match self.element_type().byte_width() {
+            Some(w) => w as u64,
+            None => unreachable!(), // validated: an array type
+        };
+        let mut out = PerDim {
+            len: self.rank(),
+            values: [0; MAX_RANK],
+        };
+        let m2m = layout.minor_to_major();
+        let mut k = 0;
+        while k < m2m.len() {
+            let d = m2m[k] as usize;
+            out.values[d] = stride;
+            let size = match bounded(self, d) {
+                Ok(s) => s,
+                Err(e) => return Err(e),
+            };
+            stride = match stride.checked_mul(size) {
+                Some(v) => v,
+                None => return Err(AddressError::Overflow),
+            };
+            k += 1;
+        }
+        Ok(out)
+    }
+
+    /// `ShapeUtil::ByteStrides`: as [`ArrayShape::xla_unpacked_byte_strides`],
+    /// but `None` when `E` is not a whole number of bytes.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let s = ArrayShape::parse_validated("s4[10,20]{1,0:E(4)}").unwrap();
+    /// assert_eq!(s.xla_byte_strides(), Ok(None));
+    /// let s = ArrayShape::parse_validated("f16[5,7,9]").unwrap();
+    /// assert_eq!(s.xla_byte_strides().unwrap().unwrap().as_slice(), &[126, 18, 2]);
+    /// ```
+    pub const fn xla_byte_strides(&self) -> Result<Option<PerDim>, AddressError> {
+        let layout = match checked_layout(self) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        if layout.element_size_in_bits() % 8 != 0 {
+            return Ok(None);
+        }
+        match self.xla_unpacked_byte_strides() {
+            Ok(s) => Ok(Some(s)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Shape {
+    /// `ShapeUtil::ByteSizeOf(shape, pointer_size)`: an array's
+    /// [`ArrayShape::xla_byte_size_of`]; a buffer's array's; a tuple's
+    /// top-level pointer table; 0 for a token; one pointer for an opaque.
+    ///
+    /// ```
+    /// # use xla_layout_core::Shape;
+    /// assert_eq!(Shape::parse("(f32[2], s8[4], token[])").unwrap().xla_byte_size_of(8), Ok(24));
+    /// assert_eq!(Shape::parse("b(f64[10,20])").unwrap().xla_byte_size_of(8), Ok(1600));
+    /// ```
+    pub fn xla_byte_size_of(&self, pointer_size: u64) -> Result<u64, AddressError> {
+        match self {
+            Shape::Array(a) | Shape::Buffer(a) => a.xla_byte_size_of(),
+            Shape::Token => Ok(0),
+            Shape::Opaque => Ok(pointer_size),
+            #[cfg(feature = "alloc")]
+            Shape::Tuple(elems) => pointer_size
+                .checked_mul(elems.len() as u64)
+                .ok_or(AddressError::Overflow),
+        }
+    }
+}

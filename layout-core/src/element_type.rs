@@ -1,0 +1,565 @@
+//! Element types (spec §b): XLA's `PrimitiveType` enum, with its text names,
+//! proto numbers and storage widths.
+
+/// An XLA element type (`xla::PrimitiveType`).
+///
+/// Variant names are XLA's enum names, so `ElementType::BF16` is the type
+/// written `bf16` in shape text. The discriminant is the proto enum number.
+///
+/// ```
+/// use xla_layout_core::ElementType;
+///
+/// let t = ElementType::from_name("bf16").unwrap();
+/// assert_eq!(t, ElementType::BF16);
+/// assert_eq!((t.bit_width(), t.byte_width(), t.proto_number()), (Some(16), Some(2), 16));
+/// assert!(ElementType::S4.is_packable());
+/// assert!(!ElementType::PRED.is_packable());
+/// ```
+// XLA's own spelling of the enum is what users search for, so keep it.
+#[allow(clippy::upper_case_acronyms, non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum ElementType {
+    /// `PRIMITIVE_TYPE_INVALID`: the unset type. Has no text form.
+    INVALID = 0,
+    /// `pred`: a boolean, stored in one byte.
+    PRED = 1,
+    /// `s8`.
+    S8 = 2,
+    /// `s16`.
+    S16 = 3,
+    /// `s32`.
+    S32 = 4,
+    /// `s64`.
+    S64 = 5,
+    /// `u8`.
+    U8 = 6,
+    /// `u16`.
+    U16 = 7,
+    /// `u32`.
+    U32 = 8,
+    /// `u64`.
+    U64 = 9,
+    /// `f16`: IEEE half precision.
+    F16 = 10,
+    /// `f32`.
+    F32 = 11,
+    /// `f64`.
+    F64 = 12,
+    /// The tuple kind; written with parentheses, never by name.
+    TUPLE = 13,
+    /// `opaque` (XLA's `OPAQUE_TYPE`).
+    OPAQUE = 14,
+    /// `c64`: a pair of `f32`.
+    C64 = 15,
+    /// `bf16`: bfloat16.
+    BF16 = 16,
+    /// `token`.
+    TOKEN = 17,
+    /// `c128`: a pair of `f64`.
+    C128 = 18,
+    /// `f8e5m2`.
+    F8E5M2 = 19,
+    /// `f8e4m3fn`.
+    F8E4M3FN = 20,
+    /// `s4`.
+    S4 = 21,
+    /// `u4`.
+    U4 = 22,
+    /// `f8e4m3b11fnuz`.
+    F8E4M3B11FNUZ = 23,
+    /// `f8e5m2fnuz`.
+    F8E5M2FNUZ = 24,
+    /// `f8e4m3fnuz`.
+    F8E4M3FNUZ = 25,
+    /// `s2`.
+    S2 = 26,
+    /// `u2`.
+    U2 = 27,
+    /// `f8e4m3`.
+    F8E4M3 = 28,
+    /// `f8e3m4`.
+    F8E3M4 = 29,
+    /// `s1`.
+    S1 = 30,
+    /// `u1`.
+    U1 = 31,
+    /// `f4e2m1fn`: an MX type, 4 bits.
+    F4E2M1FN = 32,
+    /// `f8e8m0fnu`: an MX scale type.
+    F8E8M0FNU = 33,
+    /// The buffer kind; written `b(...)`, never by name.
+    BUFFER = 34,
+    /// `f6e3m2fn`.
+    F6E3M2FN = 35,
+    /// `f6e2m3fn`.
+    F6E2M3FN = 36,
+}
+
+use ElementType as T;
+
+impl ElementType {
+    /// Every element type, in proto-number order.
+    pub const ALL: [ElementType; 37] = [
+        T::INVALID,
+        T::PRED,
+        T::S8,
+        T::S16,
+        T::S32,
+        T::S64,
+        T::U8,
+        T::U16,
+        T::U32,
+        T::U64,
+        T::F16,
+        T::F32,
+        T::F64,
+        T::TUPLE,
+        T::OPAQUE,
+        T::C64,
+        T::BF16,
+        T::TOKEN,
+        T::C128,
+        T::F8E5M2,
+        T::F8E4M3FN,
+        T::S4,
+        T::U4,
+        T::F8E4M3B11FNUZ,
+        T::F8E5M2FNUZ,
+        T::F8E4M3FNUZ,
+        T::S2,
+        T::U2,
+        T::F8E4M3,
+        T::F8E3M4,
+        T::S1,
+        T::U1,
+        T::F4E2M1FN,
+        T::F8E8M0FNU,
+        T::BUFFER,
+        T::F6E3M2FN,
+        T::F6E2M3FN,
+    ];
+
+    /// The number of this type in `xla_data.proto`.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::F8E8M0FNU.proto_number(), 33);
+    /// ```
+    pub const fn proto_number(self) -> u8 {
+        self as u8
+    }
+
+    /// The type with proto number `n`, if there is one.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::from_proto_number(21), Some(ElementType::S4));
+    /// assert_eq!(ElementType::from_proto_number(37), None);
+    /// ```
+    pub const fn from_proto_number(n: i64) -> Option<ElementType> {
+        if n >= 0 && n < Self::ALL.len() as i64 {
+            Some(Self::ALL[n as usize])
+        } else {
+            None
+        }
+    }
+
+    /// XLA's lowercase name (`LowercasePrimitiveTypeName`): `bf16`, `opaque`,
+    /// `tuple`, `buffer`, and `primitive_type_invalid` for [`ElementType::INVALID`].
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::F8E4M3B11FNUZ.name(), "f8e4m3b11fnuz");
+    /// assert_eq!(ElementType::OPAQUE.name(), "opaque");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            T::INVALID => "primitive_type_invalid",
+            T::PRED => "pred",
+            T::S8 => "s8",
+            T::S16 => "s16",
+            T::S32 => "s32",
+            T::S64 => "s64",
+            T::U8 => "u8",
+            T::U16 => "u16",
+            T::U32 => "u32",
+            T::U64 => "u64",
+            T::F16 => "f16",
+            T::F32 => "f32",
+            T::F64 => "f64",
+            T::TUPLE => "tuple",
+            T::OPAQUE => "opaque",
+            T::C64 => "c64",
+            T::BF16 => "bf16",
+            T::TOKEN => "token",
+            T::C128 => "c128",
+            T::F8E5M2 => "f8e5m2",
+            T::F8E4M3FN => "f8e4m3fn",
+            T::S4 => "s4",
+            T::U4 => "u4",
+            T::F8E4M3B11FNUZ => "f8e4m3b11fnuz",
+            T::F8E5M2FNUZ => "f8e5m2fnuz",
+            T::F8E4M3FNUZ => "f8e4m3fnuz",
+            T::S2 => "s2",
+            T::U2 => "u2",
+            T::F8E4M3 => "f8e4m3",
+            T::F8E3M4 => "f8e3m4",
+            T::S1 => "s1",
+            T::U1 => "u1",
+            T::F4E2M1FN => "f4e2m1fn",
+            T::F8E8M0FNU => "f8e8m0fnu",
+            T::BUFFER => "buffer",
+            T::F6E3M2FN => "f6e3m2fn",
+            T::F6E2M3FN => "f6e2m3fn",
+        }
+    }
+
+    /// The type whose name is `name`, if `name` is an element-type token of
+    /// shape text. Names are case-sensitive; `tuple` and `buffer` are not type
+    /// tokens (those kinds have their own syntax), and neither is
+    /// `opaque_type` (spec §i.15).
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::from_name("token"), Some(ElementType::TOKEN));
+    /// assert_eq!(ElementType::from_name("F32"), None);
+    /// assert_eq!(ElementType::from_name("tuple"), None);
+    /// ```
+    pub const fn from_name(name: &str) -> Option<ElementType> {
+        Self::from_name_bytes(name.as_bytes())
+    }
+
+    /// [`ElementType::from_name`] on raw bytes.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::from_name_bytes(b"u4"), Some(ElementType::U4));
+    /// ```
+    pub const fn from_name_bytes(name: &[u8]) -> Option<ElementType> {
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            let t = Self::ALL[i];
+            if t.is_type_token() && bytes_eq(t.name().as_bytes(), name) {
+                return Some(t);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Whether the name of this type lexes as an element-type token.
+    const fn is_type_token(self) -> bool {
+        !matches!(self, T::INVALID | T::TUPLE | T::BUFFER)
+    }
+
+    /// Whether arrays of this type exist (everything but invalid, tuple,
+    /// opaque, token and buffer).
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert!(ElementType::F4E2M1FN.is_array_type());
+    /// assert!(!ElementType::TOKEN.is_array_type());
+    /// ```
+    pub const fn is_array_type(self) -> bool {
+        !matches!(
+            self,
+            T::INVALID | T::TUPLE | T::OPAQUE | T::TOKEN | T::BUFFER
+        )
+    }
+
+    /// `primitive_util::BitWidth`: the logical width in bits; `None` for
+    /// non-array types. PRED is 1 bit wide although it is stored in a byte,
+    /// and the F6 types are 8 (XLA derives their width from a one-byte C++
+    /// type, spec §i.14).
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::PRED.bit_width(), Some(1));
+    /// assert_eq!(ElementType::F6E2M3FN.bit_width(), Some(8));
+    /// assert_eq!(ElementType::C128.bit_width(), Some(128));
+    /// assert_eq!(ElementType::TUPLE.bit_width(), None);
+    /// ```
+    pub const fn bit_width(self) -> Option<u32> {
+        Some(match self {
+            T::PRED | T::S1 | T::U1 => 1,
+            T::S2 | T::U2 => 2,
+            T::S4 | T::U4 | T::F4E2M1FN => 4,
+            T::S8
+            | T::U8
+            | T::F8E5M2
+            | T::F8E4M3FN
+            | T::F8E4M3B11FNUZ
+            | T::F8E5M2FNUZ
+            | T::F8E4M3FNUZ
+            | T::F8E4M3
+            | T::F8E3M4
+            | T::F8E8M0FNU
+            | T::F6E3M2FN
+            | T::F6E2M3FN => 8,
+            T::S16 | T::U16 | T::F16 | T::BF16 => 16,
+            T::S32 | T::U32 | T::F32 => 32,
+            T::S64 | T::U64 | T::F64 | T::C64 => 64,
+            T::C128 => 128,
+            T::INVALID | T::TUPLE | T::OPAQUE | T::TOKEN | T::BUFFER => return None,
+        })
+    }
+
+    /// `primitive_util::ByteWidth` (= `ShapeUtil::ByteSizeOfPrimitiveType`):
+    /// `⌈bit_width / 8⌉`, the bytes one element takes when the layout has no
+    /// `E(n)`.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::S4.byte_width(), Some(1));
+    /// assert_eq!(ElementType::BF16.byte_width(), Some(2));
+    /// ```
+    pub const fn byte_width(self) -> Option<u32> {
+        match self.bit_width() {
+            Some(bits) => Some(bits.div_ceil(8)),
+            None => None,
+        }
+    }
+
+    /// `IsSubByteNonPredType`: an array type other than PRED narrower than a
+    /// byte. XLA gives these `E(bit_width)` when it packs sub-byte data.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// let packable: Vec<_> = ElementType::ALL.iter().filter(|t| t.is_packable()).collect();
+    /// assert_eq!(packable.len(), 7); // s1 s2 s4 u1 u2 u4 f4e2m1fn
+    /// ```
+    pub const fn is_packable(self) -> bool {
+        match self.bit_width() {
+            Some(bits) => bits < 8 && !matches!(self, T::PRED),
+            None => false,
+        }
+    }
+
+    /// `IsSignedIntegralType`: `s1` … `s64`.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert!(ElementType::S2.is_signed_integral());
+    /// ```
+    pub const fn is_signed_integral(self) -> bool {
+        matches!(
+            self,
+            T::S1 | T::S2 | T::S4 | T::S8 | T::S16 | T::S32 | T::S64
+        )
+    }
+
+    /// `IsUnsignedIntegralType`: `u1` … `u64`.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert!(ElementType::U64.is_unsigned_integral());
+    /// assert!(!ElementType::PRED.is_unsigned_integral());
+    /// ```
+    pub const fn is_unsigned_integral(self) -> bool {
+        matches!(
+            self,
+            T::U1 | T::U2 | T::U4 | T::U8 | T::U16 | T::U32 | T::U64
+        )
+    }
+
+    /// `IsIntegralType`: signed or unsigned integers (not PRED).
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert!(ElementType::S32.is_integral());
+    /// assert!(!ElementType::F32.is_integral());
+    /// ```
+    pub const fn is_integral(self) -> bool {
+        self.is_signed_integral() || self.is_unsigned_integral()
+    }
+
+    /// `IsComplexType`: `c64` and `c128`.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert!(ElementType::C64.is_complex());
+    /// ```
+    pub const fn is_complex(self) -> bool {
+        matches!(self, T::C64 | T::C128)
+    }
+
+    /// `IsFloatingPointType`: every real float type, including the f8, f6
+    /// and f4 types.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert!(ElementType::F8E8M0FNU.is_floating_point());
+    /// assert!(!ElementType::C64.is_floating_point());
+    /// ```
+    pub const fn is_floating_point(self) -> bool {
+        self.is_array_type()
+            && !self.is_integral()
+            && !self.is_complex()
+            && !matches!(self, T::PRED)
+    }
+
+    /// The type-token name closest to `name` by edit distance, for
+    /// "did you mean" hints. `None` when nothing is within distance 2.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::closest_name("bf61"), Some(ElementType::BF16));
+    /// assert_eq!(ElementType::closest_name("F32"), Some(ElementType::F32));
+    /// assert_eq!(ElementType::closest_name("matrix"), None);
+    /// ```
+    pub fn closest_name(name: &str) -> Option<ElementType> {
+        let mut best: Option<(usize, ElementType)> = None;
+        for t in Self::ALL {
+            if !t.is_type_token() {
+                continue;
+            }
+            let d = edit_distance(name.as_bytes(), t.name().as_bytes());
+            if d <= 2 && best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, t));
+            }
+        }
+        best.map(|(_, t)| t)
+    }
+}
+
+impl core::fmt::Display for ElementType {
+    /// The lowercase name, as in shape text.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Case-insensitive optimal-string-alignment distance (adjacent swaps count
+/// one), capped at names of 16 bytes, which covers every type name.
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    const N: usize = 17;
+    if a.len() >= N || b.len() >= N {
+        return usize::MAX;
+    }
+    let mut d = [[0usize; N]; N];
+    for (i, row) in d.iter_mut().enumerate().take(a.len() + 1) {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(!a[i - 1].eq_ignore_ascii_case(&b[j - 1]));
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1
+                && j > 1
+                && a[i - 1].eq_ignore_ascii_case(&b[j - 2])
+                && a[i - 2].eq_ignore_ascii_case(&b[j - 1])
+            {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table of spec §b, transcribed independently of the match arms above.
+    #[test]
+    fn table_matches_spec() {
+        let table: &[(&str, u8, u32, u32, bool)] = &[
+            ("pred", 1, 1, 1, false),
+            ("s1", 30, 1, 1, true),
+            ("s2", 26, 2, 1, true),
+            ("s4", 21, 4, 1, true),
+            ("s8", 2, 8, 1, false),
+            ("s16", 3, 16, 2, false),
+            ("s32", 4, 32, 4, false),
+            ("s64", 5, 64, 8, false),
+            ("u1", 31, 1, 1, true),
+            ("u2", 27, 2, 1, true),
+            ("u4", 22, 4, 1, true),
+            ("u8", 6, 8, 1, false),
+            ("u16", 7, 16, 2, false),
+            ("u32", 8, 32, 4, false),
+            ("u64", 9, 64, 8, false),
+            ("f16", 10, 16, 2, false),
+            ("f32", 11, 32, 4, false),
+            ("f64", 12, 64, 8, false),
+            ("bf16", 16, 16, 2, false),
+            ("f8e5m2", 19, 8, 1, false),
+            ("f8e4m3fn", 20, 8, 1, false),
+            ("f8e4m3b11fnuz", 23, 8, 1, false),
+            ("f8e5m2fnuz", 24, 8, 1, false),
+            ("f8e4m3fnuz", 25, 8, 1, false),
+            ("f8e4m3", 28, 8, 1, false),
+            ("f8e3m4", 29, 8, 1, false),
+            ("f4e2m1fn", 32, 4, 1, true),
+            ("f8e8m0fnu", 33, 8, 1, false),
+            ("f6e3m2fn", 35, 8, 1, false),
+            ("f6e2m3fn", 36, 8, 1, false),
+            ("c64", 15, 64, 8, false),
+            ("c128", 18, 128, 16, false),
+        ];
+        for &(name, number, bits, bytes, packable) in table {
+            let t = ElementType::from_name(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(t.proto_number(), number, "{name}");
+            assert_eq!(t.bit_width(), Some(bits), "{name}");
+            assert_eq!(t.byte_width(), Some(bytes), "{name}");
+            assert_eq!(t.is_packable(), packable, "{name}");
+            assert_eq!(t.name(), name);
+            assert!(t.is_array_type());
+        }
+        let array_types = ElementType::ALL
+            .iter()
+            .filter(|t| t.is_array_type())
+            .count();
+        assert_eq!(array_types, table.len());
+        for (name, number) in [("token", 17), ("opaque", 14)] {
+            assert_eq!(ElementType::from_name(name).unwrap().proto_number(), number);
+        }
+        for name in [
+            "tuple",
+            "buffer",
+            "opaque_type",
+            "invalid",
+            "primitive_type_invalid",
+        ] {
+            assert_eq!(ElementType::from_name(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn proto_numbers_are_dense_and_match_discriminants() {
+        for (i, t) in ElementType::ALL.iter().enumerate() {
+            assert_eq!(t.proto_number() as usize, i);
+            assert_eq!(ElementType::from_proto_number(i as i64), Some(*t));
+        }
+        assert_eq!(ElementType::from_proto_number(-1), None);
+    }
+
+    #[test]
+    fn edit_distance_basics() {
+        assert_eq!(edit_distance(b"bf16", b"bf16"), 0);
+        assert_eq!(edit_distance(b"bf61", b"bf16"), 1);
+        assert_eq!(edit_distance(b"f3", b"f32"), 1);
+        assert_eq!(ElementType::closest_name("fp32"), Some(ElementType::F32));
+    }
+}

@@ -1,0 +1,49 @@
+//! XLA's shapes, layouts and tiled layouts, exactly, in `no_std` Rust.
+//!
+//! ```
+//! use xla_layout_core::ArrayShape;
+//!
+//! let s = ArrayShape::parse_validated("bf16[8,128]{1,0:T(8,128)(2,1)}").unwrap();
+//! assert_eq!(s.to_string(), "bf16[8,128]{1,0:T(8,128)(2,1)}");
+//! ```
+//!
+//! The crate follows XLA's pipeline, one module a step:
+//!
+//! * [`text`]: text → tokens ([`text::Lexer`]) → model ([`text::parse_shape`]),
+//!   and the canonical printer (`Display`).
+//! * [`ArrayShape`], [`Layout`], [`Shape`]: the model, every field of XLA's.
+//! * [`validate`]: XLA's validation rules, in order, with XLA's messages.
+//!
+//! Without features the crate is `#![no_std]` and allocates nothing; the
+//! `alloc` feature adds tuple shapes and `FromStr` for [`Shape`].
+#![cfg_attr(not(test), no_std)]
+#![deny(missing_docs)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod address;
+mod element_type;
+mod inline_str;
+mod limits;
+mod model;
+pub mod text;
+mod validate;
+
+pub use address::{AddressError, Coord, CoordOp, IndexError, MAX_COORDS, PerDim, TiledShape};
+pub use element_type::ElementType;
+pub use inline_str::InlineStr;
+pub use limits::{
+    COMBINE, Capacity, CapacityError, DEFAULT_MAX_DEPTH, MAX_PHYSICAL_SHAPE_TEXT, MAX_RANK,
+    MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_ENTRIES, MAX_TILES, UNBOUNDED,
+};
+pub use model::{
+    ArrayShape, Dim, Layout, PhysicalShapeText, Shape, SplitConfig, memory_space_name,
+};
+pub use text::{Error, Stage};
+pub use validate::{
+    ValidationError, ValidationErrorKind, validate, validate_array,
+    validate_array_with_optional_layout, validate_with_optional_layout,
+};

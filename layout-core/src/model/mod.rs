@@ -1,0 +1,9 @@
+//! The model: shapes and layouts as XLA stores them.
+
+mod array;
+mod layout;
+mod shape;
+
+pub use array::{ArrayShape, Dim};
+pub use layout::{Layout, PhysicalShapeText, SplitConfig, memory_space_name};
+pub use shape::Shape;

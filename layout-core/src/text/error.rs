@@ -1,0 +1,390 @@
+//! Parse errors: what went wrong, where, and XLA's own words for it.
+
+use core::fmt::{self, Display, Formatter, Write};
+
+use super::TokenKind;
+use crate::{CapacityError, ElementType, InlineStr};
+
+/// What a parse diagnostic says.
+///
+/// Most variants are messages XLA's parser records, word for word. The
+/// rest cover inputs on which XLA fails without a message, or aborts the
+/// process; for those this crate says what is wrong in its own words, and
+/// [`ParseErrorKind::is_xla_abort`] / [`ParseErrorKind::is_silent_in_xla`]
+/// tell them apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// A fixed XLA message, e.g. `expects layout to end with kRbrace`.
+    Syntax(&'static str),
+    /// `expects a list starting with kX`.
+    ExpectedListStart(TokenKind),
+    /// `expects a list to end with kX`.
+    ExpectedListEnd(TokenKind),
+    /// `expects <attribute> to start with kLparen`.
+    ExpectedAttributeStart(&'static str),
+    /// `expects <attribute> to end with kRparen`.
+    ExpectedAttributeEnd(&'static str),
+    /// `expected primitive type, saw kX`.
+    ExpectedPrimitiveType(TokenKind),
+    /// `Dimensions size is R, but minor to major size is M.`
+    MinorToMajorCount {
+        /// The number of dimensions.
+        rank: usize,
+        /// The number of minor-to-major entries.
+        minor_to_major: usize,
+    },
+    /// `Layout has physical shape, but is not for a sparse array: <layout>`
+    /// (the layout's text, kept inline).
+    PhysicalShapeOnDenseArray(InlineStr<256>),
+    /// `Extra content after shape` (or `after layout`): text after a
+    /// complete shape.
+    ExtraContent(&'static str),
+    /// A dimension size XLA does not allow (negative). XLA fails with an
+    /// empty message.
+    InvalidDimensionSize {
+        /// Which dimension.
+        index: usize,
+        /// Its size as written (after XLA's u64 → i64 reinterpretation).
+        size: i64,
+    },
+    /// `b(...)` around something other than an array. XLA fails with an
+    /// empty message.
+    BufferOfNonArray,
+    /// A tuple element that fails validation; XLA validates tuples while
+    /// parsing them and fails with an empty message.
+    #[cfg(feature = "alloc")]
+    InvalidTupleElement(alloc::boxed::Box<crate::ValidationError>),
+    /// A negative tile entry other than `*`: XLA aborts the process
+    /// (`LayoutUtil::MakeLayout`).
+    NegativeTileDimension(i64),
+    /// `L(n)` with n < 1: XLA aborts the process (a CHECK).
+    TailPaddingBelowOne(i64),
+    /// Dimensions or a layout on `token[]` / `opaque[]`: XLA aborts the
+    /// process (a CHECK).
+    TokenOrOpaqueWithDimensionsOrLayout(ElementType),
+    /// A fixed capacity of this crate was exceeded.
+    Capacity(CapacityError),
+    /// `P(...)` nested more than 8 deep (a limit of this crate; XLA
+    /// rejects every `P` anyway).
+    PhysicalShapeTooDeep,
+    /// A tuple, without the `alloc` feature.
+    TupleNeedsAlloc,
+    /// An array was asked for but the text is another kind of shape.
+    NotAnArray(&'static str),
+}
+
+impl ParseErrorKind {
+    /// Whether XLA aborts the process on this input instead of returning
+    /// an error.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let e = "f32[2]{0:T(-1)}".parse::<ArrayShape>().unwrap_err();
+    /// assert!(e.kind().is_xla_abort());
+    /// ```
+    pub const fn is_xla_abort(&self) -> bool {
+        matches!(
+            self,
+            Self::NegativeTileDimension(_)
+                | Self::TailPaddingBelowOne(_)
+                | Self::TokenOrOpaqueWithDimensionsOrLayout(_)
+        )
+    }
+
+    /// Whether XLA fails on this input with an empty message.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let e = "f32[-1]".parse::<ArrayShape>().unwrap_err();
+    /// assert!(e.kind().is_silent_in_xla());
+    /// ```
+    pub const fn is_silent_in_xla(&self) -> bool {
+        match self {
+            Self::InvalidDimensionSize { .. } | Self::BufferOfNonArray => true,
+            #[cfg(feature = "alloc")]
+            Self::InvalidTupleElement(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether this comes from a limit or feature of this crate rather
+    /// than from XLA.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let text = format!("f32[{}]", ["1"; 40].join(","));
+    /// assert!(text.parse::<ArrayShape>().unwrap_err().kind().is_crate_limit());
+    /// ```
+    pub const fn is_crate_limit(&self) -> bool {
+        matches!(
+            self,
+            Self::Capacity(_)
+                | Self::PhysicalShapeTooDeep
+                | Self::TupleNeedsAlloc
+                | Self::NotAnArray(_)
+        )
+    }
+}
+
+impl Display for ParseErrorKind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Syntax(m) => f.write_str(m),
+            Self::ExpectedListStart(k) => {
+                write!(f, "expects a list starting with {}", k.xla_name())
+            }
+            Self::ExpectedListEnd(k) => write!(f, "expects a list to end with {}", k.xla_name()),
+            Self::ExpectedAttributeStart(a) => write!(f, "expects {a} to start with kLparen"),
+            Self::ExpectedAttributeEnd(a) => write!(f, "expects {a} to end with kRparen"),
+            Self::ExpectedPrimitiveType(k) => {
+                write!(f, "expected primitive type, saw {}", k.xla_name())
+            }
+            Self::MinorToMajorCount {
+                rank,
+                minor_to_major,
+            } => {
+                write!(
+                    f,
+                    "Dimensions size is {rank}, but minor to major size is {minor_to_major}."
+                )
+            }
+            Self::PhysicalShapeOnDenseArray(l) => {
+                write!(
+                    f,
+                    "Layout has physical shape, but is not for a sparse array: {l}"
+                )
+            }
+            Self::ExtraContent(what) => write!(f, "Extra content after {what}"),
+            Self::InvalidDimensionSize { index, size } => write!(
+                f,
+                "dimension {index} has size {size}; sizes must be >= 0 (XLA rejects this with an empty message)"
+            ),
+            Self::BufferOfNonArray => f.write_str(
+                "b(...) must wrap an array shape (XLA rejects this with an empty message)",
+            ),
+            #[cfg(feature = "alloc")]
+            Self::InvalidTupleElement(e) => {
+                write!(
+                    f,
+                    "invalid tuple element (XLA validates tuples while parsing): {e}"
+                )
+            }
+            Self::NegativeTileDimension(d) => write!(
+                f,
+                "tile dimension {d} is negative; only `*` may stand for a negative entry (XLA aborts on this)"
+            ),
+            Self::TailPaddingBelowOne(n) => write!(
+                f,
+                "tail padding alignment L({n}) must be at least 1 (XLA aborts on this)"
+            ),
+            Self::TokenOrOpaqueWithDimensionsOrLayout(t) => write!(
+                f,
+                "{} shapes take no dimensions and no layout (XLA aborts on this)",
+                t.name()
+            ),
+            Self::Capacity(c) => write!(f, "{c}"),
+            Self::PhysicalShapeTooDeep => {
+                f.write_str("P(...) physical shapes nested more than 8 deep (an xla-layout limit)")
+            }
+            Self::TupleNeedsAlloc => {
+                f.write_str("tuple shapes need xla-layout-core's `alloc` feature")
+            }
+            Self::NotAnArray(kind) => write!(f, "expected an array shape, found {kind}"),
+        }
+    }
+}
+
+/// One diagnostic: a message and the byte range it points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Byte offset where the offending token starts.
+    pub start: usize,
+    /// Byte offset one past its end (equal to `start` at end of input).
+    pub end: usize,
+    /// The message.
+    pub kind: ParseErrorKind,
+}
+
+const MAX_DIAGNOSTICS: usize = 8;
+
+/// A failed parse.
+///
+/// XLA's parser records every sub-error it meets, including some it then
+/// recovers from; this keeps them in order (up to 8, the last always
+/// kept). [`ParseError::kind`] and [`ParseError::span`] describe the error
+/// that made the parse fail; [`ParseError::diagnostics`] lists all of
+/// them; [`ParseError::xla_message`] renders XLA's complete status text.
+///
+/// ```
+/// use xla_layout_core::ArrayShape;
+///
+/// let text = "f32[2,3]{1,0:S(1)T(8,128)}";
+/// let err = text.parse::<ArrayShape>().unwrap_err();
+/// assert_eq!(err.kind().to_string(), "expects layout to end with kRbrace");
+/// assert_eq!(&text[err.span()], "T");
+/// assert_eq!(
+///     err.xla_message(text).to_string(),
+///     "Syntax error:\nwas parsing 1:17: error: expects layout to end with kRbrace\n\
+///      f32[2,3]{1,0:S(1)T(8,128)}\n                ^"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    diagnostics: [Option<Diagnostic>; MAX_DIAGNOSTICS],
+    len: usize,
+}
+
+impl ParseError {
+    pub(crate) const fn new() -> ParseError {
+        ParseError {
+            diagnostics: [const { None }; MAX_DIAGNOSTICS],
+            len: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, d: Diagnostic) {
+        // Keep the earliest ones and always the latest.
+        let slot = self.len.min(MAX_DIAGNOSTICS - 1);
+        self.diagnostics[slot] = Some(d);
+        self.len = (self.len + 1).min(MAX_DIAGNOSTICS);
+    }
+
+    pub(crate) fn clear(&mut self) {
+        *self = ParseError::new();
+    }
+
+    pub(crate) fn single(d: Diagnostic) -> ParseError {
+        let mut e = ParseError::new();
+        e.push(d);
+        e
+    }
+
+    pub(crate) const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// All diagnostics, in the order they were recorded.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics[..self.len].iter().flatten()
+    }
+
+    /// The diagnostic that made the parse fail (the last one).
+    pub fn primary(&self) -> &Diagnostic {
+        self.diagnostics[..self.len]
+            .iter()
+            .rev()
+            .flatten()
+            .next()
+            .expect("a ParseError always holds a diagnostic")
+    }
+
+    /// What made the parse fail.
+    pub fn kind(&self) -> &ParseErrorKind {
+        &self.primary().kind
+    }
+
+    /// The byte range of the offending token.
+    pub fn span(&self) -> core::ops::Range<usize> {
+        let p = self.primary();
+        p.start..p.end
+    }
+
+    /// XLA's complete status message for this failure, as
+    /// `xla::ParseShape(input)` would return it: `Syntax error:` followed
+    /// by each recorded error with its line, column, source line and caret
+    /// (XLA's column is 0-based on the first line and 1-based after).
+    /// Where XLA aborts instead, the text says so.
+    pub fn xla_message<'a>(&'a self, input: &'a str) -> XlaMessage<'a> {
+        XlaMessage {
+            error: self,
+            input: input.as_bytes(),
+        }
+    }
+}
+
+/// See [`ParseError::xla_message`].
+#[derive(Clone, Copy, Debug)]
+pub struct XlaMessage<'a> {
+    error: &'a ParseError,
+    input: &'a [u8],
+}
+
+impl Display for XlaMessage<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let primary = self.error.kind();
+        if primary.is_xla_abort() {
+            return write!(f, "XLA aborts the process: {primary}");
+        }
+        f.write_str("Syntax error:\n")?;
+        if let ParseErrorKind::ExtraContent(_) = primary {
+            return write!(f, "{primary}");
+        }
+        let mut first = true;
+        for d in self.error.diagnostics() {
+            if d.kind.is_silent_in_xla() || d.kind.is_crate_limit() {
+                continue;
+            }
+            if !first {
+                f.write_char('\n')?;
+            }
+            first = false;
+            write_located(f, self.input, d.start, &d.kind)?;
+        }
+        Ok(())
+    }
+}
+
+/// `HloParserImpl::Error`'s three lines.
+fn write_located(
+    f: &mut Formatter<'_>,
+    input: &[u8],
+    loc: usize,
+    msg: &dyn Display,
+) -> fmt::Result {
+    let loc = loc.min(input.len());
+    let before = &input[..loc];
+    let line = 1 + before.iter().filter(|&&c| c == b'\n').count();
+    let col = loc - before.iter().rposition(|&c| c == b'\n').unwrap_or(0);
+    writeln!(f, "was parsing {line}:{col}: error: {msg}")?;
+    if loc < input.len() {
+        let start = before
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1);
+        let end = input[loc..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(input.len(), |p| loc + p);
+        f.write_str(&alloc_free_lossy(&input[start..end]))?;
+    } else {
+        f.write_str("LINE OUT OF RANGE")?;
+    }
+    f.write_char('\n')?;
+    if col > 0 {
+        for _ in 1..col {
+            f.write_char(' ')?;
+        }
+        f.write_char('^')?;
+    }
+    Ok(())
+}
+
+/// The line as text; invalid UTF-8 is cut at the first bad byte.
+fn alloc_free_lossy(bytes: &[u8]) -> &str {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => core::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
+impl Display for ParseError {
+    /// The failing message and its byte offset, e.g.
+    /// `expects integer (at byte 9)`.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let p = self.primary();
+        write!(f, "{} (at byte {})", p.kind, p.start)
+    }
+}
+
+impl core::error::Error for ParseError {}

@@ -1,0 +1,16 @@
+//! Text: the lexer, the shape/layout parser and the canonical printer.
+//!
+//! The pipeline is text → [`Lexer`] tokens → [`parse_shape`] model →
+//! [`crate::validate`] → addressing; `Display` prints the model back.
+
+mod api;
+mod error;
+mod lexer;
+mod parser;
+pub(crate) mod print;
+
+pub use api::{Error, Stage};
+pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
+pub use lexer::{Lexer, Token, TokenKind};
+pub use parser::{ParseOptions, parse_array, parse_layout, parse_shape, parse_shape_with};
+pub use print::WithoutLayout;

@@ -1,0 +1,759 @@
+//! Tokens → model: XLA's shape and layout grammar (spec §a.2, §a.3).
+//!
+//! The control flow follows `HloParserImpl::ParseShape` / `ParseLayout`
+//! closely, because XLA's acceptance depends on it: sub-parsers inside a
+//! layout record errors but the layout still succeeds when the tokens line
+//! up with `}` again (`{0:#(s32)}` parses), tiles that were started are kept
+//! (`{0:T(8}` is `{0:T(8)}`), and a `*` tile entry first records an
+//! `expects integer` that only shows if the parse later fails.
+//!
+//! Tuples and buffers nest through an explicit stack rather than recursion,
+//! so the 8192-level nesting limit cannot overflow the Rust stack.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+use super::error::{Diagnostic, ParseError, ParseErrorKind as E};
+use super::lexer::{Lexer, Token, TokenKind as K};
+use crate::limits::{COMBINE, DEFAULT_MAX_DEPTH, UNBOUNDED};
+use crate::{ArrayShape, CapacityError, ElementType, InlineStr, Layout, PhysicalShapeText, Shape};
+
+/// Options for parsing shape text.
+///
+/// ```
+/// use xla_layout_core::text::{parse_shape_with, ParseOptions};
+///
+/// let opts = ParseOptions { max_depth: 2 };
+/// assert!(parse_shape_with(b"b(f32[])", opts).is_ok());
+/// assert!(parse_shape_with(b"b(b(f32[]))", opts).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// How deep shapes may nest (tuples, `b(...)`, `P(...)`), counting the
+    /// outermost shape as 1. XLA's default is 8192 ([`crate::DEFAULT_MAX_DEPTH`]).
+    pub max_depth: usize,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// The parse must stop now: XLA would abort, or a crate limit was hit.
+/// Ordinary failures are `false`/`None`, as in XLA, so that the callers that
+/// ignore them (inside layouts) can.
+pub(crate) struct Stop;
+
+type Step<T> = Result<T, Stop>;
+
+/// The deepest `P(...)` nesting handled (each level recurses on the Rust
+/// stack with a whole array in the frame).
+const MAX_PHYSICAL_DEPTH: usize = 8;
+
+pub(crate) struct Parser<'a> {
+    src: &'a [u8],
+    lexer: Lexer<'a>,
+    tok: Token,
+    pub(crate) errors: ParseError,
+    depth: usize,
+    max_depth: usize,
+    physical_depth: usize,
+}
+
+enum Frame {
+    Buffer,
+    #[cfg(feature = "alloc")]
+    Tuple(Vec<Shape>),
+}
+
+/// The stack of open tuples and buffers. Without `alloc` only buffers can
+/// be open, so a count is enough.
+#[cfg(feature = "alloc")]
+type Frames = Vec<Frame>;
+
+#[cfg(not(feature = "alloc"))]
+struct Frames {
+    buffers: usize,
+    top: Frame,
+}
+
+#[cfg(not(feature = "alloc"))]
+impl Frames {
+    fn new() -> Self {
+        Frames {
+            buffers: 0,
+            top: Frame::Buffer,
+        }
+    }
+    fn push(&mut self, _: Frame) {
+        self.buffers += 1;
+    }
+    fn pop(&mut self) -> Option<Frame> {
+        self.buffers = self.buffers.checked_sub(1)?;
+        Some(Frame::Buffer)
+    }
+    fn last_mut(&mut self) -> Option<&mut Frame> {
+        (self.buffers > 0).then_some(&mut self.top)
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// A parser whose current token is the first token at `pos`.
+    pub(crate) fn new(src: &'a [u8], pos: usize, options: ParseOptions) -> Parser<'a> {
+        let mut lexer = Lexer::at(src, pos);
+        let tok = lexer.next_token();
+        Parser {
+            src,
+            lexer,
+            tok,
+            errors: ParseError::new(),
+            depth: 0,
+            max_depth: options.max_depth,
+            physical_depth: 0,
+        }
+    }
+
+    fn lex(&mut self) {
+        self.tok = self.lexer.next_token();
+    }
+
+    fn look_ahead(&self) -> K {
+        self.lexer.look_ahead().kind
+    }
+
+    fn is_ident(&self, text: &[u8]) -> bool {
+        self.tok.kind == K::Ident && self.tok.text(self.src) == text
+    }
+
+    /// Records `kind` at the current token; returns `false` like XLA's
+    /// `TokenError`.
+    fn error(&mut self, kind: E) -> bool {
+        self.error_at(self.tok, kind)
+    }
+
+    fn error_at(&mut self, tok: Token, kind: E) -> bool {
+        self.errors.push(Diagnostic {
+            start: tok.start,
+            end: tok.end,
+            kind,
+        });
+        false
+    }
+
+    /// Records a fatal diagnostic and stops.
+    fn stop<T>(&mut self, tok: Token, kind: E) -> Step<T> {
+        self.error_at(tok, kind);
+        Err(Stop)
+    }
+
+    fn capacity<T>(&mut self, tok: Token, r: Result<T, CapacityError>) -> Step<T> {
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => self.stop(tok, E::Capacity(e)),
+        }
+    }
+
+    /// `ParseToken`.
+    fn expect(&mut self, kind: K, msg: E) -> bool {
+        if self.tok.kind != kind {
+            return self.error(msg);
+        }
+        self.lex();
+        true
+    }
+
+    /// `EatIfPresent`.
+    fn eat(&mut self, kind: K) -> bool {
+        let present = self.tok.kind == kind;
+        if present {
+            self.lex();
+        }
+        present
+    }
+
+    /// `ParseInt64`.
+    fn int64(&mut self) -> Option<i64> {
+        if self.tok.kind != K::Int {
+            self.error(E::Syntax("expects integer"));
+            return None;
+        }
+        let v = self.tok.int;
+        self.lex();
+        Some(v)
+    }
+
+    /// `ParseList(start, end, delim=',', item)`.
+    fn list(
+        &mut self,
+        start: K,
+        end: K,
+        mut item: impl FnMut(&mut Self) -> Step<bool>,
+    ) -> Step<bool> {
+        if !self.expect(start, E::ExpectedListStart(start)) {
+            return Ok(false);
+        }
+        if self.tok.kind != end {
+            loop {
+                if !item(self)? {
+                    return Ok(false);
+                }
+                if !self.eat(K::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(self.expect(end, E::ExpectedListEnd(end)))
+    }
+
+    /// `ParseShape`: one shape of any kind at the current token.
+    pub(crate) fn shape(&mut self) -> Step<Option<Shape>> {
+        let base_depth = self.depth;
+        let result = self.shape_iterative();
+        self.depth = base_depth;
+        result
+    }
+
+    fn shape_iterative(&mut self) -> Step<Option<Shape>> {
+        #[cfg(feature = "alloc")]
+        let mut frames: Frames = Vec::new();
+        #[cfg(not(feature = "alloc"))]
+        let mut frames = Frames::new();
+        'descend: loop {
+            self.depth += 1;
+            if self.depth > self.max_depth {
+                self.error(E::Syntax("maximum recursion depth exceeded"));
+                return Ok(None);
+            }
+            let mut value = if self.is_ident(b"b") && self.look_ahead() == K::Lparen {
+                self.lex();
+                self.lex();
+                frames.push(Frame::Buffer);
+                continue 'descend;
+            } else if self.tok.kind == K::Lparen {
+                #[cfg(not(feature = "alloc"))]
+                return self.stop(self.tok, E::TupleNeedsAlloc);
+                #[cfg(feature = "alloc")]
+                {
+                    self.lex();
+                    if self.tok.kind != K::Rparen {
+                        frames.push(Frame::Tuple(Vec::new()));
+                        continue 'descend;
+                    }
+                    match self.finish_tuple(Vec::new()) {
+                        Some(t) => t,
+                        None => return Ok(None),
+                    }
+                }
+            } else {
+                match self.array_or_leaf()? {
+                    Some(s) => s,
+                    None => return Ok(None),
+                }
+            };
+            // `value` is complete: pop finished frames around it.
+            loop {
+                self.depth -= 1;
+                match frames.last_mut() {
+                    None => return Ok(Some(value)),
+                    #[cfg(feature = "alloc")]
+                    Some(Frame::Tuple(elems)) => {
+                        elems.push(value);
+                        if self.eat(K::Comma) {
+                            continue 'descend;
+                        }
+                        let Some(Frame::Tuple(elems)) = frames.pop() else {
+                            unreachable!()
+                        };
+                        value = match self.finish_tuple(elems) {
+                            Some(t) => t,
+                            None => return Ok(None),
+                        };
+                    }
+                    Some(Frame::Buffer) => {
+                        frames.pop();
+                        let Shape::Array(array) = value else {
+                            self.error(E::BufferOfNonArray);
+                            return Ok(None);
+                        };
+                        if !self.expect(
+                            K::Rparen,
+                            E::Syntax("expects ')' at the end of buffer shape."),
+                        ) {
+                            return Ok(None);
+                        }
+                        value = Shape::Buffer(array);
+                    }
+                }
+            }
+        }
+    }
+
+    /// XLA validates a tuple (`MakeValidatedTupleShape`) before its `)`.
+    /// Nested tuples were validated when they closed, so only the other
+    /// elements are checked here: linear work, no recursion.
+    #[cfg(feature = "alloc")]
+    fn finish_tuple(&mut self, elems: Vec<Shape>) -> Option<Shape> {
+        for e in &elems {
+            if matches!(e, Shape::Tuple(_)) {
+                continue;
+            }
+            if let Err(err) = crate::validate::validate_with_optional_layout(e) {
+                self.error(E::InvalidTupleElement(alloc::boxed::Box::new(err)));
+                return None;
+            }
+        }
+        let tuple = Shape::Tuple(elems);
+        self.expect(K::Rparen, E::Syntax("expects ')' at the end of tuple."))
+            .then_some(tuple)
+    }
+
+    /// The array branch of `ParseShape`, which also reads `token[]` and
+    /// `opaque[]`.
+    fn array_or_leaf(&mut self) -> Step<Option<Shape>> {
+        if self.tok.kind != K::PrimitiveType {
+            self.error(E::ExpectedPrimitiveType(self.tok.kind));
+            return Ok(None);
+        }
+        let type_tok = self.tok;
+        let element_type = type_tok.element_type;
+        self.lex();
+        let mut shape = ArrayShape::empty(element_type);
+        let mut dim_toks = [type_tok; crate::MAX_RANK];
+        let mut raw = (0usize, [(0i64, false); crate::MAX_RANK]);
+        let dims_ok = self.list(K::Lsquare, K::Rsquare, |p| {
+            let start = p.tok;
+            let dim = if p.tok.kind == K::QuestionMark {
+                p.lex();
+                (UNBOUNDED, true)
+            } else {
+                let dynamic = p.eat(K::Leq);
+                match p.int64() {
+                    Some(n) => (n, dynamic),
+                    None => return Ok(false),
+                }
+            };
+            if raw.0 == crate::MAX_RANK {
+                return p.stop(
+                    start,
+                    E::Capacity(CapacityError {
+                        capacity: crate::Capacity::Rank,
+                    }),
+                );
+            }
+            dim_toks[raw.0] = start;
+            raw.1[raw.0] = dim;
+            raw.0 += 1;
+            Ok(true)
+        })?;
+        if !dims_ok {
+            return Ok(None);
+        }
+        let is_leaf = matches!(element_type, ElementType::TOKEN | ElementType::OPAQUE);
+        for (i, &(size, dynamic)) in raw.1[..raw.0].iter().enumerate() {
+            if !crate::Dim::from_raw(size, dynamic).is_valid() {
+                self.error_at(dim_toks[i], E::InvalidDimensionSize { index: i, size });
+                return Ok(None);
+            }
+            if is_leaf {
+                return self.stop(
+                    dim_toks[i],
+                    E::TokenOrOpaqueWithDimensionsOrLayout(element_type),
+                );
+            }
+            let r = shape.push_dim(size, dynamic);
+            self.capacity(dim_toks[i], r)?;
+        }
+        // fill_missing_layouts: every array starts with the default layout.
+        shape = shape.with_layout(Layout::default_for_rank(shape.rank()));
+        if self.tok.kind == K::Lbrace && matches!(self.look_ahead(), K::Int | K::Colon) {
+            let layout_tok = self.tok;
+            let Some((layout, m2m_len)) = self.layout()? else {
+                return Ok(None);
+            };
+            if is_leaf {
+                return self.stop(
+                    layout_tok,
+                    E::TokenOrOpaqueWithDimensionsOrLayout(element_type),
+                );
+            }
+            if m2m_len != shape.rank() {
+                self.error(E::MinorToMajorCount {
+                    rank: shape.rank(),
+                    minor_to_major: m2m_len,
+                });
+                return Ok(None);
+            }
+            if layout.has_physical_shape() {
+                let mut text = InlineStr::new();
+                let _ = write!(text, "{layout}"); // a cut-off message beats none
+                self.error(E::PhysicalShapeOnDenseArray(text));
+                return Ok(None);
+            }
+            shape = shape.with_layout(layout);
+        }
+        Ok(Some(match element_type {
+            ElementType::TOKEN => Shape::Token,
+            ElementType::OPAQUE => Shape::Opaque,
+            _ => Shape::Array(shape),
+        }))
+    }
+
+    /// `ParseLayout`. Returns the layout and the number of minor-to-major
+    /// entries written (which may exceed what a layout can hold).
+    pub(crate) fn layout(&mut self) -> Step<Option<(Layout, usize)>> {
+        let mut l = Layout::EMPTY;
+        let mut m2m_len = 0usize;
+        let mut tail_padding: i64 = 1;
+        let mut tail_padding_tok = self.tok;
+        let mut element_bits: i64 = 0;
+        let mut memory_space: i64 = 0;
+        let mut metadata_prefix: i64 = 0;
+        let mut index_type = ElementType::INVALID;
+        let mut pointer_type = ElementType::INVALID;
+        let mut physical: Option<PhysicalShapeText> = None;
+        // The first negative tile entry, for MakeLayout's abort.
+        let mut negative_tile: Option<(Token, i64)> = None;
+
+        if !self.expect(K::Lbrace, E::Syntax("expects layout to start with kLbrace")) {
+            return Ok(None);
+        }
+        if self.tok.kind != K::Rbrace {
+            if self.tok.kind == K::Int {
+                loop {
+                    let Some(v) = self.int64() else {
+                        return Ok(None);
+                    };
+                    if m2m_len < crate::MAX_RANK {
+                        let r = l.push_minor_to_major(v);
+                        self.capacity(self.tok, r)?;
+                    }
+                    m2m_len += 1;
+                    if !self.eat(K::Comma) {
+                        break;
+                    }
+                }
+            }
+            if self.eat(K::Colon) {
+                if self.is_ident(b"D") {
+                    self.lex();
+                    self.dim_level_types()?;
+                }
+                if self.is_ident(b"T") {
+                    self.lex();
+                    self.tiles(&mut l, &mut negative_tile)?;
+                }
+                if self.is_ident(b"L") {
+                    self.lex();
+                    tail_padding_tok = self.tok;
+                    self.int_attribute(&mut tail_padding, "multiple padded to in elements");
+                }
+                if self.eat(K::Octothorp) {
+                    self.expect(
+                        K::Lparen,
+                        E::Syntax("expects kOctothorp to be followed by kLparen"),
+                    );
+                    self.unsigned_integer_type(&mut index_type);
+                    self.expect(
+                        K::Rparen,
+                        E::Syntax("expects index primitive type to be followed by kRparen"),
+                    );
+                }
+                if self.eat(K::Asterisk) {
+                    self.expect(
+                        K::Lparen,
+                        E::Syntax("expects kAsterisk to be followed by kLparen"),
+                    );
+                    self.unsigned_integer_type(&mut pointer_type);
+                    self.expect(
+                        K::Rparen,
+                        E::Syntax("expects pointer primitive type to be followed by kRparen"),
+                    );
+                }
+                if self.is_ident(b"E") {
+                    self.lex();
+                    self.int_attribute(&mut element_bits, "element size in bits");
+                }
+                if self.is_ident(b"S") {
+                    self.lex();
+                    self.int_attribute(&mut memory_space, "memory space");
+                }
+                if self.is_ident(b"SC") {
+                    self.lex();
+                    self.split_configs(&mut l)?;
+                }
+                if self.is_ident(b"P") {
+                    self.lex();
+                    physical = Some(self.physical_shape()?);
+                }
+                if self.is_ident(b"M") {
+                    self.lex();
+                    self.int_attribute(&mut metadata_prefix, "dynamic shape metadata prefix bytes");
+                }
+            }
+        }
+        if !self.expect(K::Rbrace, E::Syntax("expects layout to end with kRbrace")) {
+            return Ok(None);
+        }
+        // `LayoutUtil::MakeLayout`, whose checks abort the XLA process.
+        if let Some((tok, v)) = negative_tile {
+            return self.stop(tok, E::NegativeTileDimension(v));
+        }
+        if tail_padding < 1 {
+            return self.stop(tail_padding_tok, E::TailPaddingBelowOne(tail_padding));
+        }
+        let layout = l
+            .with_tail_padding_alignment(tail_padding)
+            .with_index_primitive_type(index_type)
+            .with_pointer_primitive_type(pointer_type)
+            .with_element_size_in_bits(element_bits)
+            // XLA keeps the memory space in an int8 (spec §a.3 item 10).
+            .with_memory_space(memory_space as i8)
+            .with_physical_shape(physical)
+            .with_dynamic_shape_metadata_prefix_bytes(metadata_prefix);
+        Ok(Some((layout, m2m_len)))
+    }
+
+    /// `ParseLayoutIntAttribute`: `(n)`, storing n as soon as it is read.
+    fn int_attribute(&mut self, value: &mut i64, what: &'static str) -> bool {
+        if !self.expect(K::Lparen, E::ExpectedAttributeStart(what)) {
+            return false;
+        }
+        match self.int64() {
+            Some(v) => *value = v,
+            None => return false,
+        }
+        self.expect(K::Rparen, E::ExpectedAttributeEnd(what))
+    }
+
+    /// `ParseUnsignedIntegerType`: stores any type, then complains if it is
+    /// not unsigned.
+    fn unsigned_integer_type(&mut self, out: &mut ElementType) -> bool {
+        if self.tok.kind != K::PrimitiveType {
+            return self.error(E::ExpectedPrimitiveType(self.tok.kind));
+        }
+        *out = self.tok.element_type;
+        self.lex();
+        if !out.is_unsigned_integral() {
+            return self.error(E::Syntax("expecting an unsigned integer type"));
+        }
+        true
+    }
+
+    /// `ParseDimLevelTypes`: `D(D+~,C,S,H)`, read and thrown away.
+    fn dim_level_types(&mut self) -> Step<bool> {
+        self.list(K::Lparen, K::Rparen, |p| {
+            if p.tok.kind == K::Ident && matches!(p.tok.text(p.src), b"D" | b"C" | b"S" | b"H") {
+                p.lex();
+                p.eat(K::Plus);
+                p.eat(K::Tilde);
+                return Ok(true);
+            }
+            Ok(p.error(E::Syntax(
+                "expected a DimLevelType abbreviation (D, C, or S)",
+            )))
+        })
+    }
+
+    /// `ParseTiles`: `(a,b,…)(…)…`; each tile is kept from the moment its
+    /// `(` is reached.
+    fn tiles(&mut self, l: &mut Layout, negative: &mut Option<(Token, i64)>) -> Step<bool> {
+        loop {
+            let r = l.push_tile();
+            self.capacity(self.tok, r)?;
+            let ok = self.list(K::Lparen, K::Rparen, |p| {
+                let tok = p.tok;
+                let entry = match p.int64() {
+                    Some(v) => v,
+                    // XLA tries an integer first, so `*` leaves an
+                    // "expects integer" behind.
+                    None if p.tok.kind == K::Asterisk => {
+                        p.lex();
+                        COMBINE
+                    }
+                    None => return Ok(false),
+                };
+                if entry < 0 && entry != COMBINE && negative.is_none() {
+                    *negative = Some((tok, entry));
+                }
+                let r = l.push_tile_entry(entry);
+                p.capacity(tok, r)?;
+                Ok(true)
+            })?;
+            if !ok {
+                return Ok(false);
+            }
+            if self.tok.kind != K::Lparen {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// `ParseSplitConfigs`: `(d:i,j,…)(…)…`.
+    fn split_configs(&mut self, l: &mut Layout) -> Step<bool> {
+        loop {
+            if !self.expect(
+                K::Lparen,
+                E::Syntax("expects split configs to start with kLparen"),
+            ) {
+                return Ok(false);
+            }
+            let tok = self.tok;
+            let Some(dimension) = self.int64() else {
+                return Ok(false);
+            };
+            let r = l.push_split_config(dimension);
+            self.capacity(tok, r)?;
+            let ok = self.list(K::Colon, K::Rparen, |p| {
+                let tok = p.tok;
+                let Some(v) = p.int64() else { return Ok(false) };
+                let r = l.push_split_index(v);
+                p.capacity(tok, r)?;
+                Ok(true)
+            })?;
+            if !ok {
+                return Ok(false);
+            }
+            if self.tok.kind != K::Lparen {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// `ParsePhysicalShape`: `(shape)`. The shape is kept as its canonical
+    /// text; XLA ignores whether the inner shape parsed.
+    fn physical_shape(&mut self) -> Step<PhysicalShapeText> {
+        // XLA emplaces an empty (invalid-typed) shape before parsing.
+        let mut text = PhysicalShapeText::new();
+        let _ = text.write_str("primitive_type_invalid[]");
+        if !self.expect(
+            K::Lparen,
+            E::Syntax("expects physical shape to start with kLparen"),
+        ) {
+            return Ok(text);
+        }
+        if self.physical_depth >= MAX_PHYSICAL_DEPTH {
+            let tok = self.tok;
+            return self.stop(tok, E::PhysicalShapeTooDeep);
+        }
+        let tok = self.tok;
+        self.physical_depth += 1;
+        let inner = self.shape();
+        self.physical_depth -= 1;
+        if let Some(shape) = inner? {
+            text = PhysicalShapeText::new();
+            if write!(text, "{shape}").is_err() {
+                return self.stop(
+                    tok,
+                    E::Capacity(CapacityError {
+                        capacity: crate::Capacity::PhysicalShapeText,
+                    }),
+                );
+            }
+        }
+        self.expect(
+            K::Rparen,
+            E::Syntax("expects physical shape to end with kRparen"),
+        );
+        Ok(text)
+    }
+}
+
+fn finish<T>(p: Parser<'_>, value: Step<Option<T>>, what: &'static str) -> Result<T, ParseError> {
+    let mut p = p;
+    match value {
+        Ok(Some(v)) if p.tok.kind == K::Eof => Ok(v),
+        Ok(Some(_)) => {
+            // XLA reports only this, dropping errors it recovered from.
+            p.errors.clear();
+            let tok = p.tok;
+            p.error_at(tok, E::ExtraContent(what));
+            Err(p.errors)
+        }
+        Ok(None) | Err(Stop) => {
+            debug_assert!(!p.errors.is_empty());
+            Err(p.errors)
+        }
+    }
+}
+
+/// Parses shape text of any kind, as `xla::ParseShape` (no validation).
+///
+/// ```
+/// use xla_layout_core::text::parse_shape;
+///
+/// let s = parse_shape(b"f32[ 1, 2 ] /* c */ {0,1}").unwrap();
+/// assert_eq!(s.to_string(), "f32[1,2]{0,1}");
+/// ```
+pub fn parse_shape(text: &[u8]) -> Result<Shape, ParseError> {
+    parse_shape_with(text, ParseOptions::default())
+}
+
+/// [`parse_shape`] with options.
+///
+/// ```
+/// use xla_layout_core::text::{parse_shape_with, ParseOptions};
+/// assert!(parse_shape_with(b"f32[]", ParseOptions::default()).is_ok());
+/// ```
+pub fn parse_shape_with(text: &[u8], options: ParseOptions) -> Result<Shape, ParseError> {
+    let mut p = Parser::new(text, 0, options);
+    let v = p.shape();
+    finish(p, v, "shape")
+}
+
+/// Parses an array shape; any other kind of shape is an error.
+///
+/// ```
+/// use xla_layout_core::text::parse_array;
+///
+/// assert_eq!(parse_array(b"u4[16]{0:E(4)}").unwrap().rank(), 1);
+/// assert_eq!(
+///     parse_array(b"token[]").unwrap_err().kind().to_string(),
+///     "expected an array shape, found a token"
+/// );
+/// ```
+pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
+    let shape = parse_shape(text)?;
+    let kind = match shape {
+        Shape::Array(a) => return Ok(a),
+        Shape::Buffer(_) => "a buffer",
+        Shape::Token => "a token",
+        Shape::Opaque => "an opaque shape",
+        #[cfg(feature = "alloc")]
+        Shape::Tuple(_) => "a tuple",
+    };
+    Err(ParseError::single(Diagnostic {
+        start: 0,
+        end: text.len(),
+        kind: E::NotAnArray(kind),
+    }))
+}
+
+/// Parses a bare layout, as `xla::ParseLayout`: `{1,0:T(8,128)}`, `{}`.
+///
+/// ```
+/// use xla_layout_core::text::parse_layout;
+///
+/// assert_eq!(parse_layout(b"{1,0:T(8,128)L(1)}").unwrap().to_string(), "{1,0:T(8,128)}");
+/// assert!(parse_layout(b"{1,0} x").is_err());
+/// ```
+pub fn parse_layout(text: &[u8]) -> Result<Layout, ParseError> {
+    let mut p = Parser::new(text, 0, ParseOptions::default());
+    let v = match p.layout() {
+        Ok(Some((_, n))) if n > crate::MAX_RANK => {
+            let tok = p.tok;
+            p.stop(
+                tok,
+                E::Capacity(CapacityError {
+                    capacity: crate::Capacity::Rank,
+                }),
+            )
+        }
+        Ok(v) => Ok(v.map(|(l, _)| l)),
+        Err(s) => Err(s),
+    };
+    finish(p, v, "layout")
+}

@@ -1,0 +1,226 @@
+//! Model → text: XLA's canonical printing (spec §a.4), byte for byte.
+
+use core::fmt::{self, Display, Formatter, Write};
+
+use crate::limits::COMBINE;
+use crate::{ArrayShape, Dim, ElementType, Layout, Shape};
+
+impl Display for Layout {
+    /// `Layout::ToString`: `{m2m:attributes}` with defaults omitted.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_char('{')?;
+        write_joined(f, self.minor_to_major(), ",")?;
+        let mut colon = Colon(false);
+        if self.tile_count() > 0 {
+            colon.once(f)?;
+            f.write_char('T')?;
+            for tile in self.tiles() {
+                write_tile(f, tile)?;
+            }
+        }
+        let l = self.tail_padding_alignment_in_elements();
+        if l != 1 {
+            colon.once(f)?;
+            write!(f, "L({l})")?;
+        }
+        if let Some(t) = self.index_primitive_type() {
+            colon.once(f)?;
+            write!(f, "#({})", integral_name(t))?;
+        }
+        if let Some(t) = self.pointer_primitive_type() {
+            colon.once(f)?;
+            write!(f, "*({})", integral_name(t))?;
+        }
+        if self.element_size_in_bits() != 0 {
+            colon.once(f)?;
+            write!(f, "E({})", self.element_size_in_bits())?;
+        }
+        if self.memory_space() != 0 {
+            colon.once(f)?;
+            write!(f, "S({})", self.memory_space())?;
+        }
+        if self.split_config_count() > 0 {
+            colon.once(f)?;
+            f.write_str("SC")?;
+            for sc in self.split_configs() {
+                write!(f, "({}:", sc.dimension)?;
+                write_joined(f, sc.indices, ",")?;
+                f.write_char(')')?;
+            }
+        }
+        if let Some(p) = self.physical_shape() {
+            colon.once(f)?;
+            write!(f, "P({p})")?;
+        }
+        if self.dynamic_shape_metadata_prefix_bytes() > 0 {
+            colon.once(f)?;
+            write!(f, "M({})", self.dynamic_shape_metadata_prefix_bytes())?;
+        }
+        f.write_char('}')
+    }
+}
+
+/// Writes `:` before the first attribute only.
+struct Colon(bool);
+
+impl Colon {
+    fn once(&mut self, f: &mut Formatter<'_>) -> fmt::Result {
+        if !self.0 {
+            self.0 = true;
+            f.write_char(':')?;
+        }
+        Ok(())
+    }
+}
+
+/// `Tile::Print`: `(8,128)`, `*` for a combine entry, and XLA's text for
+/// any other negative entry.
+fn write_tile(f: &mut Formatter<'_>, tile: &[i64]) -> fmt::Result {
+    f.write_char('(')?;
+    for (i, &d) in tile.iter().enumerate() {
+        if i > 0 {
+            f.write_char(',')?;
+        }
+        match d {
+            COMBINE => f.write_char('*')?,
+            d if d < 0 => write!(f, "Invalid value {d}")?,
+            d => write!(f, "{d}")?,
+        }
+    }
+    f.write_char(')')
+}
+
+/// `#(t)` / `*(t)` print integral types by name and anything else as
+/// `invalid` (spec §a.4).
+fn integral_name(t: ElementType) -> &'static str {
+    if t.is_integral() { t.name() } else { "invalid" }
+}
+
+pub(crate) fn write_joined(f: &mut impl Write, values: &[i64], sep: &str) -> fmt::Result {
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            f.write_str(sep)?;
+        }
+        write!(f, "{v}")?;
+    }
+    Ok(())
+}
+
+/// `ShapeUtil::HumanString` of an array: `f32[<=2,?,3]`.
+fn write_array_without_layout(f: &mut Formatter<'_>, s: &ArrayShape) -> fmt::Result {
+    write!(f, "{}[", s.element_type().name())?;
+    for i in 0..s.rank() {
+        if i > 0 {
+            f.write_char(',')?;
+        }
+        match s.dim(i) {
+            Dim::Static(n) => write!(f, "{n}")?,
+            Dim::Bounded(n) => write!(f, "<={n}")?,
+            Dim::Unbounded => f.write_char('?')?,
+        }
+    }
+    f.write_char(']')
+}
+
+/// Whether a layout prints as exactly `{}` (then a scalar drops it).
+fn prints_empty(l: &Layout) -> bool {
+    let mut probe = crate::InlineStr::<2>::new();
+    write!(probe, "{l}").is_ok() && probe.as_str() == "{}"
+}
+
+impl Display for ArrayShape {
+    /// `ShapeUtil::HumanStringWithLayout`: the canonical XLA text.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_array_without_layout(f, self)?;
+        match self.layout() {
+            Some(l) if !(self.rank() == 0 && prints_empty(l)) => write!(f, "{l}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Display adapter printing a shape without its layouts
+/// (`ShapeUtil::HumanString`); see [`ArrayShape::without_layout`] and
+/// [`Shape::without_layout`].
+#[derive(Clone, Copy, Debug)]
+pub struct WithoutLayout<'a, S: ?Sized>(&'a S);
+
+impl ArrayShape {
+    /// Prints as XLA's `HumanString`: no layout.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let s: ArrayShape = "f32[<=23,44,<=55]{2,1,0:T(8)}".parse().unwrap();
+    /// assert_eq!(s.without_layout().to_string(), "f32[<=23,44,<=55]");
+    /// ```
+    pub const fn without_layout(&self) -> WithoutLayout<'_, ArrayShape> {
+        WithoutLayout(self)
+    }
+}
+
+impl Shape {
+    /// Prints as XLA's `HumanString`: no layouts anywhere.
+    ///
+    /// ```
+    /// # use xla_layout_core::Shape;
+    /// let s = Shape::parse("b(f32[2]{0:T(2)})").unwrap();
+    /// assert_eq!(s.without_layout().to_string(), "b(f32[2])");
+    /// ```
+    pub const fn without_layout(&self) -> WithoutLayout<'_, Shape> {
+        WithoutLayout(self)
+    }
+}
+
+impl Display for WithoutLayout<'_, ArrayShape> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_array_without_layout(f, self.0)
+    }
+}
+
+impl Display for WithoutLayout<'_, Shape> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_shape(f, self.0, false)
+    }
+}
+
+impl Display for Shape {
+    /// The canonical XLA text, with layouts.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_shape(f, self, true)
+    }
+}
+
+fn write_shape(f: &mut Formatter<'_>, s: &Shape, with_layout: bool) -> fmt::Result {
+    let array = |f: &mut Formatter<'_>, a: &ArrayShape| {
+        if with_layout {
+            write!(f, "{a}")
+        } else {
+            write_array_without_layout(f, a)
+        }
+    };
+    match s {
+        Shape::Array(a) => array(f, a),
+        Shape::Buffer(a) => {
+            f.write_str("b(")?;
+            array(f, a)?;
+            f.write_char(')')
+        }
+        Shape::Token => f.write_str("token[]"),
+        Shape::Opaque => f.write_str("opaque[]"),
+        #[cfg(feature = "alloc")]
+        Shape::Tuple(elems) => {
+            f.write_char('(')?;
+            for (i, e) in elems.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                    // XLA marks every fifth element's index (spec §a.4).
+                    if i % 5 == 0 {
+                        write!(f, "/*index={i}*/")?;
+                    }
+                }
+                write_shape(f, e, with_layout)?;
+            }
+            f.write_char(')')
+        }
+    }
+}
