@@ -1,1 +1,86 @@
-fn main() {}
+//! `xla-layout`: scripting and inspection tools over xla-layout-core.
+//!
+//! ```text
+//! xla-layout check                 one shape per stdin line -> one JSON object per line
+//! xla-layout offsets 'SHAPE'       every logical index with its slot, as JSON
+//! xla-layout explain ['SHAPE']     what a layout means, for people
+//! ```
+
+mod check;
+mod explain;
+mod offsets;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage:
+  xla-layout check              read one shape per line on stdin, write one JSON object per line
+  xla-layout offsets 'SHAPE'    JSON: every logical index (row-major) with its slot offset
+  xla-layout explain ['SHAPE']  explain a shape (default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)})
+  xla-layout help               this text
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("check") if args.len() == 1 => check::run(io::stdin().lock(), io::stdout().lock()),
+        Some("offsets") if args.len() == 2 => offsets::run(&args[1], io::stdout().lock()),
+        Some("explain") if args.len() <= 2 => explain::run(
+            args.get(1).map_or(explain::SEED_SHAPE, String::as_str),
+            io::stdout().lock(),
+        ),
+        Some("help" | "--help" | "-h") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "xla-layout: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Reading or writing failed.
+    Io(io::Error),
+    /// The input is wrong; the message says how.
+    Input(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Io(e) => write!(f, "{e}"),
+            Failure::Input(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+/// Parses and validates a shape argument, or says why not.
+pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure> {
+    match xla_layout_core::Shape::parse_validated(text) {
+        Ok(xla_layout_core::Shape::Array(a)) => Ok(a),
+        Ok(other) => Err(Failure::Input(format!("'{other}' is not an array shape"))),
+        Err(e) => Err(Failure::Input(format!(
+            "'{text}': {} error: {e}",
+            e.stage().as_str()
+        ))),
+    }
+}

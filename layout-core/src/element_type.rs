@@ -455,8 +455,8 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     for (i, row) in d.iter_mut().enumerate().take(a.len() + 1) {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate().take(b.len() + 1) {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {

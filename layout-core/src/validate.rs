@@ -3,6 +3,9 @@
 //!
 //! Parsing does not validate (spec §a.3); [`crate::ArrayShape::parse_validated`]
 //! and [`crate::Shape::parse_validated`] run both steps.
+//!
+//! A [`ValidationError`] carries a copy of the offending array so that its
+//! message is XLA's, word for word, without allocating.
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;

@@ -2,7 +2,7 @@
 
 use core::fmt::{self, Display, Formatter};
 
-use crate::ValidationError;
+use crate::ValidationErrorKind;
 
 /// Why a shape's addresses or sizes cannot be computed.
 ///
@@ -15,8 +15,9 @@ use crate::ValidationError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AddressError {
-    /// The shape fails validation, so its layout has no meaning.
-    Invalid(ValidationError),
+    /// The shape fails validation, so its layout has no meaning
+    /// ([`crate::ArrayShape::validate`] gives XLA's full message).
+    Invalid(ValidationErrorKind),
     /// Dimension `dim` is unbounded (`?`): its size is not known.
     UnboundedDimension {
         /// The logical dimension.
@@ -32,7 +33,7 @@ pub enum AddressError {
 impl Display for AddressError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            AddressError::Invalid(e) => write!(f, "invalid shape: {e}"),
+            AddressError::Invalid(kind) => write!(f, "the shape fails validation ({kind:?})"),
             AddressError::UnboundedDimension { dim } => {
                 write!(
                     f,

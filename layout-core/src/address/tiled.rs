@@ -119,7 +119,7 @@ const fn push(t: &mut TiledShape, op: CoordOp, extent: u64) -> usize {
 
 /// `⌈a / b⌉` for `b > 0`, without the overflow of `(a + b - 1) / b`.
 pub(crate) const fn ceil_div(a: u64, b: u64) -> u64 {
-    a / b + (a % b != 0) as u64
+    a / b + !a.is_multiple_of(b) as u64
 }
 
 /// `⌈a / b⌉ · b`, or `None` on overflow.
@@ -160,7 +160,7 @@ impl TiledShape {
         levels: usize,
     ) -> Result<TiledShape, AddressError> {
         if let Err(e) = validate_array(shape) {
-            return Err(AddressError::Invalid(e));
+            return Err(AddressError::Invalid(e.kind()));
         }
         let layout = match shape.layout() {
             Some(l) => l,

@@ -10,7 +10,7 @@ use crate::{ArrayShape, Layout, Shape, validate_array};
 /// The validated layout of `shape`, or why there is none.
 const fn checked_layout(shape: &ArrayShape) -> Result<&Layout, AddressError> {
     if let Err(e) = validate_array(shape) {
-        return Err(AddressError::Invalid(e));
+        return Err(AddressError::Invalid(e.kind()));
     }
     match shape.layout() {
         Some(l) => Ok(l),

@@ -356,7 +356,7 @@ fn write_located(
             .iter()
             .position(|&c| c == b'\n')
             .map_or(input.len(), |p| loc + p);
-        f.write_str(&alloc_free_lossy(&input[start..end]))?;
+        f.write_str(alloc_free_lossy(&input[start..end]))?;
     } else {
         f.write_str("LINE OUT OF RANGE")?;
     }

@@ -681,7 +681,7 @@ fn unescapes(body: &[u8]) -> bool {
                 let v = body[i..i + n].iter().try_fold(0u32, |v, d| {
                     v.checked_mul(16)?.checked_add((*d as char).to_digit(16)?)
                 });
-                if n == 0 || !v.is_some_and(|v| v <= 0xff) {
+                if n == 0 || v.is_none_or(|v| v > 0xff) {
                     return false;
                 }
                 i += n;
