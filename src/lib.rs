@@ -22,3 +22,59 @@
 #![no_std]
 
 pub use xla_layout_core::*;
+
+/// Turns XLA layout text into zero-sized layout types whose address
+/// arithmetic is folded into constants.
+///
+/// # Forms
+///
+/// ```
+/// use xla_layout::{layout, StaticLayout};
+///
+/// layout! {
+///     /// Activations in the TPU bf16 format.
+///     pub type Act = bf16[8,128]{1,0:T(8,128)(2,1)};   // XLA's braces
+///     pub(crate) type W = f32[128,256]<0,1>;            // angle brackets
+///     type Scalar = f32[];                               // default layout
+/// }
+/// let l = layout!(bf16[8,128]<1,0:T(8,128)(2,1)>);       // a value of a unique type
+/// let p = layout!("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"); // pasted from a dump
+///
+/// assert_eq!(Act.offset([3, 5]), 1 * 256 + 5 * 2 + 1);
+/// assert_eq!(l.offset([3, 5]), Act.offset([3, 5]));
+/// assert_eq!(W.offset([1, 0]), 1);                        // column-major
+/// assert_eq!((Act::BYTES, W::BYTES, Scalar::BYTES), (2048, 131072, 4));
+/// assert_eq!(Act::TEXT, "bf16[8,128]{1,0:T(8,128)(2,1)}");
+/// assert_eq!(p.to_string(), "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}");
+///
+/// fn slots<L: StaticLayout>(_: L) -> usize { L::PHYSICAL_ELEMENTS }
+/// assert_eq!(slots(p), 8 * 1 * 1280 * 16384);
+/// ```
+///
+/// # What a generated type has
+///
+/// A zero-sized `Copy` type with `Display` (the canonical XLA text),
+/// `Debug`, the constants `RANK`, `DIMS`, `PHYSICAL_ELEMENTS`, `BYTES`,
+/// `ELEMENT_BITS`, `ELEMENT_TYPE`, `MEMORY_SPACE`, `TEXT` and `SHAPE` (the
+/// whole [`ArrayShape`]), the `const fn`s `offset` (straight-line
+/// arithmetic; bounds are a debug assertion), `offset_checked` and
+/// `bit_offset`, and an implementation of [`StaticLayout`] for generic code.
+///
+/// Every invalid layout is a compile error at the offending token, naming
+/// the rule; the type is still emitted so the rest of the crate compiles.
+#[macro_export]
+macro_rules! layout {
+    ($($input:tt)*) => {
+        $crate::__private::layout_impl! { [$crate] $($input)* }
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use xla_layout_macros::layout as layout_impl;
+}
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

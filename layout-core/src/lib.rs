@@ -33,6 +33,7 @@ mod element_type;
 mod inline_str;
 mod limits;
 mod model;
+mod static_layout;
 pub mod text;
 mod validate;
 
@@ -44,10 +45,12 @@ pub use limits::{
     MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_ENTRIES, MAX_TILES, UNBOUNDED,
 };
 pub use model::{
-    ArrayShape, Dim, Layout, PhysicalShapeText, Shape, SplitConfig, memory_space_name,
+    ArrayShape, Dim, Layout, PhysicalShapeText, Shape, ShapeEvent, ShapeEvents, SplitConfig,
+    memory_space_name,
 };
+pub use static_layout::{Bound, Extent, Logical, MemorySpace, StaticLayout};
 pub use text::{Error, Stage};
 pub use validate::{
-    ValidationError, ValidationErrorKind, validate, validate_array,
-    validate_array_with_optional_layout, validate_with_optional_layout,
+    ValidationError, ValidationErrorKind, ValidationErrors, validate, validate_array,
+    validate_array_with_optional_layout, validate_with_optional_layout, validation_errors,
 };

@@ -109,6 +109,59 @@ impl ValidationErrorKind {
     pub const fn is_xla_rule(&self) -> bool {
         !matches!(self, Self::CombineInMostMinorPosition { .. })
     }
+
+    /// The rule, in words.
+    ///
+    /// ```
+    /// # use xla_layout_core::ValidationErrorKind;
+    /// assert_eq!(
+    ///     ValidationErrorKind::MinorToMajorDuplicate.rule(),
+    ///     "minor_to_major must list each dimension exactly once"
+    /// );
+    /// ```
+    pub const fn rule(&self) -> &'static str {
+        match self {
+            Self::InvalidElementType => "the element type must be a valid XLA type",
+            Self::WrongKindForElementType => "an array needs an array element type",
+            Self::NegativeDimension { .. } => "dimension sizes must be >= 0",
+            Self::DimensionsOverflow => "the product of the dimensions must fit in int64",
+            Self::SizeMayOverflow => "the size in bytes must fit in int64",
+            Self::MissingLayout => "the array must have a layout",
+            Self::MinorToMajorLength => "minor_to_major must have one entry per dimension",
+            Self::MinorToMajorOutOfBounds => {
+                "minor_to_major entries must be dimension numbers 0..rank"
+            }
+            Self::MinorToMajorDuplicate => "minor_to_major must list each dimension exactly once",
+            Self::TailPaddingNotPositive => "L(n) tail padding must be at least 1",
+            Self::IndexPrimitiveType => {
+                "#(type) index types belong to sparse arrays, which XLA no longer has"
+            }
+            Self::PointerPrimitiveType => {
+                "*(type) pointer types belong to sparse arrays, which XLA no longer has"
+            }
+            Self::PhysicalShape => {
+                "P(shape) physical shapes belong to sparse arrays, which XLA no longer has"
+            }
+            Self::EmptyTile { .. } => "a tile must have at least one entry",
+            Self::NonPositiveTileDimension { .. } => {
+                "tile entries must be positive integers or `*`"
+            }
+            Self::NegativeElementSize => "E(n) element size in bits must be >= 0",
+            Self::SplitDimensionOutOfBounds { .. } => {
+                "a split config must name a physical dimension 0..rank"
+            }
+            Self::SplitDimensionDuplicate { .. } => {
+                "each physical dimension may have one split config"
+            }
+            Self::SplitIndicesNotIncreasing { .. } => {
+                "split indices must be positive and strictly increasing"
+            }
+            Self::SplitIndexOutOfBounds { .. } => "split indices must be inside their dimension",
+            Self::CombineInMostMinorPosition { .. } => {
+                "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry"
+            }
+        }
+    }
 }
 
 /// A shape that fails validation. `Display` gives XLA's message, word for
@@ -331,8 +384,30 @@ const fn validate_non_layout(shape: &ArrayShape) -> Result<(), ValidationError> 
     Ok(())
 }
 
-/// `ValidateLayoutForShape` for an array: rules 9–22, then this crate's rule.
-const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+/// The groups of layout rules, in XLA's order. Each group stops at its
+/// first failure; the groups themselves are independent of each other,
+/// except that the split-config rules need a valid minor-to-major.
+const LAYOUT_GROUPS: usize = 7;
+
+/// One group of `ValidateLayoutForShape` (rules 9–22), or this crate's rule.
+const fn check_layout_group(
+    group: usize,
+    layout: &Layout,
+    shape: &ArrayShape,
+) -> Result<(), ValidationError> {
+    match group {
+        0 => check_minor_to_major(layout, shape),
+        1 => check_tail_padding(layout, shape),
+        2 => check_sparse_leftovers(layout, shape),
+        3 => check_tiles(layout, shape),
+        4 => check_element_size(layout, shape),
+        5 => validate_split_configs(layout, shape),
+        _ => check_combine_positions(layout, shape),
+    }
+}
+
+/// Rules 9–11.
+const fn check_minor_to_major(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
     use ValidationErrorKind as K;
     let rank = shape.rank();
     let m2m = layout.minor_to_major();
@@ -352,9 +427,23 @@ const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), Vali
         seen[d as usize] = true;
         i += 1;
     }
+    Ok(())
+}
+
+/// Rule 12.
+const fn check_tail_padding(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
     if layout.tail_padding_alignment_in_elements() <= 0 {
-        return fail(K::TailPaddingNotPositive, shape);
+        return fail(ValidationErrorKind::TailPaddingNotPositive, shape);
     }
+    Ok(())
+}
+
+/// Rules 13–15: fields left over from sparse arrays.
+const fn check_sparse_leftovers(
+    layout: &Layout,
+    shape: &ArrayShape,
+) -> Result<(), ValidationError> {
+    use ValidationErrorKind as K;
     if layout.index_primitive_type().is_some() {
         return fail(K::IndexPrimitiveType, shape);
     }
@@ -364,6 +453,12 @@ const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), Vali
     if layout.has_physical_shape() {
         return fail(K::PhysicalShape, shape);
     }
+    Ok(())
+}
+
+/// Rules 16–17.
+const fn check_tiles(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+    use ValidationErrorKind as K;
     let mut t = 0;
     while t < layout.tile_count() {
         let tile = layout.tile(t);
@@ -385,22 +480,109 @@ const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), Vali
         }
         t += 1;
     }
+    Ok(())
+}
+
+/// Rule 18.
+const fn check_element_size(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
     if layout.element_size_in_bits() < 0 {
-        return fail(K::NegativeElementSize, shape);
+        return fail(ValidationErrorKind::NegativeElementSize, shape);
     }
-    if let Err(e) = validate_split_configs(layout, shape) {
-        return Err(e);
-    }
-    // Beyond XLA: a trailing `*` has no meaning (spec §d.1 step 2.3).
+    Ok(())
+}
+
+/// Beyond XLA: a trailing `*` has no meaning (spec §d.1 step 2.3).
+const fn check_combine_positions(
+    layout: &Layout,
+    shape: &ArrayShape,
+) -> Result<(), ValidationError> {
     let mut t = 0;
     while t < layout.tile_count() {
         let tile = layout.tile(t);
-        if tile[tile.len() - 1] == COMBINE {
-            return fail(K::CombineInMostMinorPosition { tile: t }, shape);
+        if !tile.is_empty() && tile[tile.len() - 1] == COMBINE {
+            return fail(
+                ValidationErrorKind::CombineInMostMinorPosition { tile: t },
+                shape,
+            );
         }
         t += 1;
     }
     Ok(())
+}
+
+/// `ValidateLayoutForShape` for an array: rules 9–22, then this crate's rule.
+const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+    let mut group = 0;
+    while group < LAYOUT_GROUPS {
+        if let Err(e) = check_layout_group(group, layout, shape) {
+            return Err(e);
+        }
+        group += 1;
+    }
+    Ok(())
+}
+
+/// Every independent validation failure of an array, first the one
+/// [`validate_array`] reports; for tools that show all problems at once
+/// (the `layout!` macro). See [`validation_errors`].
+#[derive(Clone, Debug)]
+pub struct ValidationErrors<'a> {
+    shape: &'a ArrayShape,
+    next_group: usize,
+    minor_to_major_ok: bool,
+}
+
+impl Iterator for ValidationErrors<'_> {
+    type Item = ValidationError;
+
+    fn next(&mut self) -> Option<ValidationError> {
+        let shape = self.shape;
+        loop {
+            let group = self.next_group;
+            self.next_group += 1;
+            let result = match (group, shape.layout()) {
+                (0, _) => validate_non_layout(shape),
+                (1, None) => fail(ValidationErrorKind::MissingLayout, shape),
+                (_, None) => return None,
+                (g, Some(l)) if g <= LAYOUT_GROUPS => {
+                    let g = g - 1;
+                    // Split configs are read through minor-to-major.
+                    if g == 5 && !self.minor_to_major_ok {
+                        continue;
+                    }
+                    let r = check_layout_group(g, l, shape);
+                    if g == 0 {
+                        self.minor_to_major_ok = r.is_ok();
+                    }
+                    r
+                }
+                _ => return None,
+            };
+            if let Err(e) = result {
+                return Some(e);
+            }
+        }
+    }
+}
+
+/// All independent validation failures of `shape` (layout required).
+///
+/// ```
+/// use xla_layout_core::{validation_errors, ArrayShape, ValidationErrorKind as K};
+///
+/// let s = ArrayShape::parse("f32[2,3]{0,0:T(0)E(-1)}").unwrap();
+/// let kinds: Vec<K> = validation_errors(&s).map(|e| e.kind()).collect();
+/// assert_eq!(
+///     kinds,
+///     [K::MinorToMajorDuplicate, K::NonPositiveTileDimension { tile: 0, value: 0 }, K::NegativeElementSize]
+/// );
+/// ```
+pub fn validation_errors(shape: &ArrayShape) -> ValidationErrors<'_> {
+    ValidationErrors {
+        shape,
+        next_group: 0,
+        minor_to_major_ok: false,
+    }
 }
 
 /// Rules 19–22. Split dimensions are physical: 0 is the most major.

@@ -77,7 +77,7 @@ const NO_COORD: Coord = Coord {
 /// assert_eq!(t.logical_index(9).unwrap(), None); // a padding slot
 /// assert_eq!(t.logical_index(17).unwrap().unwrap().as_slice(), &[2, 3]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TiledShape {
     rank: usize,
     dims: [u64; MAX_RANK],
@@ -531,6 +531,18 @@ impl TiledShape {
             Ok(o) => Ok(o * self.element_bits),
             Err(e) => Err(e),
         }
+    }
+}
+
+impl core::fmt::Debug for TiledShape {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TiledShape")
+            .field("logical_dims", &self.logical_dims())
+            .field("dims", &self.dims())
+            .field("strides", &self.strides())
+            .field("physical_slots", &self.allocated_slots)
+            .field("element_bits", &self.element_bits)
+            .finish()
     }
 }
 

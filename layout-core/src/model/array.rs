@@ -89,7 +89,7 @@ impl Dim {
 ///     .with_layout(Layout::new(&[3, 2, 0, 1]).with_tiles(&[&[8, 128], &[2, 1]]));
 /// assert_eq!(S, s);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ArrayShape {
     element_type: ElementType,
     rank: u8,

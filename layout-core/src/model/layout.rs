@@ -26,7 +26,7 @@ pub type PhysicalShapeText = InlineStr<MAX_PHYSICAL_SHAPE_TEXT>;
 /// hold anything until [`crate::validate`] runs; a tile entry of
 /// [`crate::COMBINE`] is the `*` entry; `memory_space` is an `i8` as in XLA's
 /// C++ class (so `S(256)` is 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Layout {
     minor_to_major: [i64; MAX_RANK],
     minor_to_major_len: u8,

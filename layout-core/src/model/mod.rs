@@ -6,4 +6,4 @@ mod shape;
 
 pub use array::{ArrayShape, Dim};
 pub use layout::{Layout, PhysicalShapeText, SplitConfig, memory_space_name};
-pub use shape::Shape;
+pub use shape::{Shape, ShapeEvent, ShapeEvents};

@@ -1,7 +1,13 @@
 //! Every kind of shape (spec §0): arrays, buffers, tokens, opaques, tuples.
+//!
+//! Tuples may nest as deep as the parser allows (8192 levels), so nothing
+//! here recurses on the Rust stack: printing, comparing, hashing and
+//! cloning walk the tree with [`Shape::events`], which keeps an explicit
+//! stack.
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
+use core::hash::{Hash, Hasher};
 
 use crate::ArrayShape;
 
@@ -20,7 +26,6 @@ use crate::ArrayShape;
 /// assert_eq!(s.to_string(), "(f32[2]{0}, token[], b(s32[]), opaque[])");
 /// # }
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
     /// An array, e.g. `f32[2,3]{1,0}`.
     Array(ArrayShape),
@@ -35,7 +40,93 @@ pub enum Shape {
     Tuple(Vec<Shape>),
 }
 
+/// One step of a pre-order walk over a [`Shape`]; see [`Shape::events`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeEvent<'a> {
+    /// A shape that is not a tuple.
+    Leaf {
+        /// Its position in the enclosing tuple (0 at the top).
+        index: usize,
+        /// The shape.
+        shape: &'a Shape,
+    },
+    /// A tuple starts; its elements follow, then [`ShapeEvent::TupleEnd`].
+    TupleStart {
+        /// Its position in the enclosing tuple (0 at the top).
+        index: usize,
+        /// How many elements it has.
+        len: usize,
+    },
+    /// The innermost open tuple ends.
+    TupleEnd,
+}
+
+/// The iterator of [`Shape::events`].
+pub struct ShapeEvents<'a> {
+    next: Option<&'a Shape>,
+    #[cfg(feature = "alloc")]
+    stack: Vec<(usize, core::slice::Iter<'a, Shape>)>,
+}
+
+impl<'a> Iterator for ShapeEvents<'a> {
+    type Item = ShapeEvent<'a>;
+
+    fn next(&mut self) -> Option<ShapeEvent<'a>> {
+        #[cfg(feature = "alloc")]
+        let (index, shape) = match self.next.take() {
+            Some(s) => (0, s),
+            None => {
+                let (count, iter) = self.stack.last_mut()?;
+                match iter.next() {
+                    Some(s) => {
+                        *count += 1;
+                        (*count - 1, s)
+                    }
+                    None => {
+                        self.stack.pop();
+                        return Some(ShapeEvent::TupleEnd);
+                    }
+                }
+            }
+        };
+        #[cfg(not(feature = "alloc"))]
+        let (index, shape) = (0, self.next.take()?);
+        #[cfg(feature = "alloc")]
+        if let Shape::Tuple(elems) = shape {
+            self.stack.push((0, elems.iter()));
+            return Some(ShapeEvent::TupleStart {
+                index,
+                len: elems.len(),
+            });
+        }
+        Some(ShapeEvent::Leaf { index, shape })
+    }
+}
+
 impl Shape {
+    /// A pre-order walk over the shape that uses no recursion, whatever the
+    /// nesting depth.
+    ///
+    /// ```
+    /// # #[cfg(feature = "alloc")] {
+    /// use xla_layout_core::{Shape, ShapeEvent};
+    /// let s = Shape::parse("((f32[]), token[])").unwrap();
+    /// let kinds: Vec<&str> = s.events().map(|e| match e {
+    ///     ShapeEvent::Leaf { .. } => "leaf",
+    ///     ShapeEvent::TupleStart { .. } => "(",
+    ///     ShapeEvent::TupleEnd => ")",
+    /// }).collect();
+    /// assert_eq!(kinds, ["(", "(", "leaf", ")", "leaf", ")"]);
+    /// # }
+    /// ```
+    pub fn events(&self) -> ShapeEvents<'_> {
+        ShapeEvents {
+            next: Some(self),
+            #[cfg(feature = "alloc")]
+            stack: Vec::new(),
+        }
+    }
+
     /// The array of an array shape.
     ///
     /// ```
@@ -67,10 +158,93 @@ impl Shape {
             Shape::Tuple(_) => crate::ElementType::TUPLE,
         }
     }
+
+    /// A copy of a leaf (never a tuple).
+    fn clone_leaf(&self) -> Shape {
+        match self {
+            Shape::Array(a) => Shape::Array(*a),
+            Shape::Buffer(a) => Shape::Buffer(*a),
+            Shape::Token => Shape::Token,
+            Shape::Opaque => Shape::Opaque,
+            #[cfg(feature = "alloc")]
+            Shape::Tuple(_) => unreachable!("clone_leaf is only called on leaves"),
+        }
+    }
 }
 
 impl From<ArrayShape> for Shape {
     fn from(a: ArrayShape) -> Shape {
         Shape::Array(a)
+    }
+}
+
+impl Clone for Shape {
+    fn clone(&self) -> Shape {
+        #[cfg(feature = "alloc")]
+        {
+            // Open tuples being rebuilt, innermost last.
+            let mut open: Vec<Vec<Shape>> = Vec::new();
+            for event in self.events() {
+                let done = match event {
+                    ShapeEvent::TupleStart { len, .. } => {
+                        open.push(Vec::with_capacity(len));
+                        continue;
+                    }
+                    ShapeEvent::Leaf { shape, .. } => shape.clone_leaf(),
+                    ShapeEvent::TupleEnd => Shape::Tuple(open.pop().unwrap_or_default()),
+                };
+                match open.last_mut() {
+                    Some(parent) => parent.push(done),
+                    None => return done,
+                }
+            }
+            unreachable!("a walk ends with the shape it started from")
+        }
+        #[cfg(not(feature = "alloc"))]
+        self.clone_leaf()
+    }
+}
+
+impl PartialEq for Shape {
+    fn eq(&self, other: &Shape) -> bool {
+        let mut a = self.events();
+        let mut b = other.events();
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return true,
+                (Some(x), Some(y)) if same_event(x, y) => {}
+                _ => return false,
+            }
+        }
+    }
+}
+
+fn same_event(x: ShapeEvent<'_>, y: ShapeEvent<'_>) -> bool {
+    match (x, y) {
+        (ShapeEvent::Leaf { shape: s, .. }, ShapeEvent::Leaf { shape: t, .. }) => match (s, t) {
+            (Shape::Array(a), Shape::Array(b)) | (Shape::Buffer(a), Shape::Buffer(b)) => a == b,
+            (Shape::Token, Shape::Token) | (Shape::Opaque, Shape::Opaque) => true,
+            _ => false,
+        },
+        (x, y) => x == y,
+    }
+}
+
+impl Eq for Shape {}
+
+impl Hash for Shape {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        for event in self.events() {
+            match event {
+                ShapeEvent::Leaf { shape, .. } => {
+                    core::mem::discriminant(shape).hash(state);
+                    if let Shape::Array(a) | Shape::Buffer(a) = shape {
+                        a.hash(state);
+                    }
+                }
+                ShapeEvent::TupleStart { len, .. } => (1u8, len).hash(state),
+                ShapeEvent::TupleEnd => 2u8.hash(state),
+            }
+        }
     }
 }

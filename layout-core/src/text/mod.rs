@@ -8,9 +8,14 @@ mod error;
 mod lexer;
 mod parser;
 pub(crate) mod print;
+mod spans;
 
 pub use api::{Error, Stage};
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
 pub use lexer::{Lexer, Token, TokenKind};
-pub use parser::{ParseOptions, parse_array, parse_layout, parse_shape, parse_shape_with};
+pub use parser::{
+    ParseOptions, parse_array, parse_array_with_spans, parse_layout, parse_shape, parse_shape_with,
+    shape_spans,
+};
 pub use print::WithoutLayout;
+pub use spans::{ByteSpan, ShapeSpans};

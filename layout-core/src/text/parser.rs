@@ -16,6 +16,7 @@ use core::fmt::Write;
 
 use super::error::{Diagnostic, ParseError, ParseErrorKind as E};
 use super::lexer::{Lexer, Token, TokenKind as K};
+use super::spans::{ByteSpan, ShapeSpans};
 use crate::limits::{COMBINE, DEFAULT_MAX_DEPTH, UNBOUNDED};
 use crate::{ArrayShape, CapacityError, ElementType, InlineStr, Layout, PhysicalShapeText, Shape};
 
@@ -62,6 +63,9 @@ pub(crate) struct Parser<'a> {
     depth: usize,
     max_depth: usize,
     physical_depth: usize,
+    /// Where the last consumed token ended.
+    prev_end: usize,
+    pub(crate) spans: ShapeSpans,
 }
 
 enum Frame {
@@ -114,11 +118,38 @@ impl<'a> Parser<'a> {
             depth: 0,
             max_depth: options.max_depth,
             physical_depth: 0,
+            prev_end: 0,
+            spans: ShapeSpans::EMPTY,
         }
     }
 
     fn lex(&mut self) {
+        self.prev_end = self.tok.end;
         self.tok = self.lexer.next_token();
+    }
+
+    /// Spans are kept for the outermost array only.
+    fn recording(&self) -> bool {
+        self.depth == 1 && self.physical_depth == 0
+    }
+
+    /// The span from `start` to the end of the last consumed token.
+    fn since(&self, start: Token) -> ByteSpan {
+        ByteSpan {
+            start: start.start,
+            end: self.prev_end.max(start.start),
+        }
+    }
+
+    fn record_attribute(
+        &mut self,
+        record: bool,
+        start: Token,
+        slot: fn(&mut ShapeSpans) -> &mut Option<ByteSpan>,
+    ) {
+        if record {
+            *slot(&mut self.spans) = Some(self.since(start));
+        }
     }
 
     fn look_ahead(&self) -> K {
@@ -324,6 +355,7 @@ impl<'a> Parser<'a> {
         let mut shape = ArrayShape::empty(element_type);
         let mut dim_toks = [type_tok; crate::MAX_RANK];
         let mut raw = (0usize, [(0i64, false); crate::MAX_RANK]);
+        let dims_tok = self.tok;
         let dims_ok = self.list(K::Lsquare, K::Rsquare, |p| {
             let start = p.tok;
             let dim = if p.tok.kind == K::QuestionMark {
@@ -345,12 +377,22 @@ impl<'a> Parser<'a> {
                 );
             }
             dim_toks[raw.0] = start;
+            if p.recording() {
+                p.spans.dim[raw.0] = p.since(start);
+            }
             raw.1[raw.0] = dim;
             raw.0 += 1;
             Ok(true)
         })?;
         if !dims_ok {
             return Ok(None);
+        }
+        if self.recording() {
+            self.spans.element_type = ByteSpan {
+                start: type_tok.start,
+                end: type_tok.end,
+            };
+            self.spans.dims = self.since(dims_tok);
         }
         let is_leaf = matches!(element_type, ElementType::TOKEN | ElementType::OPAQUE);
         for (i, &(size, dynamic)) in raw.1[..raw.0].iter().enumerate() {
@@ -418,11 +460,20 @@ impl<'a> Parser<'a> {
         // The first negative tile entry, for MakeLayout's abort.
         let mut negative_tile: Option<(Token, i64)> = None;
 
+        let open = self.tok;
         if !self.expect(K::Lbrace, E::Syntax("expects layout to start with kLbrace")) {
             return Ok(None);
         }
+        let record = self.recording();
+        if record {
+            self.spans.minor_to_major = ByteSpan {
+                start: open.start,
+                end: open.end,
+            };
+        }
         if self.tok.kind != K::Rbrace {
             if self.tok.kind == K::Int {
+                let first = self.tok;
                 loop {
                     let Some(v) = self.int64() else {
                         return Ok(None);
@@ -436,6 +487,9 @@ impl<'a> Parser<'a> {
                         break;
                     }
                 }
+                if record {
+                    self.spans.minor_to_major = self.since(first);
+                }
             }
             if self.eat(K::Colon) {
                 if self.is_ident(b"D") {
@@ -444,14 +498,22 @@ impl<'a> Parser<'a> {
                 }
                 if self.is_ident(b"T") {
                     self.lex();
-                    self.tiles(&mut l, &mut negative_tile)?;
+                    self.tiles(&mut l, &mut negative_tile, record)?;
                 }
                 if self.is_ident(b"L") {
+                    let start = self.tok;
                     self.lex();
-                    tail_padding_tok = self.tok;
                     self.int_attribute(&mut tail_padding, "multiple padded to in elements");
+                    // Point an abort on L at the whole attribute.
+                    tail_padding_tok = Token {
+                        end: self.prev_end,
+                        ..start
+                    };
+                    self.record_attribute(record, start, |s| &mut s.tail_padding);
                 }
-                if self.eat(K::Octothorp) {
+                if self.tok.kind == K::Octothorp {
+                    let start = self.tok;
+                    self.lex();
                     self.expect(
                         K::Lparen,
                         E::Syntax("expects kOctothorp to be followed by kLparen"),
@@ -461,8 +523,11 @@ impl<'a> Parser<'a> {
                         K::Rparen,
                         E::Syntax("expects index primitive type to be followed by kRparen"),
                     );
+                    self.record_attribute(record, start, |s| &mut s.index_type);
                 }
-                if self.eat(K::Asterisk) {
+                if self.tok.kind == K::Asterisk {
+                    let start = self.tok;
+                    self.lex();
                     self.expect(
                         K::Lparen,
                         E::Syntax("expects kAsterisk to be followed by kLparen"),
@@ -472,31 +537,43 @@ impl<'a> Parser<'a> {
                         K::Rparen,
                         E::Syntax("expects pointer primitive type to be followed by kRparen"),
                     );
+                    self.record_attribute(record, start, |s| &mut s.pointer_type);
                 }
                 if self.is_ident(b"E") {
+                    let start = self.tok;
                     self.lex();
                     self.int_attribute(&mut element_bits, "element size in bits");
+                    self.record_attribute(record, start, |s| &mut s.element_size);
                 }
                 if self.is_ident(b"S") {
+                    let start = self.tok;
                     self.lex();
                     self.int_attribute(&mut memory_space, "memory space");
+                    self.record_attribute(record, start, |s| &mut s.memory_space);
                 }
                 if self.is_ident(b"SC") {
                     self.lex();
-                    self.split_configs(&mut l)?;
+                    self.split_configs(&mut l, record)?;
                 }
                 if self.is_ident(b"P") {
+                    let start = self.tok;
                     self.lex();
                     physical = Some(self.physical_shape()?);
+                    self.record_attribute(record, start, |s| &mut s.physical_shape);
                 }
                 if self.is_ident(b"M") {
+                    let start = self.tok;
                     self.lex();
                     self.int_attribute(&mut metadata_prefix, "dynamic shape metadata prefix bytes");
+                    self.record_attribute(record, start, |s| &mut s.metadata_prefix);
                 }
             }
         }
         if !self.expect(K::Rbrace, E::Syntax("expects layout to end with kRbrace")) {
             return Ok(None);
+        }
+        if record {
+            self.spans.layout = Some(self.since(open));
         }
         // `LayoutUtil::MakeLayout`, whose checks abort the XLA process.
         if let Some((tok, v)) = negative_tile {
@@ -560,8 +637,14 @@ impl<'a> Parser<'a> {
 
     /// `ParseTiles`: `(a,b,…)(…)…`; each tile is kept from the moment its
     /// `(` is reached.
-    fn tiles(&mut self, l: &mut Layout, negative: &mut Option<(Token, i64)>) -> Step<bool> {
+    fn tiles(
+        &mut self,
+        l: &mut Layout,
+        negative: &mut Option<(Token, i64)>,
+        record: bool,
+    ) -> Step<bool> {
         loop {
+            let open = self.tok;
             let r = l.push_tile();
             self.capacity(self.tok, r)?;
             let ok = self.list(K::Lparen, K::Rparen, |p| {
@@ -583,6 +666,9 @@ impl<'a> Parser<'a> {
                 p.capacity(tok, r)?;
                 Ok(true)
             })?;
+            if record {
+                self.spans.tiles[l.tile_count() - 1] = self.since(open);
+            }
             if !ok {
                 return Ok(false);
             }
@@ -593,8 +679,9 @@ impl<'a> Parser<'a> {
     }
 
     /// `ParseSplitConfigs`: `(d:i,j,…)(…)…`.
-    fn split_configs(&mut self, l: &mut Layout) -> Step<bool> {
+    fn split_configs(&mut self, l: &mut Layout, record: bool) -> Step<bool> {
         loop {
+            let open = self.tok;
             if !self.expect(
                 K::Lparen,
                 E::Syntax("expects split configs to start with kLparen"),
@@ -614,6 +701,9 @@ impl<'a> Parser<'a> {
                 p.capacity(tok, r)?;
                 Ok(true)
             })?;
+            if record && l.split_config_count() > 0 {
+                self.spans.split_configs[l.split_config_count() - 1] = self.since(open);
+            }
             if !ok {
                 return Ok(false);
             }
@@ -716,9 +806,27 @@ pub fn parse_shape_with(text: &[u8], options: ParseOptions) -> Result<Shape, Par
 /// );
 /// ```
 pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
-    let shape = parse_shape(text)?;
-    let kind = match shape {
-        Shape::Array(a) => return Ok(a),
+    parse_array_with_spans(text).map(|(a, _)| a)
+}
+
+/// [`parse_array`], also returning where each part of the text is, for
+/// error reporting (see [`ShapeSpans::locate`]).
+///
+/// ```
+/// use xla_layout_core::text::parse_array_with_spans;
+/// let text = "bf16[8,128]{1,0:T(8,128)(2,1)S(1)}";
+/// let (_, spans) = parse_array_with_spans(text.as_bytes()).unwrap();
+/// assert_eq!(&text[spans.dims.range()], "[8,128]");
+/// assert_eq!(&text[spans.tiles[1].range()], "(2,1)");
+/// assert_eq!(&text[spans.memory_space.unwrap().range()], "S(1)");
+/// assert_eq!(&text[spans.minor_to_major.range()], "1,0");
+/// ```
+pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), ParseError> {
+    let mut p = Parser::new(text, 0, ParseOptions::default());
+    let v = p.shape();
+    let spans = p.spans;
+    let kind = match finish(p, v, "shape")? {
+        Shape::Array(a) => return Ok((a, spans)),
         Shape::Buffer(_) => "a buffer",
         Shape::Token => "a token",
         Shape::Opaque => "an opaque shape",
@@ -730,6 +838,20 @@ pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
         end: text.len(),
         kind: E::NotAnArray(kind),
     }))
+}
+
+/// The spans of whatever parts of an array shape's text parse, even when
+/// the whole does not; for pointing at the layout in error messages.
+///
+/// ```
+/// use xla_layout_core::text::shape_spans;
+/// let text = "f32[2,3]{0,1,2}";
+/// assert_eq!(&text[shape_spans(text.as_bytes()).minor_to_major.range()], "0,1,2");
+/// ```
+pub fn shape_spans(text: &[u8]) -> ShapeSpans {
+    let mut p = Parser::new(text, 0, ParseOptions::default());
+    let _ = p.shape();
+    p.spans
 }
 
 /// Parses a bare layout, as `xla::ParseLayout`: `{1,0:T(8,128)}`, `{}`.

@@ -3,7 +3,7 @@
 use core::fmt::{self, Display, Formatter, Write};
 
 use crate::limits::COMBINE;
-use crate::{ArrayShape, Dim, ElementType, Layout, Shape};
+use crate::{ArrayShape, Dim, ElementType, Layout, Shape, ShapeEvent};
 
 impl Display for Layout {
     /// `Layout::ToString`: `{m2m:attributes}` with defaults omitted.
@@ -113,10 +113,11 @@ fn write_array_without_layout(f: &mut Formatter<'_>, s: &ArrayShape) -> fmt::Res
         if i > 0 {
             f.write_char(',')?;
         }
-        match s.dim(i) {
-            Dim::Static(n) => write!(f, "{n}")?,
-            Dim::Bounded(n) => write!(f, "<={n}")?,
-            Dim::Unbounded => f.write_char('?')?,
+        // XLA prints `?` for the unbounded size whatever the dynamic flag.
+        match (s.dims()[i], s.dim(i)) {
+            (crate::UNBOUNDED, _) | (_, Dim::Unbounded) => f.write_char('?')?,
+            (_, Dim::Static(n)) => write!(f, "{n}")?,
+            (_, Dim::Bounded(n)) => write!(f, "<={n}")?,
         }
     }
     f.write_char(']')
@@ -191,6 +192,31 @@ impl Display for Shape {
 }
 
 fn write_shape(f: &mut Formatter<'_>, s: &Shape, with_layout: bool) -> fmt::Result {
+    for event in s.events() {
+        let index = match event {
+            ShapeEvent::Leaf { index, .. } | ShapeEvent::TupleStart { index, .. } => index,
+            ShapeEvent::TupleEnd => {
+                f.write_char(')')?;
+                continue;
+            }
+        };
+        if index > 0 {
+            f.write_str(", ")?;
+            // XLA marks every fifth element's index (spec §a.4).
+            if index % 5 == 0 {
+                write!(f, "/*index={index}*/")?;
+            }
+        }
+        match event {
+            ShapeEvent::TupleStart { .. } => f.write_char('(')?,
+            ShapeEvent::Leaf { shape, .. } => write_leaf(f, shape, with_layout)?,
+            ShapeEvent::TupleEnd => {}
+        }
+    }
+    Ok(())
+}
+
+fn write_leaf(f: &mut Formatter<'_>, s: &Shape, with_layout: bool) -> fmt::Result {
     let array = |f: &mut Formatter<'_>, a: &ArrayShape| {
         if with_layout {
             write!(f, "{a}")
@@ -208,19 +234,29 @@ fn write_shape(f: &mut Formatter<'_>, s: &Shape, with_layout: bool) -> fmt::Resu
         Shape::Token => f.write_str("token[]"),
         Shape::Opaque => f.write_str("opaque[]"),
         #[cfg(feature = "alloc")]
-        Shape::Tuple(elems) => {
-            f.write_char('(')?;
-            for (i, e) in elems.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                    // XLA marks every fifth element's index (spec §a.4).
-                    if i % 5 == 0 {
-                        write!(f, "/*index={i}*/")?;
-                    }
-                }
-                write_shape(f, e, with_layout)?;
-            }
-            f.write_char(')')
+        Shape::Tuple(_) => unreachable!("tuples arrive as events"),
+    }
+}
+
+// Debug shows the canonical text: the fixed-capacity arrays inside are
+// noise, and a deep tuple must not recurse.
+impl fmt::Debug for Layout {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "Layout({self})")
+    }
+}
+
+impl fmt::Debug for ArrayShape {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.layout() {
+            Some(_) => write!(f, "ArrayShape({self})"),
+            None => write!(f, "ArrayShape({self}, no layout)"),
         }
+    }
+}
+
+impl fmt::Debug for Shape {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "Shape({self})")
     }
 }

@@ -1,0 +1,127 @@
+//! Where each part of an array shape's text is, so that tools (the
+//! `layout!` macro, editors) can point at the part a rule is about.
+
+use crate::ValidationErrorKind;
+use crate::limits::{MAX_RANK, MAX_SPLIT_CONFIGS, MAX_TILES};
+
+/// A byte range of the input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ByteSpan {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl ByteSpan {
+    pub(crate) const EMPTY: ByteSpan = ByteSpan { start: 0, end: 0 };
+
+    /// As a range.
+    pub const fn range(self) -> core::ops::Range<usize> {
+        self.start..self.end
+    }
+}
+
+/// The byte ranges of the parts of a parsed array shape; see
+/// [`super::parse_array_with_spans`]. Absent parts are `None` or empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ShapeSpans {
+    /// The element type.
+    pub element_type: ByteSpan,
+    /// `[...]`.
+    pub dims: ByteSpan,
+    /// Each dimension.
+    pub dim: [ByteSpan; MAX_RANK],
+    /// `{...}`, if written.
+    pub layout: Option<ByteSpan>,
+    /// The minor-to-major list (the `{` when it is empty).
+    pub minor_to_major: ByteSpan,
+    /// Each tile, `(…)`.
+    pub tiles: [ByteSpan; MAX_TILES],
+    /// `L(n)`.
+    pub tail_padding: Option<ByteSpan>,
+    /// `#(t)`.
+    pub index_type: Option<ByteSpan>,
+    /// `*(t)`.
+    pub pointer_type: Option<ByteSpan>,
+    /// `E(n)`.
+    pub element_size: Option<ByteSpan>,
+    /// `S(n)`.
+    pub memory_space: Option<ByteSpan>,
+    /// Each split config, `(d:…)`.
+    pub split_configs: [ByteSpan; MAX_SPLIT_CONFIGS],
+    /// `P(...)`.
+    pub physical_shape: Option<ByteSpan>,
+    /// `M(n)`.
+    pub metadata_prefix: Option<ByteSpan>,
+}
+
+impl ShapeSpans {
+    pub(crate) const EMPTY: ShapeSpans = ShapeSpans {
+        element_type: ByteSpan::EMPTY,
+        dims: ByteSpan::EMPTY,
+        dim: [ByteSpan::EMPTY; MAX_RANK],
+        layout: None,
+        minor_to_major: ByteSpan::EMPTY,
+        tiles: [ByteSpan::EMPTY; MAX_TILES],
+        tail_padding: None,
+        index_type: None,
+        pointer_type: None,
+        element_size: None,
+        memory_space: None,
+        split_configs: [ByteSpan::EMPTY; MAX_SPLIT_CONFIGS],
+        physical_shape: None,
+        metadata_prefix: None,
+    };
+
+    /// The part of the text a validation rule is about: the dimensions for
+    /// dimension rules, the minor-to-major list, the offending tile or
+    /// attribute, else the whole layout.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_array_with_spans;
+    ///
+    /// let text = "f32[2,3]{1,0:T(8,128)(0,1)}";
+    /// let (shape, spans) = parse_array_with_spans(text.as_bytes()).unwrap();
+    /// let err = shape.validate().unwrap_err();
+    /// assert_eq!(&text[spans.locate(err.kind()).range()], "(0,1)");
+    /// ```
+    pub fn locate(&self, kind: ValidationErrorKind) -> ByteSpan {
+        use ValidationErrorKind as K;
+        let whole = self.layout.unwrap_or(self.dims);
+        match kind {
+            K::InvalidElementType | K::WrongKindForElementType => self.element_type,
+            K::NegativeDimension { index, .. } => self.dim.get(index).copied().unwrap_or(self.dims),
+            K::DimensionsOverflow | K::SizeMayOverflow => self.dims,
+            K::MissingLayout => ByteSpan {
+                start: self.element_type.start,
+                end: self.dims.end,
+            },
+            K::MinorToMajorLength | K::MinorToMajorOutOfBounds | K::MinorToMajorDuplicate => {
+                self.minor_to_major
+            }
+            K::TailPaddingNotPositive => self.tail_padding.unwrap_or(whole),
+            K::IndexPrimitiveType => self.index_type.unwrap_or(whole),
+            K::PointerPrimitiveType => self.pointer_type.unwrap_or(whole),
+            K::PhysicalShape => self.physical_shape.unwrap_or(whole),
+            K::EmptyTile { tile }
+            | K::NonPositiveTileDimension { tile, .. }
+            | K::CombineInMostMinorPosition { tile } => self
+                .tiles
+                .get(tile)
+                .copied()
+                .filter(|s| s.end > 0)
+                .unwrap_or(whole),
+            K::NegativeElementSize => self.element_size.unwrap_or(whole),
+            K::SplitDimensionOutOfBounds { config }
+            | K::SplitDimensionDuplicate { config }
+            | K::SplitIndicesNotIncreasing { config }
+            | K::SplitIndexOutOfBounds { config, .. } => self
+                .split_configs
+                .get(config)
+                .copied()
+                .filter(|s| s.end > 0)
+                .unwrap_or(whole),
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! Checked model → Rust items: a zero-sized type per layout whose constants
+//! and `offset` are literals computed by layout-core at expansion time.
+
+mod offset;
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+use xla_layout_core::{ArrayShape, COMBINE, Dim};
+
+use crate::check::Checked;
+
+/// Where the generated code finds the runtime crate: `$crate` of the
+/// `xla-layout` facade, whatever name the user imported it under.
+pub struct Krate(pub TokenStream);
+
+/// The items for a valid layout named `name`.
+pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStream {
+    let k = &krate.0;
+    let Checked { shape, tiled } = checked;
+    let text = shape.to_string();
+    let rank = shape.rank();
+    let dims: Vec<TokenStream> = tiled.logical_dims().iter().map(|&d| usize_lit(d)).collect();
+    let slots = tiled.physical_slots();
+    let bytes = tiled.exact_bytes();
+    let (slots_lit, bytes_lit) = (usize_lit(slots), usize_lit(bytes));
+    let (slots_u64, bytes_u64) = (Literal::u64_suffixed(slots), Literal::u64_suffixed(bytes));
+    let bits = Literal::u32_suffixed(tiled.element_bits() as u32);
+    let space = Literal::i8_suffixed(shape.memory_space());
+    let ty = format_ident!("{}", format!("{:?}", shape.element_type()));
+    let shape_expr = shape_expression(k, shape);
+    let logical = logical_type(k, shape);
+    let indices: Vec<Ident> = (0..rank).map(|d| format_ident!("i{}", d)).collect();
+    let in_bounds = bounds_condition(&indices, &dims);
+    let body = offset::offset_expression(tiled);
+    let index_ty = quote!([usize; #rank]);
+    // Both become format strings of `assert!`: escape the layout's braces.
+    let escaped = text.replace('{', "{{").replace('}', "}}");
+    let too_big =
+        format!("layout `{escaped}` needs more slots or bytes than this target's usize can count");
+    let out_of_bounds = format!("index out of bounds for layout `{escaped}`");
+    let debug_name = name.to_string();
+    quote! {
+        impl #name {
+            /// The number of logical dimensions.
+            pub const RANK: usize = #rank;
+            /// The logical dimension sizes (bounds for `<=N` dimensions).
+            pub const DIMS: #index_ty = [#(#dims),*];
+            /// Slots allocated, padding included (every tile level and `L`).
+            pub const PHYSICAL_ELEMENTS: usize = #slots_lit;
+            /// The exact size in bytes.
+            pub const BYTES: usize = #bytes_lit;
+            /// Storage bits per slot.
+            pub const ELEMENT_BITS: u32 = #bits;
+            /// The element type.
+            pub const ELEMENT_TYPE: #k::ElementType = #k::ElementType::#ty;
+            /// The memory space, `S(n)`.
+            pub const MEMORY_SPACE: i8 = #space;
+            /// The canonical XLA text.
+            pub const TEXT: &'static str = #text;
+            /// The whole shape as a layout-core value.
+            pub const SHAPE: #k::ArrayShape = #shape_expr;
+
+            /// The slot of `index`: straight-line arithmetic on constants.
+            /// Out-of-bounds indices are caught by a debug assertion only.
+            #[inline(always)]
+            #[allow(unused_variables, clippy::identity_op, clippy::erasing_op)]
+            pub const fn offset(self, index: #index_ty) -> usize {
+                let [#(#indices),*] = index;
+                debug_assert!(#in_bounds, #out_of_bounds);
+                #body
+            }
+
+            /// The slot of `index`, or `None` if it is out of bounds.
+            #[inline(always)]
+            #[allow(unused_variables)]
+            pub const fn offset_checked(self, index: #index_ty) -> ::core::option::Option<usize> {
+                let [#(#indices),*] = index;
+                if #in_bounds { ::core::option::Option::Some(self.offset(index)) } else { ::core::option::Option::None }
+            }
+
+            /// The bit offset of `index`'s element (packed elements fill
+            /// bytes from the least significant bit).
+            #[inline(always)]
+            pub const fn bit_offset(self, index: #index_ty) -> usize {
+                self.offset(index) * Self::ELEMENT_BITS as usize
+            }
+        }
+
+        // The literals above come from layout-core at expansion time; check
+        // them against its const evaluation of the same shape, and against
+        // this target's usize.
+        const _: () = {
+            ::core::assert!(#slots_u64 <= usize::MAX as u64 && #bytes_u64 <= usize::MAX as u64, #too_big);
+            match #k::TiledShape::new(&#name::SHAPE) {
+                ::core::result::Result::Ok(t) => ::core::assert!(
+                    t.physical_slots() == #slots_u64 && t.exact_bytes() == #bytes_u64,
+                    "xla-layout internal error: generated constants disagree with layout-core"
+                ),
+                ::core::result::Result::Err(_) => ::core::panic!("xla-layout internal error: generated shape is invalid"),
+            }
+        };
+
+        unsafe impl #k::StaticLayout for #name {
+            type Index = #index_ty;
+            type Space = #k::MemorySpace<#space>;
+            type Logical = #logical;
+            const RANK: usize = #name::RANK;
+            const DIMS: #index_ty = #name::DIMS;
+            const PHYSICAL_ELEMENTS: usize = #name::PHYSICAL_ELEMENTS;
+            const BYTES: usize = #name::BYTES;
+            const ELEMENT_BITS: u32 = #name::ELEMENT_BITS;
+            const ELEMENT_TYPE: #k::ElementType = #name::ELEMENT_TYPE;
+            const MEMORY_SPACE: i8 = #name::MEMORY_SPACE;
+            const TEXT: &'static str = #name::TEXT;
+            const SHAPE: #k::ArrayShape = #name::SHAPE;
+            #[inline(always)]
+            fn offset(self, index: #index_ty) -> usize {
+                #name::offset(self, index)
+            }
+            #[inline(always)]
+            fn offset_checked(self, index: #index_ty) -> ::core::option::Option<usize> {
+                #name::offset_checked(self, index)
+            }
+        }
+
+        impl ::core::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(#name::TEXT)
+            }
+        }
+
+        impl ::core::fmt::Debug for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::write!(f, "{}({})", #debug_name, #name::TEXT)
+            }
+        }
+    }
+}
+
+/// A type with the right rank and no valid index, emitted next to the
+/// errors of an invalid layout so that the rest of the crate still
+/// type-checks (and rust-analyzer keeps working).
+pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
+    let k = &krate.0;
+    let index_ty = quote!([usize; #rank]);
+    quote! {
+        impl #name {
+            pub const RANK: usize = #rank;
+            pub const DIMS: #index_ty = [0; #rank];
+            pub const PHYSICAL_ELEMENTS: usize = 0;
+            pub const BYTES: usize = 0;
+            pub const ELEMENT_BITS: u32 = 0;
+            pub const ELEMENT_TYPE: #k::ElementType = #k::ElementType::INVALID;
+            pub const MEMORY_SPACE: i8 = 0;
+            pub const TEXT: &'static str = "";
+            pub const SHAPE: #k::ArrayShape = #k::ArrayShape::new(#k::ElementType::INVALID, &[0; #rank]);
+            pub const fn offset(self, index: #index_ty) -> usize { 0 }
+            pub const fn offset_checked(self, index: #index_ty) -> ::core::option::Option<usize> { ::core::option::Option::None }
+            pub const fn bit_offset(self, index: #index_ty) -> usize { 0 }
+        }
+        unsafe impl #k::StaticLayout for #name {
+            type Index = #index_ty;
+            type Space = #k::MemorySpace<0>;
+            type Logical = ();
+            const RANK: usize = #rank;
+            const DIMS: #index_ty = [0; #rank];
+            const PHYSICAL_ELEMENTS: usize = 0;
+            const BYTES: usize = 0;
+            const ELEMENT_BITS: u32 = 0;
+            const ELEMENT_TYPE: #k::ElementType = #k::ElementType::INVALID;
+            const MEMORY_SPACE: i8 = 0;
+            const TEXT: &'static str = "";
+            const SHAPE: #k::ArrayShape = #name::SHAPE;
+            fn offset(self, _: #index_ty) -> usize { 0 }
+            fn offset_checked(self, _: #index_ty) -> ::core::option::Option<usize> { ::core::option::Option::None }
+        }
+        impl ::core::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { f.write_str("") }
+        }
+        impl ::core::fmt::Debug for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { f.write_str("invalid layout") }
+        }
+    }
+}
+
+/// The struct itself, with the user's attributes and our doc line.
+pub fn struct_item(attrs: &TokenStream, vis: &TokenStream, name: &Ident, doc: &str) -> TokenStream {
+    quote! {
+        #attrs
+        #[doc = #doc]
+        #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #vis struct #name;
+    }
+}
+
+/// The doc line for a valid layout.
+pub fn doc_line(checked: &Checked) -> String {
+    let t = &checked.tiled;
+    format!(
+        "\n\nXLA layout `{}`: {} logical elements in {} slots, {} bytes; slot of `[{}]` = `{}`.",
+        checked.shape,
+        t.element_count(),
+        t.physical_slots(),
+        t.exact_bytes(),
+        (0..t.rank())
+            .map(|d| format!("i{d}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        offset::offset_expression_text(t),
+    )
+}
+
+fn usize_lit(v: u64) -> TokenStream {
+    if v <= u32::MAX as u64 {
+        let l = Literal::usize_unsuffixed(v as usize);
+        quote!(#l)
+    } else {
+        let l = Literal::u64_suffixed(v);
+        quote!((#l as usize))
+    }
+}
+
+fn bounds_condition(indices: &[Ident], dims: &[TokenStream]) -> TokenStream {
+    if indices.is_empty() {
+        return quote!(true);
+    }
+    quote!(#(#indices < #dims)&&*)
+}
+
+/// A const expression rebuilding `shape` with layout-core's builders.
+fn shape_expression(k: &TokenStream, shape: &ArrayShape) -> TokenStream {
+    let ty = format_ident!("{}", format!("{:?}", shape.element_type()));
+    let dims = (0..shape.rank()).map(|d| match shape.dim(d) {
+        Dim::Static(n) => {
+            let n = Literal::i64_unsuffixed(n);
+            quote!(#k::Dim::Static(#n))
+        }
+        Dim::Bounded(n) => {
+            let n = Literal::i64_unsuffixed(n);
+            quote!(#k::Dim::Bounded(#n))
+        }
+        Dim::Unbounded => quote!(#k::Dim::Unbounded),
+    });
+    let layout = shape.layout_or_default();
+    let m2m = layout
+        .minor_to_major()
+        .iter()
+        .map(|&v| Literal::i64_unsuffixed(v));
+    let mut builder = quote!(#k::Layout::new(&[#(#m2m),*]));
+    if layout.tile_count() > 0 {
+        let tiles = layout.tiles().map(|t| {
+            let entries = t.iter().map(|&e| {
+                if e == COMBINE {
+                    quote!(#k::COMBINE)
+                } else {
+                    let e = Literal::i64_unsuffixed(e);
+                    quote!(#e)
+                }
+            });
+            quote!(&[#(#entries),*])
+        });
+        builder = quote!(#builder.with_tiles(&[#(#tiles),*]));
+    }
+    let l = layout.tail_padding_alignment_in_elements();
+    if l != 1 {
+        let l = Literal::i64_unsuffixed(l);
+        builder = quote!(#builder.with_tail_padding_alignment(#l));
+    }
+    let e = layout.element_size_in_bits();
+    if e != 0 {
+        let e = Literal::i64_unsuffixed(e);
+        builder = quote!(#builder.with_element_size_in_bits(#e));
+    }
+    let s = layout.memory_space();
+    if s != 0 {
+        let s = Literal::i8_unsuffixed(s);
+        builder = quote!(#builder.with_memory_space(#s));
+    }
+    if layout.split_config_count() > 0 {
+        let configs = layout.split_configs().map(|c| {
+            let d = Literal::i64_unsuffixed(c.dimension);
+            let idx = c.indices.iter().map(|&i| Literal::i64_unsuffixed(i));
+            quote!((#d, &[#(#idx),*]))
+        });
+        builder = quote!(#builder.with_split_configs(&[#(#configs),*]));
+    }
+    let m = layout.dynamic_shape_metadata_prefix_bytes();
+    if m != 0 {
+        let m = Literal::i64_unsuffixed(m);
+        builder = quote!(#builder.with_dynamic_shape_metadata_prefix_bytes(#m));
+    }
+    quote!(#k::ArrayShape::from_dims(#k::ElementType::#ty, &[#(#dims),*]).with_layout(#builder))
+}
+
+/// `Logical<TYPE, (Extent<A>, Bound<B>, …)>`.
+fn logical_type(k: &TokenStream, shape: &ArrayShape) -> TokenStream {
+    let ty = Literal::u8_unsuffixed(shape.element_type().proto_number());
+    let dims = (0..shape.rank()).map(|d| match shape.dim(d) {
+        Dim::Static(n) => {
+            let n = usize_lit(n as u64);
+            quote!(#k::Extent<{ #n }>)
+        }
+        Dim::Bounded(n) => {
+            let n = usize_lit(n as u64);
+            quote!(#k::Bound<{ #n }>)
+        }
+        Dim::Unbounded => quote!(()),
+    });
+    quote!(#k::Logical<#ty, (#(#dims,)*)>)
+}

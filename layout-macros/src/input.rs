@@ -1,0 +1,124 @@
+//! The macro's own syntax: items (`pub type Name = SHAPE;`) or one
+//! expression (`SHAPE` or `"SHAPE"`). The shape itself is left as tokens.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::parse::{Parse, ParseStream};
+use syn::{Attribute, Ident, LitStr, Token, Visibility};
+
+/// Where a shape comes from.
+pub enum Source {
+    /// Tokens written in the macro: `bf16[8,128]{1,0}` or `bf16[8,128]<1,0>`.
+    Tokens(Vec<TokenTree>),
+    /// A string literal pasted from an HLO dump.
+    Literal(LitStr),
+}
+
+impl Source {
+    /// A span for errors about the whole shape.
+    pub fn span(&self) -> Span {
+        match self {
+            Source::Tokens(t) => t.first().map_or_else(Span::call_site, TokenTree::span),
+            Source::Literal(l) => l.span(),
+        }
+    }
+}
+
+/// `#[attrs] vis type Name = SHAPE;`
+pub struct Item {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub source: Source,
+}
+
+/// Everything inside `layout!(...)`.
+pub enum Input {
+    /// Type items.
+    Items(Vec<Item>),
+    /// One shape as an expression.
+    Expr(Source),
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream) -> syn::Result<Input> {
+        if input.is_empty() {
+            return Err(input.error(
+                "expected an XLA shape such as `bf16[8,128]{1,0:T(8,128)(2,1)}`, or `pub type Name = <shape>;`",
+            ));
+        }
+        let fork = input.fork();
+        let _ = fork.call(Attribute::parse_outer);
+        let _ = fork.parse::<Visibility>();
+        if input.peek(Token![#]) || fork.peek(Token![type]) {
+            let mut items = Vec::new();
+            while !input.is_empty() {
+                items.push(input.parse()?);
+            }
+            return Ok(Input::Items(items));
+        }
+        let source = parse_source(input, false)?;
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens after the shape"));
+        }
+        Ok(Input::Expr(source))
+    }
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream) -> syn::Result<Item> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis: Visibility = input.parse()?;
+        input.parse::<Token![type]>()?;
+        let name: Ident = input.parse()?;
+        if input.peek(Token![<]) {
+            return Err(input.error("layout types take no generic parameters"));
+        }
+        input.parse::<Token![=]>()?;
+        let source = parse_source(input, true)?;
+        input.parse::<Token![;]>()?;
+        Ok(Item {
+            attrs,
+            vis,
+            name,
+            source,
+        })
+    }
+}
+
+/// A string literal, or every token up to a top-level `;` (items) or the
+/// end (expressions).
+fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
+    if input.peek(LitStr) {
+        let fork = input.fork();
+        let lit: LitStr = fork.parse()?;
+        if fork.is_empty() || (in_item && fork.peek(Token![;])) {
+            input.parse::<LitStr>()?;
+            return Ok(Source::Literal(lit));
+        }
+    }
+    let tokens = input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut tokens = Vec::new();
+        while let Some((tt, next)) = rest.token_tree() {
+            if in_item && matches!(&tt, TokenTree::Punct(p) if p.as_char() == ';') {
+                break;
+            }
+            tokens.push(tt);
+            rest = next;
+        }
+        Ok((tokens, rest))
+    })?;
+    if tokens.is_empty() {
+        return Err(input.error("expected an XLA shape such as `f32[128,256]{1,0}`"));
+    }
+    Ok(Source::Tokens(tokens))
+}
+
+/// Re-emits attributes.
+pub fn attrs_tokens(attrs: &[Attribute]) -> TokenStream {
+    let mut ts = TokenStream::new();
+    for a in attrs {
+        quote::ToTokens::to_tokens(a, &mut ts);
+    }
+    ts
+}

@@ -1,0 +1,157 @@
+//! Rust tokens → XLA text, remembering which token each byte came from.
+//!
+//! The macro does not parse XLA's grammar itself: it turns the tokens back
+//! into text and hands that to layout-core's parser (one grammar for the
+//! whole project). The span map then turns the parser's byte ranges into
+//! compile errors pointing at the offending tokens.
+
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::LitStr;
+
+/// XLA text and where each piece of it came from.
+pub struct SourceText {
+    pub text: String,
+    pieces: Vec<Piece>,
+}
+
+struct Piece {
+    start: usize,
+    end: usize,
+    span: Span,
+}
+
+impl SourceText {
+    /// The contents of a string literal: every error points at the literal.
+    pub fn from_literal(lit: &LitStr) -> SourceText {
+        let text = lit.value();
+        let pieces = vec![Piece {
+            start: 0,
+            end: text.len().max(1),
+            span: lit.span(),
+        }];
+        SourceText { text, pieces }
+    }
+
+    /// Shape tokens written directly in the macro. An angle-bracket layout
+    /// after the dimensions, `f32[2,3]<1,0>`, is read as `{1,0}`.
+    pub fn from_tokens(tokens: &[TokenTree]) -> syn::Result<SourceText> {
+        let mut out = SourceText {
+            text: String::new(),
+            pieces: Vec::new(),
+        };
+        let mut writer = Writer {
+            out: &mut out,
+            last_word: false,
+            glue_next: true,
+        };
+        let mut angle_open: Option<Span> = None;
+        let mut after_dims = false;
+        for (i, tt) in tokens.iter().enumerate() {
+            let next = tokens.get(i + 1);
+            match tt {
+                TokenTree::Punct(p) if p.as_char() == '<' && after_dims && angle_open.is_none() => {
+                    angle_open = Some(p.span());
+                    writer.push("{", p.span(), false);
+                }
+                TokenTree::Punct(p) if p.as_char() == '>' && angle_open.is_some() => {
+                    angle_open = None;
+                    writer.push("}", p.span(), false);
+                }
+                tt => writer.token(tt, next),
+            }
+            after_dims = matches!(tt, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket);
+        }
+        if let Some(span) = angle_open {
+            return Err(syn::Error::new(
+                span,
+                "this `<` opens a layout that is never closed with `>`",
+            ));
+        }
+        Ok(out)
+    }
+
+    /// A compile error at the tokens covering bytes `start..end`.
+    pub fn error(&self, start: usize, end: usize, message: impl std::fmt::Display) -> syn::Error {
+        let end = end.max(start + 1);
+        let covering: Vec<&Piece> = self
+            .pieces
+            .iter()
+            .filter(|p| p.start < end && start < p.end)
+            .collect();
+        let (first, last) = match (covering.first(), covering.last()) {
+            (Some(f), Some(l)) => (f.span, l.span),
+            // Past the end: point at the last token.
+            _ => match self.pieces.last() {
+                Some(p) => (p.span, p.span),
+                None => (Span::call_site(), Span::call_site()),
+            },
+        };
+        // Two marker tokens make the error cover first..last on stable.
+        let mut markers = TokenStream::new();
+        for span in [first, last] {
+            let mut p = proc_macro2::Punct::new('.', proc_macro2::Spacing::Alone);
+            p.set_span(span);
+            markers.extend([TokenTree::Punct(p)]);
+        }
+        syn::Error::new_spanned(markers, message)
+    }
+
+    /// The text of bytes `start..end`, for messages.
+    pub fn slice(&self, start: usize, end: usize) -> &str {
+        self.text.get(start..end.min(self.text.len())).unwrap_or("")
+    }
+}
+
+struct Writer<'a> {
+    out: &'a mut SourceText,
+    /// Whether the last token was a word (identifier or literal), which a
+    /// following word must be separated from.
+    last_word: bool,
+    /// Whether the next punctuation may join the last one (`<` `=`).
+    glue_next: bool,
+}
+
+impl Writer<'_> {
+    fn push(&mut self, s: &str, span: Span, word: bool) {
+        if (word && self.last_word) || (!word && !self.glue_next && !s.is_empty()) {
+            self.out.text.push(' ');
+        }
+        let start = self.out.text.len();
+        self.out.text.push_str(s);
+        self.out.pieces.push(Piece {
+            start,
+            end: self.out.text.len(),
+            span,
+        });
+        self.last_word = word;
+        self.glue_next = true;
+    }
+
+    fn token(&mut self, tt: &TokenTree, next: Option<&TokenTree>) {
+        match tt {
+            TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::None => ("", ""),
+                };
+                self.push(open, g.span_open(), false);
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                for (i, t) in inner.iter().enumerate() {
+                    self.token(t, inner.get(i + 1));
+                }
+                self.push(close, g.span_close(), false);
+            }
+            TokenTree::Ident(id) => self.push(&id.to_string(), id.span(), true),
+            TokenTree::Literal(lit) => self.push(&lit.to_string(), lit.span(), true),
+            TokenTree::Punct(p) => {
+                let mut buf = [0u8; 4];
+                self.push(p.as_char().encode_utf8(&mut buf), p.span(), false);
+                // `<` `=` written apart stay apart: XLA wants `<=` adjacent.
+                let next_is_punct = matches!(next, Some(TokenTree::Punct(_)));
+                self.glue_next = !(p.spacing() == proc_macro2::Spacing::Alone && next_is_punct);
+            }
+        }
+    }
+}
