@@ -29,7 +29,14 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
     let (shape, spans) = match parse_array_with_spans(text) {
         Ok(ok) => ok,
         Err(e) => {
+            // A second message at the same token is a consequence of the
+            // first (XLA gives up on the layout there too): show one.
+            let mut reported = Vec::new();
             for d in e.diagnostics().filter(|d| !is_noise(src, d)) {
+                if reported.contains(&d.start) {
+                    continue;
+                }
+                reported.push(d.start);
                 let (start, end) = where_to_point(src, d);
                 errors.push(src.error(start, end, explain_parse(src, d)));
             }
@@ -127,6 +134,23 @@ fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
         } => format!(
             "minor_to_major must have one entry per dimension: the shape has {rank} dimensions but the layout lists {minor_to_major} (XLA: {xla})"
         ),
+        ParseErrorKind::Syntax("expects layout to end with kRbrace") => format!(
+            "unexpected {} in the layout: after `:` come the attributes {ATTRIBUTE_ORDER}, each at most once and in that order, then `}}` (XLA: {xla})",
+            describe(token)
+        ),
+        ParseErrorKind::Syntax("expects integer") => {
+            format!(
+                "expected an integer, found {} (XLA: {xla})",
+                describe(token)
+            )
+        }
+        ParseErrorKind::ExpectedListStart(kind) | ParseErrorKind::ExpectedListEnd(kind) => {
+            format!(
+                "expected `{}`, found {} (XLA: {xla})",
+                punctuation(*kind),
+                describe(token)
+            )
+        }
         ParseErrorKind::NotAnArray(kind) => format!(
             "layout! needs an array shape; this is {kind} (tuples, tokens, opaque and buffer shapes have no addressing)"
         ),
@@ -134,6 +158,29 @@ fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
             "P(shape) physical shapes belong to sparse arrays, which XLA no longer has (XLA: {xla})"
         ),
         _ => xla,
+    }
+}
+
+/// A token for a message: `` `x` `` or "the end of the shape".
+fn describe(token: &str) -> String {
+    if token.is_empty() {
+        "the end of the shape".into()
+    } else {
+        format!("`{token}`")
+    }
+}
+
+/// The text of a punctuation token kind.
+fn punctuation(kind: TokenKind) -> &'static str {
+    match kind {
+        TokenKind::Lsquare => "[",
+        TokenKind::Rsquare => "]",
+        TokenKind::Lparen => "(",
+        TokenKind::Rparen => ")",
+        TokenKind::Lbrace => "{",
+        TokenKind::Rbrace => "}",
+        TokenKind::Colon => ":",
+        _ => kind.xla_name(),
     }
 }
 

@@ -73,7 +73,9 @@ fn expand(input: TokenStream) -> TokenStream {
                 &name,
                 &mut errors,
             );
-            quote!({ #items #name })
+            // An expression: the errors go inside the block.
+            let errors = errors.iter().map(syn::Error::to_compile_error);
+            return quote!({ #(#errors)* #items #name });
         }
     };
     let errors = errors.iter().map(syn::Error::to_compile_error);

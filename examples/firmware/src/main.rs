@@ -1,0 +1,68 @@
+//! Firmware-style use of xla-layout: no `std`, no allocator, no `main`.
+//!
+//! A sensor frame is laid out in a tiled format fixed at compile time; the
+//! program fills it through `layout!` offsets (plain arithmetic on
+//! constants) and checks a few slots against hand-computed values. On
+//! x86_64 Linux it exits with status 0 when every check holds, so CI can
+//! run it as well as link it.
+#![no_std]
+#![no_main]
+
+use core::panic::PanicInfo;
+use xla_layout::layout;
+
+mod rt;
+
+layout! {
+    /// A 4×64 frame of bytes in 2×32 tiles.
+    type Frame = u8[4,64]{1,0:T(2,32)};
+}
+
+/// The frame buffer: exactly the bytes the layout needs.
+static mut FRAME: [u8; Frame::BYTES] = [0; Frame::BYTES];
+
+fn run() -> u8 {
+    // SAFETY: single-threaded program; no other reference to FRAME exists.
+    let frame = unsafe { &mut *core::ptr::addr_of_mut!(FRAME) };
+    for r in 0..4 {
+        for c in 0..64 {
+            frame[Frame.offset([r, c])] = (r * 64 + c) as u8;
+        }
+    }
+    // 2×32 tiles, row-major within and across tiles: (r, c) goes to
+    // ((r/2)·2 + c/32)·64 + (r%2)·32 + c%32.
+    let expected = [((0, 0), 0), ((0, 31), 31), ((1, 0), 32), ((0, 32), 64), ((2, 0), 128), ((3, 63), 255)];
+    let mut failures = 0u8;
+    for ((r, c), slot) in expected {
+        if Frame.offset([r, c]) != slot || frame[slot] != (r * 64 + c) as u8 {
+            failures += 1;
+        }
+    }
+    if Frame::BYTES != 256 || Frame.offset_checked([4, 0]).is_some() {
+        failures += 1;
+    }
+    failures
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn _start() -> ! {
+    exit(run())
+}
+
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+fn exit(code: u8) -> ! {
+    // SAFETY: the exit_group system call does not return.
+    unsafe {
+        core::arch::asm!("syscall", in("rax") 231, in("rdi") code as usize, options(noreturn));
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+fn exit(_: u8) -> ! {
+    loop {}
+}
+
+#[panic_handler]
+fn panic(_: &PanicInfo) -> ! {
+    exit(101)
+}

@@ -1,0 +1,248 @@
+//! `layout!` end to end: the forms, the generated API, and the generated
+//! arithmetic against values known independently (the spec's worked
+//! examples) and against layout-core's runtime interpretation of the same
+//! text, for every index of many layouts.
+
+use static_assertions::{assert_impl_all, assert_type_eq_all, assert_type_ne_all, const_assert_eq};
+use xla_layout::{ArrayShape, ElementType, Extent, Logical, MemorySpace, StaticLayout, layout};
+
+layout! {
+    /// Activations in the TPU bf16 format.
+    #[allow(dead_code)]
+    pub type Act = bf16[8,128]{1,0:T(8,128)(2,1)};
+    pub(crate) type W = f32[128,256]<0,1>;
+    type Scalar = f32[];
+    type Figure1 = f32[3,5]{1,0:T(2,2)};
+    type Figure1ColumnMajor = f32[3,5]{0,1:T(2,2)};
+    type Figure2 = bf16[4,8]{1,0:T(2,4)(2,1)};
+    type Alternative16Bit = bf16[8,8]{1,0:T(2,4)(2,1,1,1)};
+    type ThreeLevels = bf16[2048]{0:T(1024)(128)(2,1)};
+    type Combined = f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)};
+    type CombinedFlat = f32[112,110]{1,0:T(2,3)};
+    type Pasted = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
+    type Vmem = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)};
+    type Packed = s4[64,128]{1,0:T(8,128)(8,1)E(4)};
+    type Bounded = f32[<=4,3]{1,0};
+    type TailPadded = f32[5,128]{1,0:T(8)L(1024)};
+}
+
+/// The spec's worked examples (§d.3), with the values they state or derive.
+#[test]
+fn worked_examples() {
+    assert_eq!(Figure1.offset([2, 3]), 17); // tiled_layout.md figure 1
+    assert_eq!(Figure1::PHYSICAL_ELEMENTS, 24);
+    let rows: [[usize; 5]; 3] = [[0, 1, 4, 5, 8], [2, 3, 6, 7, 10], [12, 13, 16, 17, 20]];
+    for (r, row) in rows.iter().enumerate() {
+        for (c, &o) in row.iter().enumerate() {
+            assert_eq!(Figure1.offset([r, c]), o, "({r},{c})");
+        }
+    }
+    assert_eq!(Figure1ColumnMajor.offset([2, 4]), 20);
+    assert_eq!(Figure1ColumnMajor.offset([0, 1]), 2);
+    // Figure 2: 16·(r div 2) + 8·(c div 4) + 2·(c mod 4) + (r mod 2).
+    for r in 0..4 {
+        for c in 0..8 {
+            assert_eq!(
+                Figure2.offset([r, c]),
+                16 * (r / 2) + 8 * (c / 4) + 2 * (c % 4) + r % 2
+            );
+        }
+    }
+    assert_eq!(Alternative16Bit.offset([6, 5]), 51); // the docs' 51
+    for (i, o) in [(0, 0), (128, 1), (1, 2), (127, 254), (129, 3), (1024, 1024)] {
+        assert_eq!(ThreeLevels.offset([i]), o, "{i}");
+    }
+    assert_eq!(Combined.offset([1, 2, 3, 4, 5]), 8307);
+    assert_eq!(CombinedFlat.offset([75, 45]), 8307);
+    assert_eq!(Combined::PHYSICAL_ELEMENTS, 12432);
+    assert_eq!(Combined::BYTES, 49728);
+}
+
+#[test]
+fn constants() {
+    assert_eq!(
+        (Act::RANK, Act::DIMS, Act::PHYSICAL_ELEMENTS, Act::BYTES),
+        (2, [8, 128], 1024, 2048)
+    );
+    assert_eq!(
+        (Act::ELEMENT_BITS, Act::ELEMENT_TYPE, Act::MEMORY_SPACE),
+        (16, ElementType::BF16, 0)
+    );
+    assert_eq!(Act::TEXT, "bf16[8,128]{1,0:T(8,128)(2,1)}");
+    assert_eq!(W::TEXT, "f32[128,256]{0,1}");
+    assert_eq!((Scalar::RANK, Scalar::BYTES, Scalar.offset([])), (0, 4, 0));
+    assert_eq!(Vmem::MEMORY_SPACE, 1);
+    assert_eq!((Packed::ELEMENT_BITS, Packed::BYTES), (4, 4096));
+    assert_eq!(Bounded::DIMS, [4, 3]);
+    assert_eq!(Bounded::TEXT, "f32[<=4,3]{1,0}");
+    assert_eq!(TailPadded::PHYSICAL_ELEMENTS, 1024); // 5·16·8 = 640, then L(1024)
+    assert_eq!(Pasted::PHYSICAL_ELEMENTS, 8 * 1280 * 16384);
+    assert_eq!(Act::SHAPE, ArrayShape::parse_validated(Act::TEXT).unwrap());
+}
+
+#[test]
+fn display_and_debug() {
+    assert_eq!(Act.to_string(), "bf16[8,128]{1,0:T(8,128)(2,1)}");
+    assert_eq!(format!("{Act:?}"), "Act(bf16[8,128]{1,0:T(8,128)(2,1)})");
+    assert_eq!(
+        Pasted.to_string(),
+        "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"
+    );
+}
+
+#[test]
+fn expression_forms_are_values_of_unique_types() {
+    let l = layout!(bf16[8,128]<1,0:T(8,128)(2,1)>);
+    let p = layout!("bf16[8,128]{1,0:T(8,128)(2,1)}");
+    for r in 0..8 {
+        for c in 0..128 {
+            assert_eq!(l.offset([r, c]), Act.offset([r, c]));
+            assert_eq!(p.offset([r, c]), Act.offset([r, c]));
+        }
+    }
+    assert_eq!(l.to_string(), Act::TEXT);
+    fn text<L: StaticLayout>(_: L) -> &'static str {
+        L::TEXT
+    }
+    assert_eq!(text(p), Act::TEXT);
+}
+
+#[test]
+fn offsets_are_usable_in_const_context() {
+    const O: usize = Figure1.offset([2, 3]);
+    const C: Option<usize> = Figure1.offset_checked([3, 0]);
+    const_assert_eq!(O, 17);
+    const_assert_eq!(Act::BYTES, 2048);
+    assert_eq!(C, None);
+}
+
+#[test]
+fn checked_offsets_and_bits() {
+    assert_eq!(Act.offset_checked([7, 127]), Some(Act.offset([7, 127])));
+    assert_eq!(Act.offset_checked([8, 0]), None);
+    assert_eq!(Act.offset_checked([0, 128]), None);
+    // s4 packed two per byte, low nibble first: element at slot 3 → bits 12..16.
+    let slot = Packed.offset([0, 3]);
+    assert_eq!(Packed.bit_offset([0, 3]), slot * 4);
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "index out of bounds for layout")]
+fn out_of_bounds_is_a_debug_assertion() {
+    let _ = std::hint::black_box(Act).offset(std::hint::black_box([8, 0]));
+}
+
+// The trait, the memory-space marker and the logical-shape marker.
+assert_impl_all!(Act: StaticLayout, Copy, Default, Send, Sync, std::fmt::Display, std::fmt::Debug);
+const_assert_eq!(core::mem::size_of::<Act>(), 0);
+assert_type_eq_all!(<Act as StaticLayout>::Index, [usize; 2]);
+assert_type_eq_all!(<Vmem as StaticLayout>::Space, MemorySpace<1>);
+assert_type_eq_all!(<Act as StaticLayout>::Space, MemorySpace<0>);
+assert_type_eq_all!(<Act as StaticLayout>::Logical, Logical<16, (Extent<8>, Extent<128>)>);
+assert_type_ne_all!(<Act as StaticLayout>::Logical, <W as StaticLayout>::Logical);
+assert_type_eq_all!(
+    <Figure1 as StaticLayout>::Logical,
+    <Figure1ColumnMajor as StaticLayout>::Logical
+);
+
+#[test]
+fn generic_code_sees_the_same_layout() {
+    fn all_offsets<L: StaticLayout>(l: L) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut index = L::Index::default();
+        loop {
+            out.push(l.offset(index));
+            let (dims, idx) = (L::DIMS, index.as_mut());
+            let mut d = L::RANK;
+            loop {
+                if d == 0 {
+                    return out;
+                }
+                d -= 1;
+                idx[d] += 1;
+                if idx[d] < dims.as_ref()[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+    }
+    let mut offsets = all_offsets(Figure1);
+    offsets.sort();
+    assert_eq!(offsets, [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 13, 16, 17, 20]);
+}
+
+#[test]
+fn paths_do_not_depend_on_the_import() {
+    mod renamed {
+        use xla_layout as xl;
+        xl::layout! { pub type R = f32[2,3]{0,1}; }
+    }
+    mod unimported {
+        ::xla_layout::layout! { pub type U = f32[2,3]{0,1}; }
+    }
+    assert_eq!(renamed::R.offset([1, 2]), 5);
+    assert_eq!(unimported::U.offset([1, 2]), 5);
+}
+
+/// For each layout: the generated `offset` equals layout-core's runtime
+/// interpretation of the same text at every logical index, and the
+/// constants agree.
+macro_rules! agree_with_core {
+    ($($name:ident = $text:literal;)*) => {$(
+        #[test]
+        fn $name() {
+            layout! { type L = $text; }
+            let shape = ArrayShape::parse_validated($text).unwrap();
+            let tiled = shape.tiled().unwrap();
+            assert_eq!(L::PHYSICAL_ELEMENTS as u64, tiled.physical_slots());
+            assert_eq!(L::BYTES as u64, tiled.exact_bytes());
+            assert_eq!(L::TEXT, shape.to_string());
+            let dims = tiled.logical_dims().to_vec();
+            let mut index = vec![0u64; dims.len()];
+            let count: u64 = dims.iter().product();
+            for _ in 0..count {
+                let generated = L.offset(core::array::from_fn(|d| index[d] as usize));
+                assert_eq!(generated as u64, tiled.offset(&index).unwrap(), "{} at {index:?}", $text);
+                for d in (0..dims.len()).rev() {
+                    index[d] += 1;
+                    if index[d] < dims[d] {
+                        break;
+                    }
+                    index[d] = 0;
+                }
+            }
+        }
+    )*};
+}
+
+agree_with_core! {
+    row_major_3d = "f32[3,4,5]{2,1,0}";
+    column_major_3d = "f32[3,4,5]{0,1,2}";
+    permuted_3d = "f32[10,20,30]{1,2,0}";
+    tpu_tile_with_padding = "f32[3,5]{1,0:T(8,128)}";
+    tpu_bf16_ragged = "bf16[9,130]{1,0:T(8,128)(2,1)}";
+    tpu_int8 = "s8[16,256]{1,0:T(8,128)(4,1)}";
+    tpu_pred = "pred[40,130]{1,0:T(32,128)(32,1)}";
+    small_tile_format = "f32[2,300]{1,0:T(2,128)}";
+    oversized_tile_rank1 = "f32[3]{0:T(8,128)}";
+    oversized_tile_scalar = "u32[]{:T(128)}";
+    rank1_two_by_two = "f32[8]{0:T(2,2)}";
+    combine_first_two = "bf16[2,3,1004]{2,1,0:T(2,*,128)}";
+    combine_runs = "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}";
+    combine_then_subtile = "f32[4,6,10]{2,1,0:T(*,4,8)(2,1)}";
+    into_cross_tile_dims = "bf16[16,8]{1,0:T(2,4)(2,1,1,1)}";
+    tile_not_dividing = "f32[6,4]{1,0:T(3,4)(2,1)}";
+    three_levels_ragged = "bf16[3000]{0:T(1024)(128)(2,1)}";
+    tail_padding = "f32[7,3]{0,1:T(4)L(100)}";
+    packed_s4 = "s4[9,33]{1,0:T(8,128)(8,1)E(4)}";
+    packed_u2 = "u2[5,7]{1,0:E(2)}";
+    memory_space = "f32[4,4]{0,1:T(2,2)S(5)}";
+    bounded_dims = "f32[<=3,4,<=2]{0,2,1:T(2,2)}";
+    zero_sized = "f32[0,4]{1,0:T(2,2)}";
+    size_one_dims = "f32[1,1,5,1]{3,2,1,0:T(1,2)}";
+    four_d_seed_like = "bf16[2,1,24,260]{3,2,0,1:T(8,128)(2,1)}";
+    split_config = "f32[8,6]{1,0:SC(0:3)}";
+    metadata_prefix = "f32[4]{0:M(8)}";
+}

@@ -1,0 +1,5 @@
+use xla_layout::layout;
+
+fn main() {
+    let _ = layout!();
+}

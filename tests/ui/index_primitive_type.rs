@@ -1,0 +1,7 @@
+use xla_layout::layout;
+
+layout! {
+    pub type X = f32[8]{0:#(u32)};
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use xla_layout::layout;
+
+layout! {
+    pub type X = f32[2,3]{-1,0};
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use xla_layout::layout;
+
+layout! {
+    pub type X = f32[8,128]{1,0:T(-8,128)};
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use xla_layout::layout;
+
+layout! {
+    pub type X = f32[4,8]{1,0:SC(5:1)};
+}
+
+fn main() {}
