@@ -72,6 +72,11 @@ macro_rules! layout {
 #[doc(hidden)]
 pub mod __private {
     pub use xla_layout_macros::layout as layout_impl;
+
+    /// Whether a size computed at expansion time fits this target's usize.
+    pub const fn fits_usize(n: u64) -> bool {
+        n as u128 <= usize::MAX as u128
+    }
 }
 
 /// The README's examples, compiled and run as doctests.

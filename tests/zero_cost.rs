@@ -59,14 +59,14 @@ fn functions(asm: &str) -> (HashMap<String, Vec<String>>, HashMap<String, String
             aliases.insert(a.trim().to_string(), b.trim().to_string());
             continue;
         }
-        if let Some(name) = line.strip_suffix(':') {
-            if !name.starts_with('.') {
-                if let Some((n, b)) = current.take() {
-                    bodies.insert(n, b);
-                }
-                current = Some((name.to_string(), Vec::new()));
-                continue;
+        if let Some(name) = line.strip_suffix(':')
+            && !name.starts_with('.')
+        {
+            if let Some((n, b)) = current.take() {
+                bodies.insert(n, b);
             }
+            current = Some((name.to_string(), Vec::new()));
+            continue;
         }
         if line.starts_with(".cfi_endproc") {
             if let Some((n, b)) = current.take() {
@@ -74,10 +74,11 @@ fn functions(asm: &str) -> (HashMap<String, Vec<String>>, HashMap<String, String
             }
             continue;
         }
-        if let Some((_, body)) = current.as_mut() {
-            if !line.is_empty() && !line.starts_with('.') {
-                body.push(line.split_whitespace().collect::<Vec<_>>().join(" "));
-            }
+        if let Some((_, body)) = current.as_mut()
+            && !line.is_empty()
+            && !line.starts_with('.')
+        {
+            body.push(line.split_whitespace().collect::<Vec<_>>().join(" "));
         }
     }
     (bodies, aliases)

@@ -127,10 +127,11 @@ fn expand_one(
 /// the `xla_layout` crate.
 fn split_crate_path(input: TokenStream) -> (Krate, TokenStream) {
     let mut iter = input.clone().into_iter();
-    if let Some(TokenTree::Group(g)) = iter.next() {
-        if g.delimiter() == Delimiter::Bracket && is_crate_marker(&g.stream()) {
-            return (Krate(g.stream()), iter.collect());
-        }
+    if let Some(TokenTree::Group(g)) = iter.next()
+        && g.delimiter() == Delimiter::Bracket
+        && is_crate_marker(&g.stream())
+    {
+        return (Krate(g.stream()), iter.collect());
     }
     (Krate(quote!(::xla_layout)), input)
 }

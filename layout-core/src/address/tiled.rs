@@ -251,8 +251,11 @@ impl TiledShape {
         while j < m {
             let mut c = self.order[s + j] as usize;
             if let Some(major) = pending {
-                let extent = match self.coords[major].extent.checked_mul(self.coords[c].extent) {
+                let (a, b) = (self.coords[major].extent, self.coords[c].extent);
+                let extent = match a.checked_mul(b) {
                     Some(e) => e,
+                    // With no elements the sizes are 0 whatever the extents.
+                    None if self.is_empty() => u64::MAX,
                     None => return Err(AddressError::Overflow),
                 };
                 c = push(self, CoordOp::Combine { major, minor: c }, extent);
@@ -293,10 +296,13 @@ impl TiledShape {
             self.extents[i] = self.coords[self.order[i] as usize].extent;
             slots = match slots.checked_mul(self.extents[i]) {
                 Some(v) => v,
+                // No index is valid, so strides are never used: saturate.
+                None if self.is_empty() => u64::MAX,
                 None => return Err(AddressError::Overflow),
             };
         }
-        self.slots = slots;
+        // A zero-size dimension makes a zero extent, so no slot at all.
+        self.slots = if self.is_empty() { 0 } else { slots };
         self.allocated_slots = match round_up(slots, alignment) {
             Some(v) => v,
             None => return Err(AddressError::Overflow),
@@ -313,6 +319,18 @@ impl TiledShape {
         } else {
             Some(bytes as u64)
         }
+    }
+
+    /// Whether some logical dimension has size 0 (no elements at all).
+    const fn is_empty(&self) -> bool {
+        let mut d = 0;
+        while d < self.rank {
+            if self.dims[d] == 0 {
+                return true;
+            }
+            d += 1;
+        }
+        false
     }
 
     /// The logical rank.

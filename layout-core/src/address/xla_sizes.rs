@@ -148,6 +148,11 @@ impl ArrayShape {
                 "ArraySize of an unbounded dynamic shape",
             ));
         }
+        // No elements: every product has a zero factor (XLA's int64 product
+        // is 0 too, whatever the other factors).
+        if matches!(self.element_count(), Ok(0)) {
+            return Ok(0);
+        }
         let tile = layout.tile(0);
         let m2m = layout.minor_to_major();
         let rank = self.rank();

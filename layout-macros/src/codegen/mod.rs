@@ -39,7 +39,9 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
         format!("layout `{escaped}` needs more slots or bytes than this target's usize can count");
     let out_of_bounds = format!("index out of bounds for layout `{escaped}`");
     let debug_name = name.to_string();
+    // Generated code must not trip the user's lints, whatever they enable.
     quote! {
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         impl #name {
             /// The number of logical dimensions.
             pub const RANK: usize = #rank;
@@ -63,7 +65,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             /// The slot of `index`: straight-line arithmetic on constants.
             /// Out-of-bounds indices are caught by a debug assertion only.
             #[inline(always)]
-            #[allow(unused_variables, clippy::identity_op, clippy::erasing_op)]
+            #[allow(unused_variables)]
             pub const fn offset(self, index: #index_ty) -> usize {
                 let [#(#indices),*] = index;
                 debug_assert!(#in_bounds, #out_of_bounds);
@@ -89,8 +91,9 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
         // The literals above come from layout-core at expansion time; check
         // them against its const evaluation of the same shape, and against
         // this target's usize.
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         const _: () = {
-            ::core::assert!(#slots_u64 <= usize::MAX as u64 && #bytes_u64 <= usize::MAX as u64, #too_big);
+            ::core::assert!(#k::__private::fits_usize(#slots_u64) && #k::__private::fits_usize(#bytes_u64), #too_big);
             match #k::TiledShape::new(&#name::SHAPE) {
                 ::core::result::Result::Ok(t) => ::core::assert!(
                     t.physical_slots() == #slots_u64 && t.exact_bytes() == #bytes_u64,
@@ -100,6 +103,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             }
         };
 
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         unsafe impl #k::StaticLayout for #name {
             type Index = #index_ty;
             type Space = #k::MemorySpace<#space>;
@@ -144,6 +148,7 @@ pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
     let k = &krate.0;
     let index_ty = quote!([usize; #rank]);
     quote! {
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, missing_docs, unused_variables)]
         impl #name {
             pub const RANK: usize = #rank;
             pub const DIMS: #index_ty = [0; #rank];
@@ -158,6 +163,7 @@ pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
             pub const fn offset_checked(self, index: #index_ty) -> ::core::option::Option<usize> { ::core::option::Option::None }
             pub const fn bit_offset(self, index: #index_ty) -> usize { 0 }
         }
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         unsafe impl #k::StaticLayout for #name {
             type Index = #index_ty;
             type Space = #k::MemorySpace<0>;
