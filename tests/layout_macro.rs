@@ -246,3 +246,67 @@ agree_with_core! {
     split_config = "f32[8,6]{1,0:SC(0:3)}";
     metadata_prefix = "f32[4]{0:M(8)}";
 }
+
+/// Every array element type is accepted, with its storage width.
+#[test]
+fn every_element_type() {
+    layout! {
+        type Pred = pred[2]; type S1 = s1[2]; type S2 = s2[2]; type S4 = s4[2];
+        type S8 = s8[2]; type S16 = s16[2]; type S32 = s32[2]; type S64 = s64[2];
+        type U1 = u1[2]; type U2 = u2[2]; type U4 = u4[2]; type U8 = u8[2];
+        type U16 = u16[2]; type U32 = u32[2]; type U64 = u64[2];
+        type F16 = f16[2]; type Bf16 = bf16[2]; type F32 = f32[2]; type F64 = f64[2];
+        type F8a = f8e5m2[2]; type F8b = f8e4m3fn[2]; type F8c = f8e4m3b11fnuz[2];
+        type F8d = f8e5m2fnuz[2]; type F8e = f8e4m3fnuz[2]; type F8f = f8e4m3[2];
+        type F8g = f8e3m4[2]; type F4 = f4e2m1fn[2]; type F8h = f8e8m0fnu[2];
+        type F6a = f6e3m2fn[2]; type F6b = f6e2m3fn[2]; type C64 = c64[2]; type C128 = c128[2];
+        type PackedS4 = s4[2]{0:E(4)};
+    }
+    // Natural storage is whole bytes (spec §b ByteWidth); E packs.
+    let bits = [
+        Pred::ELEMENT_BITS,
+        S1::ELEMENT_BITS,
+        S2::ELEMENT_BITS,
+        S4::ELEMENT_BITS,
+        S8::ELEMENT_BITS,
+        S16::ELEMENT_BITS,
+        S32::ELEMENT_BITS,
+        S64::ELEMENT_BITS,
+        U1::ELEMENT_BITS,
+        U2::ELEMENT_BITS,
+        U4::ELEMENT_BITS,
+        U8::ELEMENT_BITS,
+        U16::ELEMENT_BITS,
+        U32::ELEMENT_BITS,
+        U64::ELEMENT_BITS,
+        F16::ELEMENT_BITS,
+        Bf16::ELEMENT_BITS,
+        F32::ELEMENT_BITS,
+        F64::ELEMENT_BITS,
+        F8a::ELEMENT_BITS,
+        F8b::ELEMENT_BITS,
+        F8c::ELEMENT_BITS,
+        F8d::ELEMENT_BITS,
+        F8e::ELEMENT_BITS,
+        F8f::ELEMENT_BITS,
+        F8g::ELEMENT_BITS,
+        F4::ELEMENT_BITS,
+        F8h::ELEMENT_BITS,
+        F6a::ELEMENT_BITS,
+        F6b::ELEMENT_BITS,
+        C64::ELEMENT_BITS,
+        C128::ELEMENT_BITS,
+        PackedS4::ELEMENT_BITS,
+    ];
+    assert_eq!(
+        bits,
+        [
+            8, 8, 8, 8, 8, 16, 32, 64, 8, 8, 8, 8, 16, 32, 64, 16, 16, 32, 64, 8, 8, 8, 8, 8, 8, 8,
+            8, 8, 8, 8, 64, 128, 4
+        ]
+    );
+    assert_eq!(
+        (PackedS4::BYTES, C128::BYTES, F6a::ELEMENT_TYPE),
+        (1, 32, ElementType::F6E3M2FN)
+    );
+}

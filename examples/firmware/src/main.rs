@@ -41,12 +41,38 @@ fn run() -> u8 {
     if Frame::BYTES != 256 || Frame.offset_checked([4, 0]).is_some() {
         failures += 1;
     }
+    // Shapes also parse at run time without an allocator, e.g. a layout
+    // received from a host: tiled_layout.md figure 1 puts (2,3) at 17.
+    let figure1 = xla_layout::ArrayShape::parse("f32[3,5]{1,0:T(2,2)}");
+    let offset = match figure1.map(|s| s.tiled()) {
+        Ok(Ok(tiled)) => tiled.offset(&[2, 3]),
+        _ => Err(xla_layout::IndexError::WrongRank { expected: 0, got: 0 }),
+    };
+    if offset != Ok(17) {
+        failures += 1;
+    }
     failures
 }
 
+/// The program proper; `_start` calls it on an ABI-aligned stack.
+extern "C" fn start() -> ! {
+    exit(run())
+}
+
+/// The kernel enters `_start` with the stack 16-byte aligned and no return
+/// address; Rust code expects the alignment a `call` leaves. So align and
+/// call.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[unsafe(naked)]
 #[unsafe(no_mangle)]
 pub extern "C" fn _start() -> ! {
-    exit(run())
+    core::arch::naked_asm!("xor ebp, ebp", "and rsp, -16", "call {start}", "ud2", start = sym start)
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+#[unsafe(no_mangle)]
+pub extern "C" fn _start() -> ! {
+    start()
 }
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]

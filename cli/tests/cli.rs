@@ -1,0 +1,196 @@
+//! The `xla-layout` command, run as a user runs it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn check(lines: &str) -> Vec<Value> {
+    let out = run(&["check"], lines);
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+#[test]
+fn check_reports_every_field_in_order() {
+    let out = check("f32[3,5]{1,0:T(2,2)}\n");
+    // Spec §d.3 example 1: 24 slots of 4 bytes; ArraySize 96; ByteSizeOf 60.
+    assert_eq!(
+        out,
+        [json!({
+            "input": "f32[3,5]{1,0:T(2,2)}", "ok": true, "canonical": "f32[3,5]{1,0:T(2,2)}",
+            "error": null, "stage": null, "bytes": 96, "xla_array_size": 96,
+            "xla_byte_size_of": 60, "physical_elements": 24
+        })]
+    );
+    let text = String::from_utf8(run(&["check"], "f32[2]\n").stdout).unwrap();
+    let keys: Vec<&str> = text
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|k| !k.contains('['))
+        .collect();
+    assert_eq!(
+        &keys[..],
+        [
+            "input",
+            "ok",
+            "canonical",
+            "error",
+            "stage",
+            "bytes",
+            "xla_array_size",
+            "xla_byte_size_of",
+            "physical_elements"
+        ]
+    );
+}
+
+#[test]
+fn check_keeps_order_and_separates_stages() {
+    let out = check(
+        "f32[200001,128]{1,0:T(8)L(1024)}\nf32[2,3]{0,0}\nf32[2,\n(f32[], s32[4]{0:S(1)})\nf32[?,2]\n\nf32[6,4]{1,0:T(3,4)(2,1)}\r\n",
+    );
+    assert_eq!(out.len(), 7);
+    // Spec §d.3 example 9.
+    assert_eq!(out[0]["bytes"], 102_404_096);
+    assert_eq!(out[0]["physical_elements"], 25_601_024);
+    assert_eq!(out[0]["xla_byte_size_of"], 102_400_512);
+    assert_eq!(out[1]["stage"], "validate");
+    assert_eq!(out[1]["canonical"], "f32[2,3]{0,0}");
+    assert_eq!(
+        out[1]["error"],
+        "layout minor_to_major field has duplicate values: {0, 0}; shape: f32[2,3]"
+    );
+    assert_eq!(
+        (out[2]["stage"].as_str(), out[2]["canonical"].is_null()),
+        (Some("parse"), true)
+    );
+    assert!(
+        out[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("expects integer")
+    );
+    // A valid tuple: no size fields.
+    assert_eq!(out[3]["ok"], true);
+    assert_eq!(out[3]["canonical"], "(f32[], s32[4]{0:S(1)})");
+    assert!(out[3]["bytes"].is_null() && out[3]["xla_byte_size_of"].is_null());
+    // Unbounded: valid, sizes undefined.
+    assert_eq!(
+        (out[4]["ok"].as_bool(), out[4]["bytes"].is_null()),
+        (Some(true), true)
+    );
+    assert_eq!(
+        (out[5]["input"].as_str(), out[5]["stage"].as_str()),
+        (Some(""), Some("parse"))
+    );
+    // CRLF stripped; spec §e counter-example: exact 32 slots, ArraySize 24.
+    assert_eq!(out[6]["input"], "f32[6,4]{1,0:T(3,4)(2,1)}");
+    assert_eq!(
+        (out[6]["bytes"].as_u64(), out[6]["xla_array_size"].as_u64()),
+        (Some(128), Some(96))
+    );
+}
+
+#[test]
+fn check_survives_bytes_that_are_not_utf8() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .arg("check")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"f32[\xff]\n\0\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines.iter().all(|l| l["stage"] == "parse"));
+}
+
+#[test]
+fn offsets_lists_every_index_in_row_major_order() {
+    let out = run(&["offsets", "f32[2,3]{0,1}"], "");
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Column-major: (i, j) at i + 2j.
+    assert_eq!(
+        v,
+        json!({"shape": "f32[2,3]{0,1}", "physical_elements": 6,
+               "offsets": [[0,0,0],[0,1,2],[0,2,4],[1,0,1],[1,1,3],[1,2,5]]})
+    );
+    let v: Value =
+        serde_json::from_slice(&run(&["offsets", "bf16[8,8]{1,0:T(2,4)(2,1,1,1)}"], "").stdout)
+            .unwrap();
+    let offsets = v["offsets"].as_array().unwrap();
+    assert_eq!(offsets.len(), 64);
+    assert_eq!(offsets[6 * 8 + 5], json!([6, 5, 51])); // the docs' 51
+}
+
+#[test]
+fn offsets_refuses_what_it_cannot_list() {
+    let out = run(&["offsets", "f32[10001,1000]"], "");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("10001000 elements; offsets lists at most 10000000")
+    );
+    let out = run(&["offsets", "f32[2]{0:T(0)}"], "");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("validate error: layout has invalid tiles")
+    );
+    let out = run(&["offsets", "f32[?]"], "");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unbounded"));
+}
+
+#[test]
+fn explain_defaults_to_the_docs_example() {
+    let out = run(&["explain"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}"),
+        "{text}"
+    );
+    // m2m {3,2,0,1}: physical order d1, d0, d2, d3; T(8,128) tiles d2, d3.
+    assert!(text.contains("d1=1, d0=8, d2=1280, d3=16384"), "{text}");
+    assert!(text.contains("[1, 8, 160, 128, 8, 128]"), "{text}");
+    assert!(text.contains("335544320"), "{text}");
+}
+
+#[test]
+fn bad_usage_says_how_to_use_it() {
+    let out = run(&["frobnicate"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("usage:"));
+}
