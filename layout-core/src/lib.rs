@@ -36,8 +36,12 @@ mod model;
 mod static_layout;
 pub mod text;
 mod validate;
+mod view;
 
-pub use address::{AddressError, Coord, CoordOp, IndexError, MAX_COORDS, PerDim, TiledShape};
+pub use address::{
+    AddressError, Comparison, Coord, CoordOp, Digit, DigitPair, IndexError, MAX_COORDS, MAX_DIGITS,
+    PerDim, Relayout, RelayoutError, TiledShape,
+};
 pub use element_type::ElementType;
 pub use inline_str::InlineStr;
 pub use limits::{
@@ -54,3 +58,4 @@ pub use validate::{
     ValidationError, ValidationErrorKind, ValidationErrors, validate, validate_array,
     validate_array_with_optional_layout, validate_with_optional_layout, validation_errors,
 };
+pub use view::{BitsView, BitsViewMut, Element, Indices, Lane, Physical, View, ViewError, ViewMut};

@@ -364,6 +364,11 @@ impl TiledShape {
         self.order[..self.order_len].iter().map(|&c| c as usize)
     }
 
+    /// The final coordinates, major to minor, as indices into `coords`.
+    pub(crate) const fn final_order(&self) -> &[u16] {
+        self.order.split_at(self.order_len).0
+    }
+
     /// `Π S`: slots before tail padding.
     pub const fn tiled_slots(&self) -> u64 {
         self.slots

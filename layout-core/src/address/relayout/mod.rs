@@ -1,0 +1,409 @@
+//! Relayout: copy every element of an array from one layout to another.
+//!
+//! The plan reads both layouts with common digits ([`DigitPair`]) and
+//! orders them as a loop nest: destination-major first (writes are
+//! sequential), with the source's unit-stride digit moved next to the
+//! innermost one so that the inner block reads and writes short contiguous
+//! runs, and a large transposition split into cache-sized blocks. The inner
+//! one or two loops are run by small kernels with constant strides: a
+//! `copy_from_slice` where both sides are contiguous, zip/unzip loops for
+//! the TPU's packed-row formats, a blocked transpose otherwise. No offset
+//! function runs per element. Layouts that are not affine in digits (`*`,
+//! tile sizes that do not nest) fall back to an element-by-element copy
+//! through the coordinate program.
+
+use core::fmt;
+use core::mem::{size_of, size_of_val};
+
+mod kernels;
+mod plan;
+mod streaming;
+
+use super::digits::{DigitPair, MAX_DIGITS};
+use super::tiled::TiledShape;
+use crate::limits::MAX_RANK;
+use kernels::{Block, Line, run_block};
+use plan::{Level, NO_LEVEL, Nest};
+use streaming::STREAM_THRESHOLD;
+
+/// Why a relayout cannot run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RelayoutError {
+    /// The two layouts are not of the same logical dimensions.
+    ShapeMismatch,
+    /// The source buffer has fewer elements than its layout's slots.
+    SourceTooShort {
+        /// Slots the layout needs.
+        needed: u64,
+        /// Elements given.
+        got: u64,
+    },
+    /// The destination buffer has fewer elements than its layout's slots.
+    DestinationTooShort {
+        /// Slots the layout needs.
+        needed: u64,
+        /// Elements given.
+        got: u64,
+    },
+}
+
+impl fmt::Display for RelayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ShapeMismatch => f.write_str("the layouts are not of the same logical shape"),
+            Self::SourceTooShort { needed, got } => {
+                write!(
+                    f,
+                    "the source has {got} elements but its layout needs {needed}"
+                )
+            }
+            Self::DestinationTooShort { needed, got } => {
+                write!(
+                    f,
+                    "the destination has {got} elements but its layout needs {needed}"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for RelayoutError {}
+
+/// A plan to copy an array from one layout to another; see the module docs.
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, Relayout};
+///
+/// let host = ArrayShape::parse_validated("bf16[16,256]{1,0}").unwrap().tiled().unwrap();
+/// let tpu = ArrayShape::parse_validated("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap().tiled().unwrap();
+/// let plan = Relayout::new(&host, &tpu).unwrap();
+/// let src: Vec<u16> = (0..4096).collect();       // element (r, c) holds r·256 + c
+/// let mut dst = vec![0u16; 4096];
+/// plan.copy(&src, &mut dst, 0).unwrap();
+/// assert_eq!(&dst[..4], &[0, 256, 1, 257]);       // rows 0 and 1 interleaved
+/// assert!(plan.is_fast());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Relayout {
+    nest: Nest,
+    dims: [u64; MAX_RANK],
+    rank: usize,
+    src_slots: u64,
+    dst_slots: u64,
+    dst_has_padding: bool,
+    fast: bool,
+    src: TiledShape,
+    dst: TiledShape,
+}
+
+impl Relayout {
+    /// Plans a copy from `src` to `dst` (same logical dimensions; element
+    /// types are the caller's business).
+    pub const fn new(src: &TiledShape, dst: &TiledShape) -> Result<Relayout, RelayoutError> {
+        let dims = src.logical_dims();
+        if !same(dims, dst.logical_dims()) {
+            return Err(RelayoutError::ShapeMismatch);
+        }
+        let mut plan = Relayout {
+            nest: Nest::EMPTY,
+            dims: [0; MAX_RANK],
+            rank: dims.len(),
+            src_slots: src.physical_slots(),
+            dst_slots: dst.physical_slots(),
+            dst_has_padding: dst.physical_slots() != dst.element_count(),
+            fast: false,
+            src: *src,
+            dst: *dst,
+        };
+        let mut d = 0;
+        while d < dims.len() {
+            plan.dims[d] = dims[d];
+            d += 1;
+        }
+        if let Some(pair) = DigitPair::new(src, dst) {
+            plan.fast = true;
+            plan.nest = Nest::new(&pair);
+        }
+        Ok(plan)
+    }
+
+    /// The loop nest, outermost first, as `(count, source stride,
+    /// destination stride)`: what the copy will do, for inspection.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let plan = Relayout::new(&t("f32[64,32]{1,0}"), &t("f32[64,32]{1,0}")).unwrap();
+    /// assert_eq!(plan.loops().collect::<Vec<_>>(), [(2048, 1, 1)]); // one contiguous run
+    /// ```
+    pub fn loops(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.nest.levels[..self.nest.len]
+            .iter()
+            .map(|l| (l.count, l.src, l.dst))
+    }
+
+    /// Whether the copy runs by blocks (affine layouts) rather than element
+    /// by element.
+    pub const fn is_fast(&self) -> bool {
+        self.fast
+    }
+
+    /// Copies every element of `src` (in the source layout) to its slot in
+    /// `dst` (in the destination layout). Padding slots of `dst` are set to
+    /// `pad` (only written when the destination layout has any).
+    pub fn copy<T: Copy>(&self, src: &[T], dst: &mut [T], pad: T) -> Result<(), RelayoutError> {
+        if (src.len() as u64) < self.src_slots {
+            return Err(RelayoutError::SourceTooShort {
+                needed: self.src_slots,
+                got: src.len() as u64,
+            });
+        }
+        if (dst.len() as u64) < self.dst_slots {
+            return Err(RelayoutError::DestinationTooShort {
+                needed: self.dst_slots,
+                got: dst.len() as u64,
+            });
+        }
+        let (src, dst) = (
+            &src[..self.src_slots as usize],
+            &mut dst[..self.dst_slots as usize],
+        );
+        if self.dst_has_padding {
+            dst.fill(pad);
+        }
+        if self.dims[..self.rank].contains(&0) {
+            return Ok(());
+        }
+        if self.fast {
+            let stream = self.streamer::<T>(dst);
+            match stream {
+                // One closure per kernel, so that each inlines its own.
+                Some(which) => self.walk(&mut |b| run_block(b, src, dst, Some(which))),
+                None => self.walk(&mut |b| run_block(b, src, dst, None)),
+            }
+            if stream.is_some() {
+                streaming::fence();
+            }
+        } else {
+            self.for_each_element(|s, d| dst[d as usize] = src[s as usize]);
+        }
+        Ok(())
+    }
+
+    /// The streaming kernel for copying into `dst`, if it is large enough
+    /// for streaming to pay and the plan has one.
+    fn streamer<T>(&self, dst: &[T]) -> Option<streaming::Streamer> {
+        if size_of_val(dst) < STREAM_THRESHOLD || self.nest.len == 0 {
+            return None;
+        }
+        let size = size_of::<T>();
+        let i = self.nest.levels[self.nest.len - 1];
+        let o = if self.nest.len >= 2 {
+            self.nest.levels[self.nest.len - 2]
+        } else {
+            NO_LEVEL
+        };
+        // Every block start and every row the kernels write must be
+        // 16-byte aligned: all destination steps are multiples of 16 bytes.
+        let aligned_steps = self.nest.levels[..self.nest.len.saturating_sub(2)]
+            .iter()
+            .all(|l| (l.dst as usize * size).is_multiple_of(16));
+        let base = (dst.as_ptr() as usize).is_multiple_of(16);
+        let line = |l: Level| Line {
+            count: l.count,
+            src: l.src,
+            dst: l.dst,
+        };
+        streaming::choose(line(o), line(i), size, aligned_steps, base)
+    }
+
+    /// Every `(source slot, destination slot)` pair, for element types
+    /// that are not whole bytes (packed `E(n)` data): the caller moves the
+    /// bits. Blocks are walked as in [`Relayout::copy`].
+    pub fn for_each_pair(&self, mut f: impl FnMut(u64, u64)) {
+        if self.dims[..self.rank].contains(&0) {
+            return;
+        }
+        if self.fast {
+            self.walk(&mut |b| b.for_each(&mut f));
+        } else {
+            self.for_each_element(f);
+        }
+    }
+
+    /// Runs the loops outside the innermost block (an odometer, no
+    /// recursion) and hands each block to `f`.
+    fn walk(&self, f: &mut impl FnMut(Block)) {
+        // The loop just outside the innermost two repeats whole blocks
+        // (fewer, larger calls) when its count is fixed and the inner
+        // counts do not depend on it.
+        let folded = self.nest.len >= 3 && {
+            let r = self.nest.levels[self.nest.len - 3];
+            let inner = &self.nest.levels[self.nest.len - 2..self.nest.len];
+            !r.ragged && inner.iter().all(|l| !(l.ragged && l.dim == r.dim))
+        };
+        let outer = self.nest.len.saturating_sub(if folded { 3 } else { 2 });
+        let mut base = [0u64; MAX_RANK];
+        let mut step = [0u64; MAX_DIGITS];
+        let mut limit = [0u64; MAX_DIGITS];
+        for (level, limit) in limit.iter_mut().enumerate().take(outer) {
+            *limit = self.count_at(level, &base);
+        }
+        let (mut s, mut d) = (0u64, 0u64);
+        let repeat = if folded {
+            let r = self.nest.levels[self.nest.len - 3];
+            Line {
+                count: r.count,
+                src: r.src,
+                dst: r.dst,
+            }
+        } else {
+            Line::ONE
+        };
+        loop {
+            self.leaf(self.nest.len.saturating_sub(2), s, d, &mut base, &mut |b| {
+                f(Block { repeat, ..b })
+            });
+            // Advance the innermost outer loop that has values left.
+            let mut level = outer;
+            loop {
+                if level == 0 {
+                    return;
+                }
+                level -= 1;
+                let l = self.nest.levels[level];
+                step[level] += 1;
+                s += l.src;
+                d += l.dst;
+                base[l.dim] += l.place;
+                if step[level] < limit[level] {
+                    break;
+                }
+                s -= l.src * step[level];
+                d -= l.dst * step[level];
+                base[l.dim] -= l.place * step[level];
+                step[level] = 0;
+            }
+            // Inner ranges of ragged dimensions follow the new digits.
+            for (inner, limit) in limit.iter_mut().enumerate().take(outer).skip(level + 1) {
+                if self.nest.levels[inner].ragged {
+                    *limit = self.count_at(inner, &base);
+                }
+            }
+        }
+    }
+
+    /// The innermost one or two loops from `level` on, as blocks.
+    #[inline(always)]
+    fn leaf(
+        &self,
+        level: usize,
+        s: u64,
+        d: u64,
+        base: &mut [u64; MAX_RANK],
+        f: &mut impl FnMut(Block),
+    ) {
+        match self.nest.len - level {
+            0 => f(Block {
+                src: s,
+                dst: d,
+                repeat: Line::ONE,
+                outer: Line::ONE,
+                inner: Line::ONE,
+            }),
+            1 => f(Block {
+                src: s,
+                dst: d,
+                repeat: Line::ONE,
+                outer: Line::ONE,
+                inner: self.line(level, base),
+            }),
+            _ => {
+                let (o, i) = (self.nest.levels[level], self.nest.levels[level + 1]);
+                let outer = self.line(level, base);
+                if o.dim == i.dim && o.ragged {
+                    // The inner count depends on the outer digit.
+                    for k in 0..outer.count {
+                        base[o.dim] += k * o.place;
+                        let inner = self.line(level + 1, base);
+                        base[o.dim] -= k * o.place;
+                        f(Block {
+                            src: s + k * o.src,
+                            dst: d + k * o.dst,
+                            repeat: Line::ONE,
+                            outer: Line::ONE,
+                            inner,
+                        });
+                    }
+                } else {
+                    f(Block {
+                        src: s,
+                        dst: d,
+                        repeat: Line::ONE,
+                        outer,
+                        inner: self.line(level + 1, base),
+                    });
+                }
+            }
+        }
+    }
+
+    fn line(&self, level: usize, base: &[u64; MAX_RANK]) -> Line {
+        let l = self.nest.levels[level];
+        Line {
+            count: self.count_at(level, base),
+            src: l.src,
+            dst: l.dst,
+        }
+    }
+
+    /// How many values loop `level` takes, given the digits of its
+    /// dimension chosen outside it.
+    fn count_at(&self, level: usize, base: &[u64; MAX_RANK]) -> u64 {
+        let l = self.nest.levels[level];
+        if !l.ragged {
+            return l.count;
+        }
+        let left = self.dims[l.dim] - base[l.dim];
+        l.count.min(left.div_ceil(l.place))
+    }
+
+    /// The slow path: every logical index through both coordinate programs.
+    fn for_each_element(&self, mut f: impl FnMut(u64, u64)) {
+        let mut index = [0u64; MAX_RANK];
+        let dims = &self.dims[..self.rank];
+        let index = &mut index[..self.rank];
+        loop {
+            f(
+                self.src.offset_unchecked(index),
+                self.dst.offset_unchecked(index),
+            );
+            let mut d = self.rank;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                index[d] += 1;
+                if index[d] < dims[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+    }
+}
+
+const fn same(a: &[u64], b: &[u64]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -1,0 +1,296 @@
+//! The loop nest of a relayout: which digits, in which order.
+
+use super::super::digits::{DigitPair, MAX_DIGITS};
+
+/// One loop of the nest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Level {
+    pub(super) dim: usize,
+    pub(super) place: u64,
+    pub(super) count: u64,
+    pub(super) src: u64,
+    pub(super) dst: u64,
+    /// The dimension's size is not a multiple of its top place value, so
+    /// this loop's range depends on the outer digits of its dimension.
+    pub(super) ragged: bool,
+    /// Blocking tier: 0 for ordinary loops and the outermost blocks of a
+    /// transposition, 1 for its super-block digits, 2 for its block
+    /// digits. Loops are ordered by tier first.
+    pub(super) tier: u8,
+}
+
+pub(super) const NO_LEVEL: Level = Level {
+    dim: 0,
+    place: 1,
+    count: 1,
+    src: 0,
+    dst: 0,
+    ragged: false,
+    tier: 0,
+};
+
+/// Inner blocks of a transposition are `BLOCK × BLOCK` elements, inside
+/// super-blocks of `SUPER × SUPER` (so that the pages a super-block
+/// touches on both sides fit the TLB).
+const BLOCK: u64 = 32;
+const SUPER: u64 = 256;
+
+/// The loops of a copy, outermost first.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Nest {
+    pub(super) levels: [Level; MAX_DIGITS],
+    pub(super) len: usize,
+}
+
+impl Nest {
+    /// No loops: a single element (or nothing).
+    pub(super) const EMPTY: Nest = Nest {
+        levels: [NO_LEVEL; MAX_DIGITS],
+        len: 0,
+    };
+
+    /// The loop nest: destination-major order, each dimension's digits
+    /// from most to least significant (so that a ragged dimension can clip
+    /// its lower digits), then the source's unit-stride digit next to the
+    /// innermost one, blocked if both are long.
+    pub(super) const fn new(pair: &DigitPair) -> Nest {
+        let mut nest = Nest {
+            levels: [NO_LEVEL; MAX_DIGITS],
+            len: 0,
+        };
+        let digits = pair.digits();
+        let mut raw = [NO_LEVEL; MAX_DIGITS];
+        let mut n = 0;
+        while n < digits.len() {
+            let g = digits[n];
+            raw[n] = Level {
+                dim: g.dim,
+                place: g.place,
+                count: g.count,
+                src: g.stride_a,
+                dst: g.stride_b,
+                ragged: g.ragged,
+                tier: 0,
+            };
+            n += 1;
+        }
+        n = split_for_blocking(&mut raw, n);
+        nest.len = merge_by_stride(&raw, n, &mut nest.levels, false);
+        nest.move_source_unit_stride_inward();
+        nest.coalesce();
+        nest.prefer_sequential_reads();
+        nest
+    }
+
+    /// When the innermost block reads one contiguous run but writes
+    /// several (splitting pairs back into rows), the outer loops follow the
+    /// source instead: measured faster, as the writes then go to a few
+    /// rows in order and the reads stream.
+    const fn prefer_sequential_reads(&mut self) {
+        if self.len < 3 {
+            return;
+        }
+        let (o, i) = (self.levels[self.len - 2], self.levels[self.len - 1]);
+        let reads_dense = i.src == 1 || (o.src == 1 && i.src == o.count);
+        let writes_dense = i.dst == 1 && o.dst == i.count;
+        if !reads_dense || writes_dense {
+            return;
+        }
+        let outer = self.len - 2;
+        let mut raw = [NO_LEVEL; MAX_DIGITS];
+        let mut k = 0;
+        while k < outer {
+            raw[k] = self.levels[k];
+            k += 1;
+        }
+        let mut sorted = [NO_LEVEL; MAX_DIGITS];
+        merge_by_stride(&raw, outer, &mut sorted, true);
+        k = 0;
+        while k < outer {
+            self.levels[k] = sorted[k];
+            k += 1;
+        }
+    }
+
+    /// Puts the digit with source stride 1 second-innermost, when it is the
+    /// lowest digit of its dimension (so no clipping depends on it).
+    const fn move_source_unit_stride_inward(&mut self) {
+        if self.len < 2 {
+            return;
+        }
+        let mut i = 0;
+        while i + 2 < self.len {
+            let l = self.levels[i];
+            if l.src == 1 && l.place == 1 {
+                let mut j = i;
+                while j + 2 < self.len {
+                    self.levels[j] = self.levels[j + 1];
+                    j += 1;
+                }
+                self.levels[self.len - 2] = l;
+                return;
+            }
+            i += 1;
+        }
+    }
+
+    /// Merges adjacent loops that walk both buffers contiguously together.
+    const fn coalesce(&mut self) {
+        let mut i = self.len;
+        while i > 1 {
+            i -= 1;
+            let (outer, inner) = (self.levels[i - 1], self.levels[i]);
+            let mergeable = !outer.ragged
+                && !inner.ragged
+                && inner.src.checked_mul(inner.count).is_some()
+                && outer.src == inner.src * inner.count
+                && outer.dst == inner.dst.wrapping_mul(inner.count);
+            if mergeable {
+                self.levels[i - 1] = Level {
+                    count: outer.count * inner.count,
+                    ..inner
+                };
+                let mut j = i;
+                while j + 1 < self.len {
+                    self.levels[j] = self.levels[j + 1];
+                    j += 1;
+                }
+                self.len -= 1;
+            }
+        }
+    }
+}
+
+/// Orders `raw[..n]` into `out` by descending stride (source or
+/// destination), keeping each dimension's digits from most to least
+/// significant; returns `n`.
+const fn merge_by_stride(
+    raw: &[Level; MAX_DIGITS],
+    n: usize,
+    out: &mut [Level; MAX_DIGITS],
+    by_source: bool,
+) -> usize {
+    let mut taken = [false; MAX_DIGITS];
+    let mut len = 0;
+    while len < n {
+        let mut best = usize::MAX;
+        let mut i = 0;
+        while i < n {
+            let key = if by_source { raw[i].src } else { raw[i].dst };
+            let better = best == usize::MAX
+                || raw[i].tier < raw[best].tier
+                || (raw[i].tier == raw[best].tier
+                    && key
+                        > if by_source {
+                            raw[best].src
+                        } else {
+                            raw[best].dst
+                        });
+            if !taken[i] && is_highest_left(raw, &taken, n, i) && better {
+                best = i;
+            }
+            i += 1;
+        }
+        taken[best] = true;
+        out[len] = raw[best];
+        len += 1;
+    }
+    n
+}
+
+/// Whether `raw[i]` is the most significant digit of its dimension not yet
+/// taken.
+const fn is_highest_left(
+    raw: &[Level; MAX_DIGITS],
+    taken: &[bool; MAX_DIGITS],
+    n: usize,
+    i: usize,
+) -> bool {
+    let mut j = 0;
+    while j < n {
+        if j != i && !taken[j] && raw[j].dim == raw[i].dim && raw[j].place > raw[i].place {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}
+
+/// A transposition (the destination's unit-stride digit is not the
+/// source's) of two long digits walks the source with a large stride; split
+/// both into `BLOCK`-sized inner digits so that one block stays in cache.
+const fn split_for_blocking(raw: &mut [Level; MAX_DIGITS], mut n: usize) -> usize {
+    let (mut s1, mut d1) = (usize::MAX, usize::MAX);
+    let mut i = 0;
+    while i < n {
+        if raw[i].src == 1 && raw[i].place == 1 {
+            s1 = i;
+        }
+        if raw[i].dst == 1 && raw[i].place == 1 {
+            d1 = i;
+        }
+        i += 1;
+    }
+    if s1 == usize::MAX || d1 == usize::MAX || s1 == d1 {
+        return n;
+    }
+    // Short digits (the 2-row pairs of the TPU formats) need no blocking.
+    if raw[s1].count < 2 * BLOCK || raw[d1].count < 2 * BLOCK {
+        return n;
+    }
+    let mut k = 0;
+    while k < 2 {
+        let i = if k == 0 { s1 } else { d1 };
+        let l = raw[i];
+        // Only digits that split evenly (or top digits, which clip).
+        let top = top_of(raw, n, i);
+        if l.count >= 2 * BLOCK && (l.count.is_multiple_of(BLOCK) || top) && n + 2 <= MAX_DIGITS {
+            // A top digit that does not split evenly makes its dimension
+            // end inside a block.
+            let ragged = l.ragged || !l.count.is_multiple_of(BLOCK);
+            raw[i] = Level {
+                count: BLOCK,
+                ragged,
+                tier: 2,
+                ..l
+            };
+            let blocks = l.count.div_ceil(BLOCK);
+            let per_super = SUPER / BLOCK;
+            if blocks >= 2 * per_super && (blocks.is_multiple_of(per_super) || top) {
+                raw[n] = scaled(l, BLOCK, per_super, ragged, 1);
+                raw[n + 1] = scaled(l, SUPER, blocks.div_ceil(per_super), ragged, 0);
+                n += 2;
+            } else {
+                raw[n] = scaled(l, BLOCK, blocks, ragged, 1);
+                n += 1;
+            }
+        }
+        k += 1;
+    }
+    n
+}
+
+/// The digit of `l`'s dimension at `place` times its place value.
+const fn scaled(l: Level, place: u64, count: u64, ragged: bool, tier: u8) -> Level {
+    Level {
+        place: l.place * place,
+        count,
+        src: l.src * place,
+        dst: l.dst * place,
+        ragged,
+        tier,
+        ..l
+    }
+}
+
+/// Whether `raw[i]` is the top digit of its dimension.
+const fn top_of(raw: &[Level; MAX_DIGITS], n: usize, i: usize) -> bool {
+    let mut j = 0;
+    while j < n {
+        if raw[j].dim == raw[i].dim && raw[j].place > raw[i].place {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}

@@ -1,0 +1,484 @@
+//! Typed views: buffers read and written through a compile-time layout.
+//!
+//! A [`View`] / [`ViewMut`] wraps a slice whose element type holds the
+//! layout's elements slot for slot (`f32` for `f32[...]`, `u16` or
+//! `half::bf16` for `bf16[...]`); a [`BitsView`] / [`BitsViewMut`] wraps raw
+//! bytes and reads any element, packed sub-byte ones included (XLA packs
+//! from the least significant bit). Construction checks the buffer once;
+//! the checked accessors never panic.
+
+mod element;
+mod iter;
+
+use core::marker::PhantomData;
+
+pub use element::Element;
+pub use iter::{Indices, Lane, Physical};
+
+use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, TiledShape};
+
+/// Why a buffer cannot be viewed through a layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViewError {
+    /// The buffer is shorter than the layout.
+    TooShort {
+        /// Elements (or bytes, for bit views) the layout needs.
+        needed: usize,
+        /// What the buffer has.
+        got: usize,
+    },
+    /// The Rust element type does not hold the layout's elements slot for
+    /// slot.
+    ElementType {
+        /// The layout's element type.
+        layout: ElementType,
+        /// The layout's storage bits per slot.
+        slot_bits: u32,
+        /// The Rust type's bits.
+        rust_bits: u32,
+    },
+}
+
+impl core::fmt::Display for ViewError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::TooShort { needed, got } => {
+                write!(
+                    f,
+                    "the buffer has {got} units but the layout needs {needed}"
+                )
+            }
+            Self::ElementType {
+                layout,
+                slot_bits,
+                rust_bits,
+            } => write!(
+                f,
+                "a {rust_bits}-bit Rust type does not hold `{layout}` elements stored in {slot_bits}-bit slots"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for ViewError {}
+
+/// The tiled shape of a static layout, computed at compile time.
+pub(crate) struct Tiled<L>(PhantomData<L>);
+
+impl<L: StaticLayout> Tiled<L> {
+    pub(crate) const SHAPE: TiledShape = match L::SHAPE.tiled() {
+        Ok(t) => t,
+        Err(_) => panic!("a StaticLayout's SHAPE must be valid"),
+    };
+}
+
+/// A relayout plan between two static layouts, computed at compile time.
+struct Plan<S, D>(PhantomData<(S, D)>);
+
+impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
+    const PLAN: Relayout = match Relayout::new(&Tiled::<S>::SHAPE, &Tiled::<D>::SHAPE) {
+        Ok(p) => p,
+        Err(_) => panic!("relayout between layouts of different logical shapes"),
+    };
+}
+
+fn check_slots<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
+    if !T::holds(L::ELEMENT_TYPE) || T::BITS != L::ELEMENT_BITS {
+        return Err(ViewError::ElementType {
+            layout: L::ELEMENT_TYPE,
+            slot_bits: L::ELEMENT_BITS,
+            rust_bits: T::BITS,
+        });
+    }
+    if len < L::PHYSICAL_ELEMENTS {
+        return Err(ViewError::TooShort {
+            needed: L::PHYSICAL_ELEMENTS,
+            got: len,
+        });
+    }
+    Ok(())
+}
+
+/// The slot of an in-bounds index, or why not.
+fn slot_of<L: StaticLayout>(index: L::Index) -> Result<usize, IndexError> {
+    L::default()
+        .offset_checked(index)
+        .ok_or_else(|| out_of_bounds::<L>(index))
+}
+
+fn out_of_bounds<L: StaticLayout>(index: L::Index) -> IndexError {
+    let (idx, dims) = (index.as_ref(), L::DIMS);
+    let dim = (0..L::RANK)
+        .find(|&d| idx[d] >= dims.as_ref()[d])
+        .unwrap_or(0);
+    IndexError::OutOfBounds {
+        dim,
+        index: idx[dim] as u64,
+        size: dims.as_ref()[dim] as u64,
+    }
+}
+
+macro_rules! view_reads {
+    () => {
+        /// The element at `index`, or `None` if it is out of bounds.
+        pub fn get(&self, index: L::Index) -> Option<T> {
+            let slot = L::default().offset_checked(index)?;
+            // SAFETY: StaticLayout guarantees in-bounds indices map below
+            // PHYSICAL_ELEMENTS, and `new` checked the length.
+            Some(unsafe { *self.data.get_unchecked(slot) })
+        }
+
+        /// The element at `index`, without the bounds check.
+        ///
+        /// # Safety
+        /// Every entry of `index` must be below its dimension's size
+        /// (`L::DIMS`); otherwise the read may be out of the buffer.
+        pub unsafe fn get_unchecked(&self, index: L::Index) -> T {
+            // SAFETY: the caller keeps `index` in bounds; see `get`.
+            unsafe { *self.data.get_unchecked(L::default().offset(index)) }
+        }
+
+        /// Every element with its index, in row-major logical order.
+        pub fn iter(&self) -> impl Iterator<Item = (L::Index, T)> + '_ {
+            Indices::<L>::new().map(move |i| (i, unsafe_read::<L, T>(&self.data, i)))
+        }
+
+        /// Every element with its slot and index, in memory order; padding
+        /// slots are skipped.
+        pub fn iter_physical(&self) -> impl Iterator<Item = (usize, L::Index, T)> + '_ {
+            Physical::<L>::new().map(move |(slot, i)| (slot, i, self.data[slot]))
+        }
+
+        /// The elements along dimension `dim` through `index` (whose entry
+        /// for `dim` is ignored): a row when `dim` is the last dimension.
+        /// Empty if `index` is out of bounds or `dim >= RANK`.
+        pub fn lane(&self, index: L::Index, dim: usize) -> impl Iterator<Item = T> + '_ {
+            Lane::<L>::new(index, dim).map(move |i| unsafe_read::<L, T>(&self.data, i))
+        }
+
+        /// The elements of first-level tile `k` (slots `k·S .. (k+1)·S`, `S`
+        /// the first tile's size), with their indices, in memory order;
+        /// `None` without tiles or past the last tile.
+        pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (L::Index, T)> + '_> {
+            let range = tile_slots::<L>(k)?;
+            Some(Physical::<L>::over(range).map(move |(slot, i)| (i, self.data[slot])))
+        }
+
+        /// The underlying slice.
+        pub fn as_slice(&self) -> &[T] {
+            &self.data[..]
+        }
+    };
+}
+
+/// Reads the element at an index known to be in bounds.
+fn unsafe_read<L: StaticLayout, T: Copy>(data: &[T], index: L::Index) -> T {
+    // SAFETY: callers pass indices produced by in-bounds iterators;
+    // StaticLayout maps them below PHYSICAL_ELEMENTS <= data.len().
+    unsafe { *data.get_unchecked(L::default().offset(index)) }
+}
+
+/// The slot range of first-level tile `k`.
+fn tile_slots<L: StaticLayout>(k: usize) -> Option<core::ops::Range<usize>> {
+    let layout = L::SHAPE.layout_or_default();
+    if layout.tile_count() == 0 {
+        return None;
+    }
+    // Later tiles longer than the first reach across first-level tiles.
+    let first = layout.tile(0);
+    if layout.tiles().skip(1).any(|t| t.len() > first.len()) || first.contains(&crate::COMBINE) {
+        return None;
+    }
+    let size: usize = first.iter().map(|&t| t as usize).product();
+    let start = k.checked_mul(size)?;
+    (start < L::PHYSICAL_ELEMENTS).then(|| start..(start + size).min(L::PHYSICAL_ELEMENTS))
+}
+
+/// A slice read through the layout `L`.
+///
+/// ```
+/// use xla_layout::{layout, View};
+/// layout! { type Figure1 = f32[3,5]{1,0:T(2,2)}; }
+/// let data: Vec<f32> = (0..24).map(|s| s as f32).collect(); // slot numbers
+/// let v = View::<Figure1, f32>::new(&data).unwrap();
+/// assert_eq!(v.get([2, 3]), Some(17.0));                     // tiled_layout.md figure 1
+/// assert_eq!(v.get([3, 0]), None);
+/// let padding: Vec<usize> = (0..24).filter(|s| !v.iter_physical().any(|(p, _, _)| p == *s)).collect();
+/// assert_eq!(padding, [9, 11, 14, 15, 18, 19, 21, 22, 23]);
+/// ```
+#[derive(Debug)]
+pub struct View<'a, L: StaticLayout, T: Element> {
+    data: &'a [T],
+    layout: PhantomData<L>,
+}
+
+impl<'a, L: StaticLayout, T: Element> View<'a, L, T> {
+    /// Views `data`, which must have at least `L::PHYSICAL_ELEMENTS`
+    /// elements of a type that holds `L`'s elements.
+    pub fn new(data: &'a [T]) -> Result<Self, ViewError> {
+        check_slots::<L, T>(data.len())?;
+        Ok(View {
+            data,
+            layout: PhantomData,
+        })
+    }
+
+    view_reads!();
+}
+
+impl<L: StaticLayout, T: Element> Clone for View<'_, L, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<L: StaticLayout, T: Element> Copy for View<'_, L, T> {}
+
+/// A mutable slice read and written through the layout `L`.
+///
+/// ```
+/// use xla_layout::{layout, View, ViewMut};
+/// layout! {
+///     type Host = bf16[4,8]{1,0};
+///     type Tpu = bf16[4,8]{1,0:T(2,4)(2,1)};
+/// }
+/// let host: Vec<u16> = (0..32).collect();                 // element (r, c) = 8r + c
+/// let mut tpu = vec![0u16; 32];
+/// ViewMut::<Tpu, u16>::new(&mut tpu).unwrap().copy_from(&View::<Host, u16>::new(&host).unwrap());
+/// assert_eq!(&tpu[..8], &[0, 8, 1, 9, 2, 10, 3, 11]);     // tiled_layout.md figure 2
+/// ```
+#[derive(Debug)]
+pub struct ViewMut<'a, L: StaticLayout, T: Element> {
+    data: &'a mut [T],
+    layout: PhantomData<L>,
+}
+
+impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
+    /// Views `data` mutably; see [`View::new`].
+    pub fn new(data: &'a mut [T]) -> Result<Self, ViewError> {
+        check_slots::<L, T>(data.len())?;
+        Ok(ViewMut {
+            data,
+            layout: PhantomData,
+        })
+    }
+
+    view_reads!();
+
+    /// A shared view of the same buffer.
+    pub fn as_view(&self) -> View<'_, L, T> {
+        View {
+            data: self.data,
+            layout: PhantomData,
+        }
+    }
+
+    /// Writes `value` at `index`.
+    pub fn set(&mut self, index: L::Index, value: T) -> Result<(), IndexError> {
+        let slot = slot_of::<L>(index)?;
+        // SAFETY: as in `get`.
+        unsafe { *self.data.get_unchecked_mut(slot) = value };
+        Ok(())
+    }
+
+    /// A mutable reference to the element at `index`.
+    pub fn get_mut(&mut self, index: L::Index) -> Option<&mut T> {
+        let slot = L::default().offset_checked(index)?;
+        // SAFETY: as in `get`.
+        Some(unsafe { self.data.get_unchecked_mut(slot) })
+    }
+
+    /// Writes `value` at `index`, without the bounds check.
+    ///
+    /// # Safety
+    /// Every entry of `index` must be below its dimension's size.
+    pub unsafe fn set_unchecked(&mut self, index: L::Index, value: T) {
+        // SAFETY: the caller keeps `index` in bounds.
+        unsafe { *self.data.get_unchecked_mut(L::default().offset(index)) = value };
+    }
+
+    /// Sets every padding slot (tile padding and `L` tail padding).
+    pub fn fill_padding(&mut self, value: T) {
+        let mut next = 0;
+        for (slot, _) in Physical::<L>::new() {
+            self.data[next..slot].fill(value);
+            next = slot + 1;
+        }
+        self.data[next..L::PHYSICAL_ELEMENTS].fill(value);
+    }
+
+    /// Copies every element of `src` (another layout of the same logical
+    /// shape: a mismatch does not compile) into this buffer's layout, and
+    /// sets padding slots to `T`'s zero bits.
+    pub fn copy_from<S>(&mut self, src: &View<'_, S, T>)
+    where
+        S: StaticLayout<Logical = L::Logical>,
+    {
+        self.copy_from_with_padding(src, T::decode(0, L::ELEMENT_TYPE));
+    }
+
+    /// As [`ViewMut::copy_from`], with padding slots set to `pad`.
+    pub fn copy_from_with_padding<S>(&mut self, src: &View<'_, S, T>, pad: T)
+    where
+        S: StaticLayout<Logical = L::Logical>,
+    {
+        let result = Plan::<S, L>::PLAN.copy(src.data, self.data, pad);
+        // Both lengths were checked at construction.
+        debug_assert_eq!(result, Ok::<(), RelayoutError>(()));
+    }
+}
+
+/// Bytes read through the layout `L` as elements of `T`, packed or not.
+///
+/// ```
+/// use xla_layout::{layout, BitsView};
+/// layout! { type Nibbles = s4[4]{0:E(4)}; }
+/// let bytes = [0x21u8, 0xF3];                       // LSB first: 1, 2, 3, -1
+/// let v = BitsView::<Nibbles, i8>::new(&bytes).unwrap();
+/// assert_eq!(v.iter().map(|(_, x)| x).collect::<Vec<_>>(), [1, 2, 3, -1]);
+/// ```
+#[derive(Debug)]
+pub struct BitsView<'a, L: StaticLayout, T: Element> {
+    bytes: &'a [u8],
+    layout: PhantomData<(L, T)>,
+}
+
+fn check_bytes<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
+    if !T::holds(L::ELEMENT_TYPE) || L::ELEMENT_BITS > 64 {
+        return Err(ViewError::ElementType {
+            layout: L::ELEMENT_TYPE,
+            slot_bits: L::ELEMENT_BITS,
+            rust_bits: T::BITS,
+        });
+    }
+    if len < L::BYTES {
+        return Err(ViewError::TooShort {
+            needed: L::BYTES,
+            got: len,
+        });
+    }
+    Ok(())
+}
+
+/// `width` bits at `bit` of `bytes`, least significant first.
+fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u64 {
+    let (first, shift) = (bit / 8, bit % 8);
+    let n = (shift + width as usize).div_ceil(8);
+    let mut window: u128 = 0;
+    for (k, &b) in bytes[first..first + n].iter().enumerate() {
+        window |= u128::from(b) << (8 * k);
+    }
+    ((window >> shift) & (u128::MAX >> (128 - width))) as u64
+}
+
+/// Writes the low `width` bits of `value` at `bit`, keeping the others.
+fn write_bits(bytes: &mut [u8], bit: usize, width: u32, value: u64) {
+    let (first, shift) = (bit / 8, bit % 8);
+    let n = (shift + width as usize).div_ceil(8);
+    let mask = (u128::MAX >> (128 - width)) << shift;
+    let v = (u128::from(value) << shift) & mask;
+    for (k, b) in bytes[first..first + n].iter_mut().enumerate() {
+        let m = (mask >> (8 * k)) as u8;
+        *b = (*b & !m) | ((v >> (8 * k)) as u8 & m);
+    }
+}
+
+macro_rules! bits_reads {
+    () => {
+        /// The element at `index`, or `None` if it is out of bounds.
+        pub fn get(&self, index: L::Index) -> Option<T> {
+            let slot = L::default().offset_checked(index)?;
+            Some(self.read_slot(slot))
+        }
+
+        /// Every element with its index, in row-major logical order.
+        pub fn iter(&self) -> impl Iterator<Item = (L::Index, T)> + '_ {
+            Indices::<L>::new().map(move |i| (i, self.read_slot(L::default().offset(i))))
+        }
+
+        /// Every element with its slot and index, in memory order; padding
+        /// is skipped.
+        pub fn iter_physical(&self) -> impl Iterator<Item = (usize, L::Index, T)> + '_ {
+            Physical::<L>::new().map(move |(slot, i)| (slot, i, self.read_slot(slot)))
+        }
+
+        fn read_slot(&self, slot: usize) -> T {
+            let bits = L::ELEMENT_BITS;
+            T::decode(
+                read_bits(&self.bytes, slot * bits as usize, bits),
+                L::ELEMENT_TYPE,
+            )
+        }
+    };
+}
+
+impl<'a, L: StaticLayout, T: Element> BitsView<'a, L, T> {
+    /// Views `bytes` (at least `L::BYTES` of them) as elements of `T`.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, ViewError> {
+        check_bytes::<L, T>(bytes.len())?;
+        Ok(BitsView {
+            bytes,
+            layout: PhantomData,
+        })
+    }
+
+    bits_reads!();
+}
+
+/// Mutable bytes read and written through `L` as elements of `T`.
+///
+/// ```
+/// use xla_layout::{layout, BitsViewMut};
+/// layout! { type Bits = pred[8]{0:E(1)}; }
+/// let mut bytes = [0u8; 1];
+/// let mut v = BitsViewMut::<Bits, bool>::new(&mut bytes).unwrap();
+/// v.set([0], true).unwrap();
+/// v.set([3], true).unwrap();
+/// assert_eq!(bytes, [0b0000_1001]);
+/// ```
+#[derive(Debug)]
+pub struct BitsViewMut<'a, L: StaticLayout, T: Element> {
+    bytes: &'a mut [u8],
+    layout: PhantomData<(L, T)>,
+}
+
+impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
+    /// Views `bytes` mutably; see [`BitsView::new`].
+    pub fn new(bytes: &'a mut [u8]) -> Result<Self, ViewError> {
+        check_bytes::<L, T>(bytes.len())?;
+        Ok(BitsViewMut {
+            bytes,
+            layout: PhantomData,
+        })
+    }
+
+    bits_reads!();
+
+    /// Writes `value` at `index` (only its element's bits change).
+    pub fn set(&mut self, index: L::Index, value: T) -> Result<(), IndexError> {
+        let slot = slot_of::<L>(index)?;
+        let bits = L::ELEMENT_BITS;
+        write_bits(
+            self.bytes,
+            slot * bits as usize,
+            bits,
+            value.encode(L::ELEMENT_TYPE),
+        );
+        Ok(())
+    }
+
+    /// Copies every element of `src` (same logical shape) into this
+    /// layout, bit by bit; padding slots become 0.
+    pub fn copy_from<S>(&mut self, src: &BitsView<'_, S, T>)
+    where
+        S: StaticLayout<Logical = L::Logical>,
+    {
+        self.bytes[..L::BYTES].fill(0);
+        let (sb, db) = (S::ELEMENT_BITS, L::ELEMENT_BITS);
+        Plan::<S, L>::PLAN.for_each_pair(|s, d| {
+            let v = read_bits(src.bytes, s as usize * sb as usize, sb);
+            let v = T::decode(v, S::ELEMENT_TYPE).encode(L::ELEMENT_TYPE);
+            write_bits(self.bytes, d as usize * db as usize, db, v);
+        });
+    }
+}
