@@ -3,12 +3,14 @@
 //! ```text
 //! xla-layout check                 one shape per stdin line -> one JSON object per line
 //! xla-layout offsets 'SHAPE'       every logical index with its slot, as JSON
+//! xla-layout relayout 'S' 'D'     raw bytes from layout S to layout D
 //! xla-layout explain ['SHAPE']     what a layout means, for people
 //! ```
 
 mod check;
 mod explain;
 mod offsets;
+mod relayout;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -17,6 +19,9 @@ const USAGE: &str = "\
 usage:
   xla-layout check              read one shape per line on stdin, write one JSON object per line
   xla-layout offsets 'SHAPE'    JSON: every logical index (row-major) with its slot offset
+  xla-layout relayout 'SRC' 'DST' [--pad BYTE]
+                                copy a raw little-endian array (stdin) from layout SRC to DST (stdout);
+                                padding bytes of DST are BYTE (default 0)
   xla-layout explain ['SHAPE']  explain a shape (default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)})
   xla-layout help               this text
 ";
@@ -26,6 +31,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("check") if args.len() == 1 => check::run(io::stdin().lock(), io::stdout().lock()),
         Some("offsets") if args.len() == 2 => offsets::run(&args[1], io::stdout().lock()),
+        Some("relayout") => relayout::main(&args[1..], io::stdin().lock(), io::stdout().lock()),
         Some("explain") if args.len() <= 2 => explain::run(
             args.get(1).map_or(explain::SEED_SHAPE, String::as_str),
             io::stdout().lock(),

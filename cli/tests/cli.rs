@@ -194,3 +194,101 @@ fn bad_usage_says_how_to_use_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage:"));
 }
+
+fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn relayout_packs_rows_into_the_tpu_format_and_back() {
+    // bf16[4,8] element (r, c) = 8r + c, little-endian u16.
+    let host: Vec<u8> = (0u16..32).flat_map(u16::to_le_bytes).collect();
+    let out = run_bytes(
+        &["relayout", "bf16[4,8]{1,0}", "bf16[4,8]{1,0:T(2,4)(2,1)}"],
+        &host,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tpu: Vec<u16> = out
+        .stdout
+        .chunks(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    // Spec §d.3 example 3: (r, c) at 16·(r div 2) + 8·(c div 4) + 2·(c mod 4) + (r mod 2).
+    for r in 0..4 {
+        for c in 0..8 {
+            assert_eq!(
+                tpu[16 * (r / 2) + 8 * (c / 4) + 2 * (c % 4) + r % 2],
+                (8 * r + c) as u16
+            );
+        }
+    }
+    let back = run_bytes(
+        &["relayout", "bf16[4,8]{1,0:T(2,4)(2,1)}", "bf16[4,8]{1,0}"],
+        &out.stdout,
+    );
+    assert_eq!(back.stdout, host);
+}
+
+#[test]
+fn relayout_fills_padding_with_the_chosen_byte() {
+    // f32[3,5] into 2×2 tiles: 24 slots, 9 of them padding (spec §d.3 example 1).
+    let host: Vec<u8> = (0u32..15).flat_map(u32::to_le_bytes).collect();
+    let out = run_bytes(
+        &[
+            "relayout",
+            "f32[3,5]{1,0}",
+            "f32[3,5]{1,0:T(2,2)}",
+            "--pad",
+            "0xAB",
+        ],
+        &host,
+    );
+    assert_eq!(out.stdout.len(), 96);
+    let words: Vec<u32> = out
+        .stdout
+        .chunks(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(words[17], 13); // slot 17 holds (2, 3) = 2·5 + 3
+    for slot in [9, 11, 14, 15, 18, 19, 21, 22, 23] {
+        assert_eq!(words[slot], 0xABAB_ABAB, "slot {slot}");
+    }
+}
+
+#[test]
+fn relayout_widens_packed_nibbles_with_their_sign() {
+    // s4[2,4] packed low nibble first: 1 2 3 4 / 7 -1 -2 -8.
+    let out = run_bytes(
+        &["relayout", "s4[2,4]{1,0:E(4)}", "s4[2,4]{0,1}"],
+        &[0x21, 0x43, 0xF7, 0x8E],
+    );
+    assert_eq!(out.stdout, [0x01, 0x07, 0x02, 0xFF, 0x03, 0xFE, 0x04, 0xF8]);
+}
+
+#[test]
+fn relayout_refuses_mismatches_clearly() {
+    let out = run_bytes(&["relayout", "f32[2,3]", "f32[3,2]"], &[0; 24]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("are not the same array"));
+    let out = run_bytes(&["relayout", "f32[2,3]", "f32[2,3]{0,1}"], &[0; 20]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes 24 bytes but the input has 20"));
+    let out = run_bytes(&["relayout", "f32[2,3]", "f32[2,3]{0,1}"], &[0; 25]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than 24"));
+    let out = run_bytes(
+        &["relayout", "f32[2,3]", "f32[2,3]{0,1}", "--pad", "300"],
+        &[0; 24],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--pad takes a byte"));
+    assert!(!out.status.success());
+}

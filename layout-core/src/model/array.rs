@@ -215,6 +215,16 @@ impl ArrayShape {
         Ok(())
     }
 
+    /// Gives the shape XLA's default layout for its rank (parser use).
+    pub(crate) const fn set_default_layout(&mut self) {
+        self.layout = Some(Layout::default_for_rank(self.rank as usize));
+    }
+
+    /// Sets the layout in place (parser use: no copy of the whole shape).
+    pub(crate) const fn set_layout(&mut self, layout: &Layout) {
+        self.layout = Some(*layout);
+    }
+
     /// This shape with `layout`.
     ///
     /// ```

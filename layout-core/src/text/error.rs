@@ -250,18 +250,10 @@ impl ParseError {
         self.len = (self.len + 1).min(MAX_DIAGNOSTICS);
     }
 
-    pub(crate) fn clear(&mut self) {
-        *self = ParseError::new();
-    }
-
     pub(crate) fn single(d: Diagnostic) -> ParseError {
         let mut e = ParseError::new();
         e.push(d);
         e
-    }
-
-    pub(crate) const fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// All diagnostics, in the order they were recorded.

@@ -59,13 +59,16 @@ pub(crate) struct Parser<'a> {
     src: &'a [u8],
     lexer: Lexer<'a>,
     tok: Token,
-    pub(crate) errors: ParseError,
+    /// Created on the first error: most parses have none, and a
+    /// `ParseError` is large.
+    pub(crate) errors: Option<ParseError>,
     depth: usize,
     max_depth: usize,
     physical_depth: usize,
     /// Where the last consumed token ended.
     prev_end: usize,
-    pub(crate) spans: ShapeSpans,
+    /// Kept only when asked for ([`Parser::with_spans`]).
+    pub(crate) spans: Option<ShapeSpans>,
 }
 
 enum Frame {
@@ -114,13 +117,20 @@ impl<'a> Parser<'a> {
             src,
             lexer,
             tok,
-            errors: ParseError::new(),
+            errors: None,
             depth: 0,
             max_depth: options.max_depth,
             physical_depth: 0,
             prev_end: 0,
-            spans: ShapeSpans::EMPTY,
+            spans: None,
         }
+    }
+
+    /// This parser, also recording where the parts of the outermost array
+    /// are.
+    pub(crate) fn with_spans(mut self) -> Self {
+        self.spans = Some(ShapeSpans::EMPTY);
+        self
     }
 
     fn lex(&mut self) {
@@ -130,7 +140,16 @@ impl<'a> Parser<'a> {
 
     /// Spans are kept for the outermost array only.
     fn recording(&self) -> bool {
-        self.depth == 1 && self.physical_depth == 0
+        self.spans.is_some() && self.depth == 1 && self.physical_depth == 0
+    }
+
+    /// The spans, while recording.
+    fn spans_mut(&mut self) -> Option<&mut ShapeSpans> {
+        if self.recording() {
+            self.spans.as_mut()
+        } else {
+            None
+        }
     }
 
     /// The span from `start` to the end of the last consumed token.
@@ -147,8 +166,9 @@ impl<'a> Parser<'a> {
         start: Token,
         slot: fn(&mut ShapeSpans) -> &mut Option<ByteSpan>,
     ) {
-        if record {
-            *slot(&mut self.spans) = Some(self.since(start));
+        let span = self.since(start);
+        if let (true, Some(spans)) = (record, self.spans.as_mut()) {
+            *slot(spans) = Some(span);
         }
     }
 
@@ -160,6 +180,22 @@ impl<'a> Parser<'a> {
         self.tok.kind == K::Ident && self.tok.text(self.src) == text
     }
 
+    /// The first token of item `i` of the comma-separated list whose
+    /// opening bracket is `open` (only used to point at an error).
+    fn list_item(&self, open: Token, i: usize) -> Token {
+        let mut lexer = Lexer::at(self.src, open.end);
+        let mut commas = 0;
+        loop {
+            let t = lexer.next_token();
+            if commas == i || matches!(t.kind, K::Eof | K::Error) {
+                return t;
+            }
+            if t.kind == K::Comma {
+                commas += 1;
+            }
+        }
+    }
+
     /// Records `kind` at the current token; returns `false` like XLA's
     /// `TokenError`.
     fn error(&mut self, kind: E) -> bool {
@@ -167,11 +203,13 @@ impl<'a> Parser<'a> {
     }
 
     fn error_at(&mut self, tok: Token, kind: E) -> bool {
-        self.errors.push(Diagnostic {
-            start: tok.start,
-            end: tok.end,
-            kind,
-        });
+        self.errors
+            .get_or_insert_with(ParseError::new)
+            .push(Diagnostic {
+                start: tok.start,
+                end: tok.end,
+                kind,
+            });
         false
     }
 
@@ -353,12 +391,10 @@ impl<'a> Parser<'a> {
         let element_type = type_tok.element_type;
         self.lex();
         let mut shape = ArrayShape::empty(element_type);
-        let mut dim_toks = [type_tok; crate::MAX_RANK];
-        let mut raw = (0usize, [(0i64, false); crate::MAX_RANK]);
         let dims_tok = self.tok;
         let dims_ok = self.list(K::Lsquare, K::Rsquare, |p| {
             let start = p.tok;
-            let dim = if p.tok.kind == K::QuestionMark {
+            let (size, dynamic) = if p.tok.kind == K::QuestionMark {
                 p.lex();
                 (UNBOUNDED, true)
             } else {
@@ -368,49 +404,40 @@ impl<'a> Parser<'a> {
                     None => return Ok(false),
                 }
             };
-            if raw.0 == crate::MAX_RANK {
-                return p.stop(
-                    start,
-                    E::Capacity(CapacityError {
-                        capacity: crate::Capacity::Rank,
-                    }),
-                );
+            let r = shape.push_dim(size, dynamic);
+            p.capacity(start, r)?;
+            let span = p.since(start);
+            if let Some(spans) = p.spans_mut() {
+                spans.dim[shape.rank() - 1] = span;
             }
-            dim_toks[raw.0] = start;
-            if p.recording() {
-                p.spans.dim[raw.0] = p.since(start);
-            }
-            raw.1[raw.0] = dim;
-            raw.0 += 1;
             Ok(true)
         })?;
         if !dims_ok {
             return Ok(None);
         }
-        if self.recording() {
-            self.spans.element_type = ByteSpan {
+        let dims_span = self.since(dims_tok);
+        if let Some(spans) = self.spans_mut() {
+            spans.element_type = ByteSpan {
                 start: type_tok.start,
                 end: type_tok.end,
             };
-            self.spans.dims = self.since(dims_tok);
+            spans.dims = dims_span;
         }
         let is_leaf = matches!(element_type, ElementType::TOKEN | ElementType::OPAQUE);
-        for (i, &(size, dynamic)) in raw.1[..raw.0].iter().enumerate() {
+        for i in 0..shape.rank() {
+            let (size, dynamic) = (shape.dims()[i], shape.dynamic_dimensions()[i]);
             if !crate::Dim::from_raw(size, dynamic).is_valid() {
-                self.error_at(dim_toks[i], E::InvalidDimensionSize { index: i, size });
+                let at = self.list_item(dims_tok, i);
+                self.error_at(at, E::InvalidDimensionSize { index: i, size });
                 return Ok(None);
             }
             if is_leaf {
-                return self.stop(
-                    dim_toks[i],
-                    E::TokenOrOpaqueWithDimensionsOrLayout(element_type),
-                );
+                let at = self.list_item(dims_tok, i);
+                return self.stop(at, E::TokenOrOpaqueWithDimensionsOrLayout(element_type));
             }
-            let r = shape.push_dim(size, dynamic);
-            self.capacity(dim_toks[i], r)?;
         }
         // fill_missing_layouts: every array starts with the default layout.
-        shape = shape.with_layout(Layout::default_for_rank(shape.rank()));
+        shape.set_default_layout();
         if self.tok.kind == K::Lbrace && matches!(self.look_ahead(), K::Int | K::Colon) {
             let layout_tok = self.tok;
             let Some((layout, m2m_len)) = self.layout()? else {
@@ -435,7 +462,7 @@ impl<'a> Parser<'a> {
                 self.error(E::PhysicalShapeOnDenseArray(text));
                 return Ok(None);
             }
-            shape = shape.with_layout(layout);
+            shape.set_layout(&layout);
         }
         Ok(Some(match element_type {
             ElementType::TOKEN => Shape::Token,
@@ -465,8 +492,8 @@ impl<'a> Parser<'a> {
             return Ok(None);
         }
         let record = self.recording();
-        if record {
-            self.spans.minor_to_major = ByteSpan {
+        if let Some(spans) = self.spans_mut() {
+            spans.minor_to_major = ByteSpan {
                 start: open.start,
                 end: open.end,
             };
@@ -487,8 +514,9 @@ impl<'a> Parser<'a> {
                         break;
                     }
                 }
-                if record {
-                    self.spans.minor_to_major = self.since(first);
+                let span = self.since(first);
+                if let Some(spans) = self.spans_mut() {
+                    spans.minor_to_major = span;
                 }
             }
             if self.eat(K::Colon) {
@@ -572,8 +600,9 @@ impl<'a> Parser<'a> {
         if !self.expect(K::Rbrace, E::Syntax("expects layout to end with kRbrace")) {
             return Ok(None);
         }
-        if record {
-            self.spans.layout = Some(self.since(open));
+        let span = self.since(open);
+        if let Some(spans) = self.spans_mut() {
+            spans.layout = Some(span);
         }
         // `LayoutUtil::MakeLayout`, whose checks abort the XLA process.
         if let Some((tok, v)) = negative_tile {
@@ -666,8 +695,9 @@ impl<'a> Parser<'a> {
                 p.capacity(tok, r)?;
                 Ok(true)
             })?;
-            if record {
-                self.spans.tiles[l.tile_count() - 1] = self.since(open);
+            let span = self.since(open);
+            if let (true, Some(spans)) = (record, self.spans.as_mut()) {
+                spans.tiles[l.tile_count() - 1] = span;
             }
             if !ok {
                 return Ok(false);
@@ -701,8 +731,11 @@ impl<'a> Parser<'a> {
                 p.capacity(tok, r)?;
                 Ok(true)
             })?;
-            if record && l.split_config_count() > 0 {
-                self.spans.split_configs[l.split_config_count() - 1] = self.since(open);
+            let span = self.since(open);
+            if let (true, Some(spans), n @ 1..) =
+                (record, self.spans.as_mut(), l.split_config_count())
+            {
+                spans.split_configs[n - 1] = span;
             }
             if !ok {
                 return Ok(false);
@@ -752,21 +785,32 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn finish<T>(p: Parser<'_>, value: Step<Option<T>>, what: &'static str) -> Result<T, ParseError> {
-    let mut p = p;
+fn finish<T>(
+    p: &mut Parser<'_>,
+    value: Step<Option<T>>,
+    what: &'static str,
+) -> Result<T, ParseError> {
     match value {
         Ok(Some(v)) if p.tok.kind == K::Eof => Ok(v),
         Ok(Some(_)) => {
             // XLA reports only this, dropping errors it recovered from.
-            p.errors.clear();
+            p.errors = None;
             let tok = p.tok;
-            p.error_at(tok, E::ExtraContent(what));
-            Err(p.errors)
+            Err(ParseError::single(Diagnostic {
+                start: tok.start,
+                end: tok.end,
+                kind: E::ExtraContent(what),
+            }))
         }
-        Ok(None) | Err(Stop) => {
-            debug_assert!(!p.errors.is_empty());
-            Err(p.errors)
-        }
+        Ok(None) | Err(Stop) => Err(p.errors.take().unwrap_or_else(|| {
+            // Every failing path records a diagnostic; this is a backstop.
+            let tok = p.tok;
+            ParseError::single(Diagnostic {
+                start: tok.start,
+                end: tok.end,
+                kind: E::Syntax("parse failed"),
+            })
+        })),
     }
 }
 
@@ -791,7 +835,7 @@ pub fn parse_shape(text: &[u8]) -> Result<Shape, ParseError> {
 pub fn parse_shape_with(text: &[u8], options: ParseOptions) -> Result<Shape, ParseError> {
     let mut p = Parser::new(text, 0, options);
     let v = p.shape();
-    finish(p, v, "shape")
+    finish(&mut p, v, "shape")
 }
 
 /// Parses an array shape; any other kind of shape is an error.
@@ -822,11 +866,10 @@ pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
 /// assert_eq!(&text[spans.minor_to_major.range()], "1,0");
 /// ```
 pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), ParseError> {
-    let mut p = Parser::new(text, 0, ParseOptions::default());
+    let mut p = Parser::new(text, 0, ParseOptions::default()).with_spans();
     let v = p.shape();
-    let spans = p.spans;
-    let kind = match finish(p, v, "shape")? {
-        Shape::Array(a) => return Ok((a, spans)),
+    let kind = match finish(&mut p, v, "shape")? {
+        Shape::Array(a) => return Ok((a, p.spans.unwrap_or(ShapeSpans::EMPTY))),
         Shape::Buffer(_) => "a buffer",
         Shape::Token => "a token",
         Shape::Opaque => "an opaque shape",
@@ -849,9 +892,9 @@ pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), P
 /// assert_eq!(&text[shape_spans(text.as_bytes()).minor_to_major.range()], "0,1,2");
 /// ```
 pub fn shape_spans(text: &[u8]) -> ShapeSpans {
-    let mut p = Parser::new(text, 0, ParseOptions::default());
+    let mut p = Parser::new(text, 0, ParseOptions::default()).with_spans();
     let _ = p.shape();
-    p.spans
+    p.spans.unwrap_or(ShapeSpans::EMPTY)
 }
 
 /// Parses a bare layout, as `xla::ParseLayout`: `{1,0:T(8,128)}`, `{}`.
@@ -877,5 +920,5 @@ pub fn parse_layout(text: &[u8]) -> Result<Layout, ParseError> {
         Ok(v) => Ok(v.map(|(l, _)| l)),
         Err(s) => Err(s),
     };
-    finish(p, v, "layout")
+    finish(&mut p, v, "layout")
 }

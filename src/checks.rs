@@ -1,0 +1,304 @@
+//! Compile-time layout checks: each is a `const` assertion that fails in
+//! `cargo check` with a sentence naming both layouts.
+
+/// A piece of a compile-time message.
+#[doc(hidden)]
+pub enum Part<'a> {
+    Str(&'a str),
+    Num(u64),
+}
+
+const MESSAGE: usize = 1024;
+
+/// Joins message parts into a fixed buffer (cut at 1 KiB).
+#[doc(hidden)]
+pub const fn message(parts: &[Part<'_>]) -> ([u8; MESSAGE], usize) {
+    let mut buf = [0u8; MESSAGE];
+    let mut n = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        match &parts[p] {
+            Part::Str(s) => {
+                let b = s.as_bytes();
+                let mut i = 0;
+                while i < b.len() && n < MESSAGE {
+                    buf[n] = b[i];
+                    n += 1;
+                    i += 1;
+                }
+            }
+            Part::Num(v) => {
+                let mut digits = [0u8; 20];
+                let (mut v, mut k) = (*v, 0);
+                loop {
+                    digits[k] = b'0' + (v % 10) as u8;
+                    k += 1;
+                    v /= 10;
+                    if v == 0 {
+                        break;
+                    }
+                }
+                while k > 0 && n < MESSAGE {
+                    k -= 1;
+                    buf[n] = digits[k];
+                    n += 1;
+                }
+            }
+        }
+        p += 1;
+    }
+    // Never cut inside a UTF-8 sequence.
+    while n > 0 && n < MESSAGE && (buf[n] & 0xC0) == 0x80 {
+        n -= 1;
+    }
+    (buf, n)
+}
+
+/// Fails compilation with the message.
+#[doc(hidden)]
+pub const fn fail(message: &([u8; MESSAGE], usize)) -> ! {
+    match core::str::from_utf8(message.0.split_at(message.1).0) {
+        Ok(s) => panic!("{}", s),
+        Err(_) => panic!("layout assertion failed"),
+    }
+}
+
+/// `a == b` for strings, in `const`.
+#[doc(hidden)]
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The tiled shape of a layout's `SHAPE`, in `const`.
+#[doc(hidden)]
+pub const fn tiled(shape: &crate::ArrayShape) -> crate::TiledShape {
+    match shape.tiled() {
+        Ok(t) => t,
+        Err(_) => panic!("a StaticLayout's SHAPE must be valid"),
+    }
+}
+
+/// Fails to compile unless two layouts have the same logical shape
+/// (element type, dimensions and dynamic bounds), whatever their layouts.
+///
+/// ```
+/// use xla_layout::{assert_same_shape, layout};
+/// layout! {
+///     type Host = bf16[8,128]{1,0};
+///     type Tpu = bf16[8,128]{1,0:T(8,128)(2,1)};
+/// }
+/// assert_same_shape!(Host, Tpu);
+/// ```
+///
+/// ```compile_fail
+/// use xla_layout::{assert_same_shape, layout};
+/// layout! { type A = f32[2,3]; type B = f32[3,2]; }
+/// assert_same_shape!(A, B); // `A` (f32[2,3]{1,0}) and `B` (f32[3,2]{1,0}) do not have the same logical shape
+/// ```
+#[macro_export]
+macro_rules! assert_same_shape {
+    ($a:ty, $b:ty $(,)?) => {
+        const _: () = {
+            use $crate::__private::Part::Str;
+            use $crate::StaticLayout;
+            if !<$a as StaticLayout>::SHAPE.same_logical_shape(&<$b as StaticLayout>::SHAPE) {
+                $crate::__private::fail(&$crate::__private::message(&[
+                    Str("`"), Str(stringify!($a)), Str("` ("), Str(<$a as StaticLayout>::TEXT),
+                    Str(") and `"), Str(stringify!($b)), Str("` ("), Str(<$b as StaticLayout>::TEXT),
+                    Str(") do not have the same logical shape: element type and dimensions must match"),
+                ]));
+            }
+        };
+    };
+}
+
+/// Fails to compile unless two layouts are the same, field for field (the
+/// same canonical XLA text).
+///
+/// ```
+/// use xla_layout::{assert_layout_eq, layout};
+/// layout! {
+///     type A = "f32[8,128]{1,0:T(8,128)L(1)}";   // L(1) is the default
+///     type B = f32[8,128]{1,0:T(8,128)};
+/// }
+/// assert_layout_eq!(A, B);
+/// ```
+///
+/// ```compile_fail
+/// use xla_layout::{assert_layout_eq, layout};
+/// layout! { type A = f32[8,128]{1,0}; type B = f32[8,128]{1,0:T(1,128)}; }
+/// assert_layout_eq!(A, B); // same offsets, but not the same layout
+/// ```
+#[macro_export]
+macro_rules! assert_layout_eq {
+    ($a:ty, $b:ty $(,)?) => {
+        const _: () = {
+            use $crate::__private::Part::Str;
+            use $crate::StaticLayout;
+            if !$crate::__private::str_eq(<$a as StaticLayout>::TEXT, <$b as StaticLayout>::TEXT) {
+                $crate::__private::fail(&$crate::__private::message(&[
+                    Str("`"),
+                    Str(stringify!($a)),
+                    Str("` ("),
+                    Str(<$a as StaticLayout>::TEXT),
+                    Str(") and `"),
+                    Str(stringify!($b)),
+                    Str("` ("),
+                    Str(<$b as StaticLayout>::TEXT),
+                    Str(") are not the same layout"),
+                ]));
+            }
+        };
+    };
+}
+
+/// Fails to compile unless two layouts of the same logical shape put every
+/// element at the same slot (functional equality), e.g. `{1,0}` and
+/// `{1,0:T(1,128)}`. Decided per digit of the layouts; element by element
+/// for layouts with `*` or tiles that do not nest (up to 65536 elements,
+/// beyond which it fails as undecidable).
+///
+/// ```
+/// use xla_layout::{assert_layout_equivalent, layout};
+/// layout! {
+///     type Plain = f32[8,128]{1,0};
+///     type OneRowTiles = f32[8,128]{1,0:T(1,128)};
+/// }
+/// assert_layout_equivalent!(Plain, OneRowTiles);
+/// ```
+///
+/// ```compile_fail
+/// use xla_layout::{assert_layout_equivalent, layout};
+/// layout! { type A = f32[8,128]{1,0}; type B = f32[8,128]{1,0:T(8,128)(2,1)}; }
+/// assert_layout_equivalent!(A, B);
+/// ```
+#[macro_export]
+macro_rules! assert_layout_equivalent {
+    ($a:ty, $b:ty $(,)?) => {
+        const _: () = {
+            use $crate::__private::Part::Str;
+            use $crate::StaticLayout;
+            const A: $crate::TiledShape = $crate::__private::tiled(&<$a as StaticLayout>::SHAPE);
+            const B: $crate::TiledShape = $crate::__private::tiled(&<$b as StaticLayout>::SHAPE);
+            let same_shape = <$a as StaticLayout>::SHAPE.same_logical_shape(&<$b as StaticLayout>::SHAPE);
+            let why = match A.same_offsets(&B) {
+                _ if !same_shape => Str(") do not have the same logical shape"),
+                $crate::Comparison::Yes => Str(""),
+                $crate::Comparison::No => Str(") put some elements at different slots"),
+                $crate::Comparison::Undecided => Str(
+                    ") cannot be compared: a layout has `*` or tiles that do not nest, and there are too many elements to compare one by one",
+                ),
+            };
+            if let Str(reason) = why
+                && !reason.is_empty()
+            {
+                $crate::__private::fail(&$crate::__private::message(&[
+                    Str("`"), Str(stringify!($a)), Str("` ("), Str(<$a as StaticLayout>::TEXT),
+                    Str(") and `"), Str(stringify!($b)), Str("` ("), Str(<$b as StaticLayout>::TEXT),
+                    Str(reason),
+                ]));
+            }
+        };
+    };
+}
+
+/// Fails to compile unless a layout takes exactly `n` bytes (every tile
+/// level, `L` and `E` counted).
+///
+/// ```
+/// use xla_layout::{assert_bytes, layout};
+/// layout! { type Figure1 = f32[3,5]{1,0:T(2,2)}; }
+/// assert_bytes!(Figure1, 96); // 24 slots of 4 bytes
+/// ```
+///
+/// ```compile_fail
+/// use xla_layout::{assert_bytes, layout};
+/// layout! { type Figure1 = f32[3,5]{1,0:T(2,2)}; }
+/// assert_bytes!(Figure1, 60); // `Figure1` (f32[3,5]{1,0:T(2,2)}) takes 96 bytes, not 60
+/// ```
+#[macro_export]
+macro_rules! assert_bytes {
+    ($a:ty, $n:expr $(,)?) => {
+        const _: () = {
+            use $crate::__private::Part::{Num, Str};
+            use $crate::StaticLayout;
+            let expected: usize = $n;
+            if <$a as StaticLayout>::BYTES != expected {
+                $crate::__private::fail(&$crate::__private::message(&[
+                    Str("`"),
+                    Str(stringify!($a)),
+                    Str("` ("),
+                    Str(<$a as StaticLayout>::TEXT),
+                    Str(") takes "),
+                    Num(<$a as StaticLayout>::BYTES as u64),
+                    Str(" bytes, not "),
+                    Num(expected as u64),
+                ]));
+            }
+        };
+    };
+}
+
+/// Fails to compile unless a bitcast between two layouts is legal: the
+/// same bits per slot, the same slots, and every element at the same slot
+/// when both arrays are read in row-major logical order — the same bytes
+/// in the same places. The shapes may differ (a reshape).
+///
+/// ```
+/// use xla_layout::{assert_bitcast, layout};
+/// layout! {
+///     type Tiles = s32[16,128]{1,0:T(8,128)};
+///     type Stacked = f32[2,8,128]{2,1,0};
+/// }
+/// assert_bitcast!(Tiles, Stacked);
+/// ```
+///
+/// ```compile_fail
+/// use xla_layout::{assert_bitcast, layout};
+/// layout! { type A = f32[2,3]{0,1}; type B = f32[6]{0}; }
+/// assert_bitcast!(A, B);
+/// ```
+#[macro_export]
+macro_rules! assert_bitcast {
+    ($a:ty, $b:ty $(,)?) => {
+        const _: () = {
+            use $crate::__private::Part::Str;
+            use $crate::StaticLayout;
+            const A: $crate::TiledShape = $crate::__private::tiled(&<$a as StaticLayout>::SHAPE);
+            const B: $crate::TiledShape = $crate::__private::tiled(&<$b as StaticLayout>::SHAPE);
+            let why = if A.element_bits() != B.element_bits() {
+                Str(" store elements in different numbers of bits")
+            } else if A.physical_slots() != B.physical_slots() {
+                Str(" have different numbers of slots")
+            } else {
+                match A.bitcast_compatible(&B) {
+                    $crate::Comparison::Yes => Str(""),
+                    $crate::Comparison::No => Str(" put some elements at different slots in row-major order"),
+                    $crate::Comparison::Undecided => Str(
+                        " cannot be compared: a layout is not affine in its digits, and there are too many elements to compare one by one",
+                    ),
+                }
+            };
+            if let Str(reason) = why
+                && !reason.is_empty()
+            {
+                $crate::__private::fail(&$crate::__private::message(&[
+                    Str("a bitcast between `"), Str(stringify!($a)), Str("` ("),
+                    Str(<$a as StaticLayout>::TEXT), Str(") and `"), Str(stringify!($b)), Str("` ("),
+                    Str(<$b as StaticLayout>::TEXT), Str(") is not legal: they"), Str(reason),
+                ]));
+            }
+        };
+    };
+}
