@@ -818,6 +818,40 @@ proptest! {
     }
 }
 
+/// Nested tuples of arrays, buffers, tokens and opaques, built as values.
+fn nested_shape() -> impl Strategy<Value = Shape> {
+    let array = prop_oneof![
+        Just("f32[2,3]{0,1}"),
+        Just("bf16[8,128]{1,0:T(8,128)(2,1)}"),
+        Just("s4[16]{0:E(4)}"),
+        Just("pred[]"),
+        Just("u8[64,1024]{1,0:T(8,128)(4,1)S(1)}"),
+    ]
+    .prop_map(|t| parse_array(t.as_bytes()).unwrap());
+    let leaf = prop_oneof![
+        array.clone().prop_map(Shape::Array),
+        array.prop_map(Shape::Buffer),
+        Just(Shape::Token),
+        Just(Shape::Opaque),
+    ];
+    leaf.prop_recursive(4, 24, 4, |inner| {
+        prop::collection::vec(inner, 0..=4).prop_map(Shape::Tuple)
+    })
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Every element of a nested shape lands in its own place: the parser
+    /// builds elements in place inside the open tuples (a bookkeeping the
+    /// flat tuple property above does not exercise).
+    #[test]
+    fn nested_print_parse(shape in nested_shape()) {
+        let text = shape.to_string();
+        prop_assert_eq!(Shape::parse(&text), Ok(shape));
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Property 5: arbitrary bytes never panic
 // ---------------------------------------------------------------------------

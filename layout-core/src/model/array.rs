@@ -216,13 +216,15 @@ impl ArrayShape {
     }
 
     /// Gives the shape XLA's default layout for its rank (parser use).
-    pub(crate) const fn set_default_layout(&mut self) {
-        self.layout = Some(Layout::default_for_rank(self.rank as usize));
+    pub(crate) fn set_default_layout(&mut self) {
+        let rank = self.rank as usize;
+        self.empty_layout_mut().push_descending_minor_to_major(rank);
     }
 
-    /// Sets the layout in place (parser use: no copy of the whole shape).
-    pub(crate) const fn set_layout(&mut self, layout: &Layout) {
-        self.layout = Some(*layout);
+    /// Gives the shape an empty layout and returns it for the parser to fill
+    /// in place.
+    pub(crate) fn empty_layout_mut(&mut self) -> &mut Layout {
+        self.layout.insert(Layout::EMPTY)
     }
 
     /// This shape with `layout`.

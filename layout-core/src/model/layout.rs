@@ -57,6 +57,18 @@ pub struct SplitConfig<'a> {
     pub indices: &'a [i64],
 }
 
+/// A layout's scalar attributes as the parser collects them before writing
+/// them into the layout in one go.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ScalarAttributes {
+    pub(crate) tail_padding_alignment: i64,
+    pub(crate) index_type: ElementType,
+    pub(crate) pointer_type: ElementType,
+    pub(crate) element_size_in_bits: i64,
+    pub(crate) memory_space: i8,
+    pub(crate) metadata_prefix_bytes: i64,
+}
+
 impl Layout {
     /// The empty layout `{}`: no dimensions, every attribute at its default.
     pub const EMPTY: Layout = Layout {
@@ -127,12 +139,18 @@ impl Layout {
     pub const fn default_for_rank(rank: usize) -> Layout {
         assert!(rank <= MAX_RANK, "rank exceeds xla_layout_core::MAX_RANK");
         let mut l = Layout::EMPTY;
-        while (l.minor_to_major_len as usize) < rank {
-            l.minor_to_major[l.minor_to_major_len as usize] =
-                (rank - 1 - l.minor_to_major_len as usize) as i64;
-            l.minor_to_major_len += 1;
-        }
+        l.push_descending_minor_to_major(rank);
         l
+    }
+
+    /// Appends `rank-1, …, 1, 0` to an empty minor-to-major list; `rank` is
+    /// at most [`MAX_RANK`].
+    pub(crate) const fn push_descending_minor_to_major(&mut self, rank: usize) {
+        while (self.minor_to_major_len as usize) < rank {
+            self.minor_to_major[self.minor_to_major_len as usize] =
+                (rank - 1 - self.minor_to_major_len as usize) as i64;
+            self.minor_to_major_len += 1;
+        }
     }
 
     /// `MakeAscendingLayout`: `{0,1,…,R-1}`, column-major.
@@ -152,6 +170,23 @@ impl Layout {
             l.minor_to_major_len += 1;
         }
         l
+    }
+
+    /// Writes the scalar attributes (`L`, `#`, `*`, `E`, `S`, `M`) in place
+    /// (parser use: a `Layout` is too big to rebuild through the `with_*`
+    /// chain on every shape).
+    pub(crate) const fn set_scalar_attributes(&mut self, a: &ScalarAttributes) {
+        self.tail_padding_alignment_in_elements = a.tail_padding_alignment;
+        self.index_primitive_type = a.index_type;
+        self.pointer_primitive_type = a.pointer_type;
+        self.element_size_in_bits = a.element_size_in_bits;
+        self.memory_space = a.memory_space;
+        self.dynamic_shape_metadata_prefix_bytes = a.metadata_prefix_bytes;
+    }
+
+    /// Sets the `P(...)` text in place (parser use).
+    pub(crate) const fn set_physical_shape(&mut self, text: PhysicalShapeText) {
+        self.physical_shape = Some(text);
     }
 
     /// Appends one minor-to-major entry.

@@ -5,5 +5,6 @@ mod layout;
 mod shape;
 
 pub use array::{ArrayShape, Dim};
+pub(crate) use layout::ScalarAttributes;
 pub use layout::{Layout, PhysicalShapeText, SplitConfig, memory_space_name};
 pub use shape::{Shape, ShapeEvent, ShapeEvents};

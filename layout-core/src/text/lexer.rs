@@ -307,6 +307,21 @@ impl<'a> Lexer<'a> {
     /// Numbers and number-like patterns, tried in XLA's order.
     fn lex_number_or_pattern(&mut self, start: usize) -> Token {
         let s = self.src;
+        // Fast path for the common plain integer: after a run of digits,
+        // every longer pattern needs one of these bytes next.
+        let n = digits(s, start);
+        if n > 0
+            && !matches!(
+                s.get(start + n),
+                Some(b'.' | b'e' | b'E' | b'_' | b'x' | b'b' | b'f' | b'?')
+            )
+            && let Some((len, value)) = match_int64(s, start)
+        {
+            self.pos = start + len;
+            let mut t = Token::new(TokenKind::Int, start, self.pos);
+            t.int = value;
+            return t;
+        }
         let kind = if let Some(n) = match_float(s, start) {
             self.pos = start + n;
             TokenKind::Decimal

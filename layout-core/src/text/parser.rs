@@ -18,6 +18,7 @@ use super::error::{Diagnostic, ParseError, ParseErrorKind as E};
 use super::lexer::{Lexer, Token, TokenKind as K};
 use super::spans::{ByteSpan, ShapeSpans};
 use crate::limits::{COMBINE, DEFAULT_MAX_DEPTH, UNBOUNDED};
+use crate::model::ScalarAttributes;
 use crate::{ArrayShape, CapacityError, ElementType, InlineStr, Layout, PhysicalShapeText, Shape};
 
 /// Options for parsing shape text.
@@ -106,6 +107,24 @@ impl Frames {
     fn last_mut(&mut self) -> Option<&mut Frame> {
         (self.buffers > 0).then_some(&mut self.top)
     }
+}
+
+/// Where the value being parsed goes: the newest element of the innermost
+/// open tuple, or `out`. (An open buffer shares its parent's slot.)
+fn slot<'s>(frames: &'s mut Frames, out: &'s mut Shape) -> &'s mut Shape {
+    #[cfg(feature = "alloc")]
+    for frame in frames.iter_mut().rev() {
+        // An open tuple always holds its pending element (pushed with the
+        // `(` or `,` that opened it).
+        if let Frame::Tuple(elems) = frame
+            && let Some(pending) = elems.last_mut()
+        {
+            return pending;
+        }
+    }
+    #[cfg(not(feature = "alloc"))]
+    let _ = frames;
+    out
 }
 
 impl<'a> Parser<'a> {
@@ -280,13 +299,21 @@ impl<'a> Parser<'a> {
 
     /// `ParseShape`: one shape of any kind at the current token.
     pub(crate) fn shape(&mut self) -> Step<Option<Shape>> {
+        let mut out = Shape::Token;
+        Ok(self.shape_into(&mut out)?.then_some(out))
+    }
+
+    /// [`Parser::shape`] into `out`. Arrays are built where they end up (a
+    /// tuple's element or `out`) because an `ArrayShape` is over a kilobyte
+    /// and moving it through every return would dominate the parse.
+    pub(crate) fn shape_into(&mut self, out: &mut Shape) -> Step<bool> {
         let base_depth = self.depth;
-        let result = self.shape_iterative();
+        let result = self.shape_iterative(out);
         self.depth = base_depth;
         result
     }
 
-    fn shape_iterative(&mut self) -> Step<Option<Shape>> {
+    fn shape_iterative(&mut self, out: &mut Shape) -> Step<bool> {
         #[cfg(feature = "alloc")]
         let mut frames: Frames = Vec::new();
         #[cfg(not(feature = "alloc"))]
@@ -295,9 +322,11 @@ impl<'a> Parser<'a> {
             self.depth += 1;
             if self.depth > self.max_depth {
                 self.error(E::Syntax("maximum recursion depth exceeded"));
-                return Ok(None);
+                return Ok(false);
             }
-            let mut value = if self.is_ident(b"b") && self.look_ahead() == K::Lparen {
+            if self.is_ident(b"b") && self.look_ahead() == K::Lparen {
+                // The buffer's array is parsed into the buffer's own slot
+                // and wrapped when its `)` closes.
                 self.lex();
                 self.lex();
                 frames.push(Frame::Buffer);
@@ -309,52 +338,50 @@ impl<'a> Parser<'a> {
                 {
                     self.lex();
                     if self.tok.kind != K::Rparen {
-                        frames.push(Frame::Tuple(Vec::new()));
+                        frames.push(Frame::Tuple(alloc::vec![Shape::Token]));
                         continue 'descend;
                     }
-                    match self.finish_tuple(Vec::new()) {
-                        Some(t) => t,
-                        None => return Ok(None),
-                    }
+                    let Some(tuple) = self.finish_tuple(Vec::new()) else {
+                        return Ok(false);
+                    };
+                    *slot(&mut frames, out) = tuple;
                 }
-            } else {
-                match self.array_or_leaf()? {
-                    Some(s) => s,
-                    None => return Ok(None),
-                }
-            };
-            // `value` is complete: pop finished frames around it.
+            } else if !self.array_or_leaf(slot(&mut frames, out))? {
+                return Ok(false);
+            }
+            // The slot's value is complete: pop finished frames around it.
             loop {
                 self.depth -= 1;
                 match frames.last_mut() {
-                    None => return Ok(Some(value)),
+                    None => return Ok(true),
                     #[cfg(feature = "alloc")]
                     Some(Frame::Tuple(elems)) => {
-                        elems.push(value);
                         if self.eat(K::Comma) {
+                            elems.push(Shape::Token);
                             continue 'descend;
                         }
                         let Some(Frame::Tuple(elems)) = frames.pop() else {
                             unreachable!()
                         };
-                        value = match self.finish_tuple(elems) {
-                            Some(t) => t,
-                            None => return Ok(None),
+                        let Some(tuple) = self.finish_tuple(elems) else {
+                            return Ok(false);
                         };
+                        *slot(&mut frames, out) = tuple;
                     }
                     Some(Frame::Buffer) => {
                         frames.pop();
+                        let value = slot(&mut frames, out);
                         let Shape::Array(array) = value else {
                             self.error(E::BufferOfNonArray);
-                            return Ok(None);
+                            return Ok(false);
                         };
                         if !self.expect(
                             K::Rparen,
                             E::Syntax("expects ')' at the end of buffer shape."),
                         ) {
-                            return Ok(None);
+                            return Ok(false);
                         }
-                        value = Shape::Buffer(array);
+                        *value = Shape::Buffer(*array);
                     }
                 }
             }
@@ -381,16 +408,20 @@ impl<'a> Parser<'a> {
     }
 
     /// The array branch of `ParseShape`, which also reads `token[]` and
-    /// `opaque[]`.
-    fn array_or_leaf(&mut self) -> Step<Option<Shape>> {
+    /// `opaque[]`,
+    /// into `out`.
+    fn array_or_leaf(&mut self, out: &mut Shape) -> Step<bool> {
         if self.tok.kind != K::PrimitiveType {
             self.error(E::ExpectedPrimitiveType(self.tok.kind));
-            return Ok(None);
+            return Ok(false);
         }
         let type_tok = self.tok;
         let element_type = type_tok.element_type;
         self.lex();
-        let mut shape = ArrayShape::empty(element_type);
+        *out = Shape::Array(ArrayShape::empty(element_type));
+        let Shape::Array(shape) = out else {
+            unreachable!("just written")
+        };
         let dims_tok = self.tok;
         let dims_ok = self.list(K::Lsquare, K::Rsquare, |p| {
             let start = p.tok;
@@ -413,7 +444,7 @@ impl<'a> Parser<'a> {
             Ok(true)
         })?;
         if !dims_ok {
-            return Ok(None);
+            return Ok(false);
         }
         let dims_span = self.since(dims_tok);
         if let Some(spans) = self.spans_mut() {
@@ -429,19 +460,17 @@ impl<'a> Parser<'a> {
             if !crate::Dim::from_raw(size, dynamic).is_valid() {
                 let at = self.list_item(dims_tok, i);
                 self.error_at(at, E::InvalidDimensionSize { index: i, size });
-                return Ok(None);
+                return Ok(false);
             }
             if is_leaf {
                 let at = self.list_item(dims_tok, i);
                 return self.stop(at, E::TokenOrOpaqueWithDimensionsOrLayout(element_type));
             }
         }
-        // fill_missing_layouts: every array starts with the default layout.
-        shape.set_default_layout();
         if self.tok.kind == K::Lbrace && matches!(self.look_ahead(), K::Int | K::Colon) {
             let layout_tok = self.tok;
-            let Some((layout, m2m_len)) = self.layout()? else {
-                return Ok(None);
+            let Some(m2m_len) = self.layout_into(shape.empty_layout_mut())? else {
+                return Ok(false);
             };
             if is_leaf {
                 return self.stop(
@@ -454,27 +483,37 @@ impl<'a> Parser<'a> {
                     rank: shape.rank(),
                     minor_to_major: m2m_len,
                 });
-                return Ok(None);
+                return Ok(false);
             }
-            if layout.has_physical_shape() {
+            if let Some(layout) = shape.layout().filter(|l| l.has_physical_shape()) {
                 let mut text = InlineStr::new();
                 let _ = write!(text, "{layout}"); // a cut-off message beats none
                 self.error(E::PhysicalShapeOnDenseArray(text));
-                return Ok(None);
+                return Ok(false);
             }
-            shape.set_layout(&layout);
+        } else {
+            // fill_missing_layouts: an array without layout text gets the
+            // default one.
+            shape.set_default_layout();
         }
-        Ok(Some(match element_type {
-            ElementType::TOKEN => Shape::Token,
-            ElementType::OPAQUE => Shape::Opaque,
-            _ => Shape::Array(shape),
-        }))
+        match element_type {
+            ElementType::TOKEN => *out = Shape::Token,
+            ElementType::OPAQUE => *out = Shape::Opaque,
+            _ => {}
+        }
+        Ok(true)
     }
 
     /// `ParseLayout`. Returns the layout and the number of minor-to-major
     /// entries written (which may exceed what a layout can hold).
     pub(crate) fn layout(&mut self) -> Step<Option<(Layout, usize)>> {
         let mut l = Layout::EMPTY;
+        Ok(self.layout_into(&mut l)?.map(|n| (l, n)))
+    }
+
+    /// [`Parser::layout`] into `l`, which must be [`Layout::EMPTY`]: parsing
+    /// in place saves copying a kilobyte-sized value per shape.
+    fn layout_into(&mut self, l: &mut Layout) -> Step<Option<usize>> {
         let mut m2m_len = 0usize;
         let mut tail_padding: i64 = 1;
         let mut tail_padding_tok = self.tok;
@@ -483,7 +522,6 @@ impl<'a> Parser<'a> {
         let mut metadata_prefix: i64 = 0;
         let mut index_type = ElementType::INVALID;
         let mut pointer_type = ElementType::INVALID;
-        let mut physical: Option<PhysicalShapeText> = None;
         // The first negative tile entry, for MakeLayout's abort.
         let mut negative_tile: Option<(Token, i64)> = None;
 
@@ -526,7 +564,7 @@ impl<'a> Parser<'a> {
                 }
                 if self.is_ident(b"T") {
                     self.lex();
-                    self.tiles(&mut l, &mut negative_tile, record)?;
+                    self.tiles(l, &mut negative_tile, record)?;
                 }
                 if self.is_ident(b"L") {
                     let start = self.tok;
@@ -581,12 +619,13 @@ impl<'a> Parser<'a> {
                 }
                 if self.is_ident(b"SC") {
                     self.lex();
-                    self.split_configs(&mut l, record)?;
+                    self.split_configs(l, record)?;
                 }
                 if self.is_ident(b"P") {
                     let start = self.tok;
                     self.lex();
-                    physical = Some(self.physical_shape()?);
+                    let text = self.physical_shape()?;
+                    l.set_physical_shape(text);
                     self.record_attribute(record, start, |s| &mut s.physical_shape);
                 }
                 if self.is_ident(b"M") {
@@ -611,16 +650,16 @@ impl<'a> Parser<'a> {
         if tail_padding < 1 {
             return self.stop(tail_padding_tok, E::TailPaddingBelowOne(tail_padding));
         }
-        let layout = l
-            .with_tail_padding_alignment(tail_padding)
-            .with_index_primitive_type(index_type)
-            .with_pointer_primitive_type(pointer_type)
-            .with_element_size_in_bits(element_bits)
+        l.set_scalar_attributes(&ScalarAttributes {
+            tail_padding_alignment: tail_padding,
+            index_type,
+            pointer_type,
+            element_size_in_bits: element_bits,
             // XLA keeps the memory space in an int8 (spec §a.3 item 10).
-            .with_memory_space(memory_space as i8)
-            .with_physical_shape(physical)
-            .with_dynamic_shape_metadata_prefix_bytes(metadata_prefix);
-        Ok(Some((layout, m2m_len)))
+            memory_space: memory_space as i8,
+            metadata_prefix_bytes: metadata_prefix,
+        });
+        Ok(Some(m2m_len))
     }
 
     /// `ParseLayoutIntAttribute`: `(n)`, storing n as soon as it is read.
@@ -834,8 +873,9 @@ pub fn parse_shape(text: &[u8]) -> Result<Shape, ParseError> {
 /// ```
 pub fn parse_shape_with(text: &[u8], options: ParseOptions) -> Result<Shape, ParseError> {
     let mut p = Parser::new(text, 0, options);
-    let v = p.shape();
-    finish(&mut p, v, "shape")
+    let mut out = Shape::Token;
+    let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
+    finish(&mut p, v, "shape").map(|()| out)
 }
 
 /// Parses an array shape; any other kind of shape is an error.
@@ -867,8 +907,10 @@ pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
 /// ```
 pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), ParseError> {
     let mut p = Parser::new(text, 0, ParseOptions::default()).with_spans();
-    let v = p.shape();
-    let kind = match finish(&mut p, v, "shape")? {
+    let mut out = Shape::Token;
+    let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
+    finish(&mut p, v, "shape")?;
+    let kind = match out {
         Shape::Array(a) => return Ok((a, p.spans.unwrap_or(ShapeSpans::EMPTY))),
         Shape::Buffer(_) => "a buffer",
         Shape::Token => "a token",
