@@ -2,20 +2,115 @@
 
 use std::io::Write;
 
-use xla_layout_core::{ArrayShape, TiledShape, memory_space_name};
+use xla_layout_core::{ArrayShape, GridError, TiledShape, memory_space_name};
 
+use crate::svg::Picture;
 use crate::{Failure, array_argument};
 
 /// The shape of the XLA docs' first example (shapes.md).
 pub const SEED_SHAPE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
 
+/// What `explain` was asked.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// The index of the dimensions the grid does not show.
+    pub at: Option<Vec<u64>>,
+    /// The grid's row and column dimensions.
+    pub dims: Option<(usize, usize)>,
+    /// At most this many grid rows and columns.
+    pub max: Option<usize>,
+    /// Where to write the SVG picture.
+    pub svg: Option<String>,
+}
+
+/// Parses `args` (after `explain`) and runs.
+pub fn main(args: &[String], out: impl Write) -> Result<(), Failure> {
+    let mut shape = None;
+    let mut options = Options::default();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let mut value = |flag: &str| {
+            rest.next()
+                .ok_or_else(|| Failure::Input(format!("{flag} needs a value")))
+        };
+        match arg.as_str() {
+            "--at" => options.at = Some(numbers(value("--at")?, "--at")?),
+            "--dims" => match numbers(value("--dims")?, "--dims")?.as_slice() {
+                &[r, c] => options.dims = Some((r as usize, c as usize)),
+                _ => {
+                    return Err(Failure::Input(
+                        "--dims takes two dimensions: ROW,COL".into(),
+                    ));
+                }
+            },
+            "--max" => match numbers(value("--max")?, "--max")?.as_slice() {
+                &[n] if n >= 2 => options.max = Some(n as usize),
+                _ => return Err(Failure::Input("--max takes one number, at least 2".into())),
+            },
+            "--svg" => options.svg = Some(value("--svg")?.clone()),
+            flag if flag.starts_with("--") => {
+                return Err(Failure::Input(format!("unknown option {flag}")));
+            }
+            _ if shape.is_none() => shape = Some(arg.as_str()),
+            _ => return Err(Failure::Input(format!("unexpected argument '{arg}'"))),
+        }
+    }
+    run(shape.unwrap_or(SEED_SHAPE), &options, out)
+}
+
+/// `1,2,3` as numbers.
+fn numbers(text: &str, flag: &str) -> Result<Vec<u64>, Failure> {
+    text.split(',')
+        .map(|n| n.trim().parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            Failure::Input(format!(
+                "{flag} takes comma-separated numbers, not '{text}'"
+            ))
+        })
+}
+
 /// Writes the explanation of `text`.
-pub fn run(text: &str, mut out: impl Write) -> Result<(), Failure> {
+pub fn run(text: &str, options: &Options, mut out: impl Write) -> Result<(), Failure> {
     let shape = array_argument(text)?;
     let tiled = shape
         .tiled()
         .map_err(|e| Failure::Input(format!("'{text}': {e}")))?;
+    let bad = |e: GridError| Failure::Input(format!("'{text}': {e}"));
+    let mut grid = tiled.offset_grid();
+    if let Some((r, c)) = options.dims {
+        grid = grid.dims(r, c).map_err(bad)?;
+    }
+    if let Some(at) = &options.at {
+        grid = grid.at(at).map_err(bad)?;
+    }
+    if let Some(n) = options.max {
+        grid = grid.max(n, n);
+    }
     write_summary(&mut out, &shape, &tiled)?;
+    writeln!(out)?;
+    write!(out, "slot offsets: {grid}")?;
+    if let Some(path) = &options.svg {
+        let rank = tiled.rank();
+        let (rows, cols) = match options.dims {
+            Some((r, c)) => (Some(r), Some(c)),
+            None => (rank.checked_sub(2), rank.checked_sub(1)),
+        };
+        let at = options.at.clone().unwrap_or_else(|| vec![0; rank]);
+        let max = options.max.unwrap_or(32) as u64;
+        let picture = Picture {
+            shape: &shape,
+            tiled: &tiled,
+            rows,
+            cols,
+            at: &at,
+            max_rows: max,
+            max_cols: max,
+        };
+        std::fs::write(path, picture.render())
+            .map_err(|e| Failure::Input(format!("cannot write {path}: {e}")))?;
+        writeln!(out, "\npicture written to {path}")?;
+    }
     Ok(())
 }
 
@@ -24,63 +119,73 @@ fn write_summary(
     shape: &ArrayShape,
     tiled: &TiledShape,
 ) -> std::io::Result<()> {
+    let mut line =
+        |label: &str, value: std::fmt::Arguments<'_>| writeln!(out, "{label:<18}{value}");
     let layout = shape.layout_or_default();
     let ty = shape.element_type();
-    writeln!(out, "shape           {shape}")?;
-    writeln!(
-        out,
-        "element type    {ty}: {} bits, stored in {} bits per slot",
-        ty.bit_width().unwrap_or(0),
-        tiled.element_bits()
+    line("canonical text", format_args!("{shape}"))?;
+    line(
+        "element type",
+        format_args!(
+            "{ty}: {} bits, stored in {} bits per slot",
+            ty.bit_width().unwrap_or(0),
+            tiled.element_bits()
+        ),
     )?;
-    writeln!(out, "logical dims    {:?}", shape.dims())?;
+    line("logical dims", format_args!("{:?}", shape.dims()))?;
     let physical: Vec<String> = layout
         .minor_to_major()
         .iter()
         .rev()
         .map(|&d| format!("d{d}={}", shape.dims()[d as usize]))
         .collect();
-    writeln!(
-        out,
-        "physical order  {} (major to minor)",
-        physical.join(", ")
+    line(
+        "physical order",
+        format_args!("{} (major to minor)", physical.join(", ")),
     )?;
     for level in 1..=layout.tile_count() {
         let after =
             TiledShape::with_levels(shape, level).expect("valid shape stays valid per level");
         let tile = layout.tile(level - 1);
-        writeln!(out, "after tile {level}    {tile:?} -> {:?}", after.dims())?;
+        line(
+            &format!("after tile {level}"),
+            format_args!("{tile:?} -> {:?}", after.dims()),
+        )?;
     }
     let elements = tiled.element_count();
     let slots = tiled.physical_slots();
     let padding = slots - elements;
-    writeln!(out, "elements        {elements}")?;
-    writeln!(
-        out,
-        "slots           {slots} ({padding} padding, {:.2}%)",
-        if slots == 0 {
-            0.0
-        } else {
-            100.0 * padding as f64 / slots as f64
-        }
+    let percent = if slots == 0 {
+        0.0
+    } else {
+        100.0 * padding as f64 / slots as f64
+    };
+    line("elements", format_args!("{elements}"))?;
+    line(
+        "slots",
+        format_args!("{slots} ({padding} padding, {percent:.2}%)"),
     )?;
-    writeln!(out, "exact bytes     {}", tiled.exact_bytes())?;
+    line("exact bytes", format_args!("{}", tiled.exact_bytes()))?;
     let show = |r: Result<u64, xla_layout_core::AddressError>| match r {
         Ok(v) => v.to_string(),
         Err(e) => format!("undefined ({e})"),
     };
-    writeln!(out, "XLA ByteSizeOf  {}", show(shape.xla_byte_size_of()))?;
-    writeln!(out, "XLA ArraySize   {}", show(shape.xla_array_size()))?;
-    writeln!(
-        out,
-        "XLA ArrayDataSize {}",
-        show(shape.xla_array_data_size())
+    line(
+        "XLA ByteSizeOf",
+        format_args!("{}", show(shape.xla_byte_size_of())),
+    )?;
+    line(
+        "XLA ArraySize",
+        format_args!("{}", show(shape.xla_array_size())),
+    )?;
+    line(
+        "XLA ArrayDataSize",
+        format_args!("{}", show(shape.xla_array_data_size())),
     )?;
     let space = shape.memory_space();
-    writeln!(
-        out,
-        "memory space    S({space}): {}",
-        memory_space_name(space)
+    line(
+        "memory space",
+        format_args!("S({space}): {}", memory_space_name(space)),
     )?;
     Ok(())
 }

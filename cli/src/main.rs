@@ -11,6 +11,7 @@ mod check;
 mod explain;
 mod offsets;
 mod relayout;
+mod svg;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -22,7 +23,12 @@ usage:
   xla-layout relayout 'SRC' 'DST' [--pad BYTE]
                                 copy a raw little-endian array (stdin) from layout SRC to DST (stdout);
                                 padding bytes of DST are BYTE (default 0)
-  xla-layout explain ['SHAPE']  explain a shape (default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)})
+  xla-layout explain ['SHAPE'] [--dims ROW,COL] [--at I0,I1,...] [--max N] [--svg FILE]
+                                explain a shape (default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}):
+                                sizes, tiling, padding, memory space, and a grid of slot offsets over
+                                dimensions ROW and COL (default: the last two; other dimensions at
+                                --at, default 0; at most N rows and columns, default 16);
+                                --svg also draws the layout as an SVG picture
   xla-layout help               this text
 ";
 
@@ -32,10 +38,7 @@ fn main() -> ExitCode {
         Some("check") if args.len() == 1 => check::run(io::stdin().lock(), io::stdout().lock()),
         Some("offsets") if args.len() == 2 => offsets::run(&args[1], io::stdout().lock()),
         Some("relayout") => relayout::main(&args[1..], io::stdin().lock(), io::stdout().lock()),
-        Some("explain") if args.len() <= 2 => explain::run(
-            args.get(1).map_or(explain::SEED_SHAPE, String::as_str),
-            io::stdout().lock(),
-        ),
+        Some("explain") => explain::main(&args[1..], io::stdout().lock()),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             Ok(())

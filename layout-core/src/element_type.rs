@@ -239,7 +239,7 @@ impl ElementType {
     pub const fn from_name_bytes(name: &[u8]) -> Option<ElementType> {
         // Every identifier the lexer meets is looked up here, so this is a
         // hash probe rather than a scan of all names.
-        let mut slot = name_hash(name);
+        let mut slot = name_slot(name);
         loop {
             let entry = NAME_TABLE[slot];
             if entry == 0 {
@@ -254,7 +254,7 @@ impl ElementType {
     }
 
     /// Whether the name of this type lexes as an element-type token.
-    const fn is_type_token(self) -> bool {
+    pub(crate) const fn is_type_token(self) -> bool {
         !matches!(self, T::INVALID | T::TUPLE | T::BUFFER)
     }
 
@@ -419,7 +419,7 @@ impl ElementType {
             if !t.is_type_token() {
                 continue;
             }
-            let d = edit_distance(name.as_bytes(), t.name().as_bytes());
+            let d = crate::similar::edit_distance(name.as_bytes(), t.name().as_bytes());
             if d <= 2 && best.is_none_or(|(bd, _)| d < bd) {
                 best = Some((d, t));
             }
@@ -439,15 +439,20 @@ impl core::fmt::Display for ElementType {
 /// so probes are short.
 const NAME_SLOTS: usize = 128;
 
-/// FNV-1a of a type name, reduced to a [`NAME_TABLE`] slot.
-const fn name_hash(name: &[u8]) -> usize {
+/// FNV-1a of a name (type names here, identifiers in the lexer).
+pub(crate) const fn name_hash(name: &[u8]) -> u32 {
     let mut h: u32 = 0x811c_9dc5;
     let mut i = 0;
     while i < name.len() {
         h = (h ^ name[i] as u32).wrapping_mul(0x0100_0193);
         i += 1;
     }
-    (h >> 25) as usize % NAME_SLOTS
+    h
+}
+
+/// A type name's first slot in [`NAME_TABLE`].
+const fn name_slot(name: &[u8]) -> usize {
+    (name_hash(name) >> 25) as usize % NAME_SLOTS
 }
 
 /// An open-addressing table from type name to `1 + index` in
@@ -459,7 +464,7 @@ const NAME_TABLE: [u8; NAME_SLOTS] = {
     while i < ElementType::ALL.len() {
         let t = ElementType::ALL[i];
         if t.is_type_token() {
-            let mut slot = name_hash(t.name().as_bytes());
+            let mut slot = name_slot(t.name().as_bytes());
             while table[slot] != 0 {
                 slot = (slot + 1) % NAME_SLOTS;
             }
@@ -482,39 +487,6 @@ const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         i += 1;
     }
     true
-}
-
-/// Case-insensitive optimal-string-alignment distance (adjacent swaps count
-/// one), capped at names of 16 bytes, which covers every type name.
-fn edit_distance(a: &[u8], b: &[u8]) -> usize {
-    const N: usize = 17;
-    if a.len() >= N || b.len() >= N {
-        return usize::MAX;
-    }
-    let mut d = [[0usize; N]; N];
-    for (i, row) in d.iter_mut().enumerate().take(a.len() + 1) {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate().take(b.len() + 1) {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(!a[i - 1].eq_ignore_ascii_case(&b[j - 1]));
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1
-                && j > 1
-                && a[i - 1].eq_ignore_ascii_case(&b[j - 2])
-                && a[i - 2].eq_ignore_ascii_case(&b[j - 1])
-            {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -596,10 +568,8 @@ mod tests {
     }
 
     #[test]
-    fn edit_distance_basics() {
-        assert_eq!(edit_distance(b"bf16", b"bf16"), 0);
-        assert_eq!(edit_distance(b"bf61", b"bf16"), 1);
-        assert_eq!(edit_distance(b"f3", b"f32"), 1);
+    fn closest_name_basics() {
         assert_eq!(ElementType::closest_name("fp32"), Some(ElementType::F32));
+        assert_eq!(ElementType::closest_name("bf61"), Some(ElementType::BF16));
     }
 }

@@ -30,9 +30,12 @@ extern crate std;
 
 mod address;
 mod element_type;
+#[cfg(feature = "alloc")]
+pub mod hlo;
 mod inline_str;
 mod limits;
 mod model;
+mod similar;
 mod static_layout;
 pub mod text;
 mod validate;
@@ -53,7 +56,7 @@ pub use model::{
     memory_space_name,
 };
 pub use static_layout::{Bound, Extent, Logical, MemorySpace, StaticLayout};
-pub use text::{Error, Stage};
+pub use text::{Error, GridError, OffsetGrid, Stage};
 pub use validate::{
     ValidationError, ValidationErrorKind, ValidationErrors, validate, validate_array,
     validate_array_with_optional_layout, validate_with_optional_layout, validation_errors,

@@ -89,7 +89,7 @@ impl Dim {
 ///     .with_layout(Layout::new(&[3, 2, 0, 1]).with_tiles(&[&[8, 128], &[2, 1]]));
 /// assert_eq!(S, s);
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub struct ArrayShape {
     element_type: ElementType,
     rank: u8,
@@ -224,7 +224,20 @@ impl ArrayShape {
     /// Gives the shape an empty layout and returns it for the parser to fill
     /// in place.
     pub(crate) fn empty_layout_mut(&mut self) -> &mut Layout {
-        self.layout.insert(Layout::EMPTY)
+        if self.layout.is_none() {
+            self.layout = Some(Layout::EMPTY);
+        }
+        let layout = self.layout.get_or_insert(Layout::EMPTY);
+        layout.clear();
+        layout
+    }
+
+    /// Makes this `empty(element_type)` in place, keeping the layout's
+    /// storage for [`ArrayShape::empty_layout_mut`] (parser use, which
+    /// always sets a layout afterwards).
+    pub(crate) fn reset(&mut self, element_type: ElementType) {
+        self.element_type = element_type;
+        self.rank = 0;
     }
 
     /// This shape with `layout`.
@@ -400,5 +413,24 @@ impl ArrayShape {
             i += 1;
         }
         true
+    }
+}
+
+impl PartialEq for ArrayShape {
+    /// Dimensions past the rank may hold stale values (the parser reuses
+    /// shapes in place), so only the meaningful parts are compared.
+    fn eq(&self, other: &ArrayShape) -> bool {
+        self.same_logical_shape(other) && self.layout == other.layout
+    }
+}
+
+impl Eq for ArrayShape {}
+
+impl core::hash::Hash for ArrayShape {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.element_type.hash(state);
+        self.dims().hash(state);
+        self.dynamic_dimensions().hash(state);
+        self.layout.hash(state);
     }
 }

@@ -26,7 +26,7 @@ pub type PhysicalShapeText = InlineStr<MAX_PHYSICAL_SHAPE_TEXT>;
 /// hold anything until [`crate::validate`] runs; a tile entry of
 /// [`crate::COMBINE`] is the `*` entry; `memory_space` is an `i8` as in XLA's
 /// C++ class (so `S(256)` is 0).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub struct Layout {
     minor_to_major: [i64; MAX_RANK],
     minor_to_major_len: u8,
@@ -67,6 +67,85 @@ pub(crate) struct ScalarAttributes {
     pub(crate) element_size_in_bits: i64,
     pub(crate) memory_space: i8,
     pub(crate) metadata_prefix_bytes: i64,
+}
+
+/// A layout's meaningful contents: every list cut at its length. Entries
+/// past a length may hold stale values (the parser reuses layouts in
+/// place), so equality and hashing look at this only.
+type LayoutKey<'a> = (
+    &'a [i64],
+    &'a [u8],
+    &'a [i64],
+    (i64, ElementType, ElementType, i64, i8, i64),
+    &'a [i64],
+    &'a [u8],
+    &'a [i64],
+    &'a Option<PhysicalShapeText>,
+);
+
+impl Layout {
+    fn key(&self) -> LayoutKey<'_> {
+        let tiles = self.tile_count as usize;
+        let splits = self.split_count as usize;
+        let entries = if tiles == 0 {
+            0
+        } else {
+            self.tile_ends[tiles - 1] as usize
+        };
+        let indices = if splits == 0 {
+            0
+        } else {
+            self.split_ends[splits - 1] as usize
+        };
+        (
+            &self.minor_to_major[..self.minor_to_major_len as usize],
+            &self.tile_ends[..tiles],
+            &self.tile_entries[..entries],
+            (
+                self.tail_padding_alignment_in_elements,
+                self.index_primitive_type,
+                self.pointer_primitive_type,
+                self.element_size_in_bits,
+                self.memory_space,
+                self.dynamic_shape_metadata_prefix_bytes,
+            ),
+            &self.split_dimensions[..splits],
+            &self.split_ends[..splits],
+            &self.split_indices[..indices],
+            &self.physical_shape,
+        )
+    }
+
+    /// Makes this [`Layout::EMPTY`] without rewriting its lists (parser
+    /// use: a layout is a kilobyte, most of it unused capacity).
+    pub(crate) fn clear(&mut self) {
+        self.minor_to_major_len = 0;
+        self.tile_count = 0;
+        self.split_count = 0;
+        self.physical_shape = None;
+        self.set_scalar_attributes(&ScalarAttributes {
+            tail_padding_alignment: 1,
+            index_type: ElementType::INVALID,
+            pointer_type: ElementType::INVALID,
+            element_size_in_bits: 0,
+            memory_space: 0,
+            metadata_prefix_bytes: 0,
+        });
+    }
+}
+
+impl PartialEq for Layout {
+    fn eq(&self, other: &Layout) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Layout {}
+
+impl core::hash::Hash for Layout {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+    }
 }
 
 impl Layout {

@@ -236,92 +236,125 @@ impl<'a> Lexer<'a> {
 
     /// Lexes the next token.
     pub fn next_token(&mut self) -> Token {
+        // The common tokens (punctuation, plain integers, identifiers) take
+        // the short paths here; the rest is out of line, so that this stays
+        // small: shapes are mostly one-byte tokens and small integers.
+        let s = self.src;
+        let mut start = self.pos;
         loop {
-            let start = self.pos;
-            let Some(c) = self.peek() else {
+            let Some(&c) = s.get(start) else {
+                self.pos = start;
                 return Token::new(TokenKind::Eof, start, start);
             };
-            self.pos += 1;
-            let kind = match c {
-                b' ' | b'\t' | b'\n' | b'\r' => continue,
-                b'/' => match self.peek() {
-                    Some(b'*') => match find(self.src, self.pos + 1, b"*/") {
-                        Some(end) => {
-                            self.pos = end + 2;
-                            continue;
-                        }
-                        // An unterminated comment is an error at its start.
-                        None => TokenKind::Error,
-                    },
-                    Some(b'/') => {
-                        while !matches!(self.peek(), None | Some(b'\n' | b'\r')) {
-                            self.pos += 1;
-                        }
-                        continue;
-                    }
-                    _ => TokenKind::Error,
+            let kind = PUNCTUATION[c as usize];
+            if kind != TokenKind::Eof {
+                self.pos = start + 1;
+                return Token::new(kind, start, start + 1);
+            }
+            match c {
+                b' ' | b'\t' | b'\n' | b'\r' => start += 1,
+                b'0'..=b'9' => return self.lex_number(start),
+                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                    self.pos = start + 1;
+                    return self.lex_identifier(start);
+                }
+                b'%' => {
+                    self.pos = start + 1;
+                    let kind = self.lex_percent();
+                    return Token::new(kind, start, self.pos);
+                }
+                _ => match self.lex_other(start) {
+                    Some(t) => return t,
+                    None => start = self.pos, // a comment
                 },
-                b'0'..=b'9' | b'-' | b'?' => {
-                    if c == b'-' && self.peek() == Some(b'>') {
-                        self.pos += 1;
-                        TokenKind::Arrow
-                    } else {
-                        return self.lex_number_or_pattern(start);
+            }
+        }
+    }
+
+    /// A token that is not punctuation, a number or an identifier, or
+    /// `None` after skipping a comment.
+    #[cold]
+    #[inline(never)]
+    fn lex_other(&mut self, start: usize) -> Option<Token> {
+        let c = self.src[start];
+        self.pos = start + 1;
+        let kind = match c {
+            b'/' => match self.peek() {
+                Some(b'*') => match find(self.src, self.pos + 1, b"*/") {
+                    Some(end) => {
+                        self.pos = end + 2;
+                        return None;
                     }
-                }
-                b'=' => TokenKind::Equal,
-                b'<' if self.peek() == Some(b'=') => {
-                    self.pos += 1;
-                    TokenKind::Leq
-                }
-                b',' => TokenKind::Comma,
-                b':' => TokenKind::Colon,
-                b'*' => TokenKind::Asterisk,
-                b'#' => TokenKind::Octothorp,
-                b'+' => TokenKind::Plus,
-                b'~' => TokenKind::Tilde,
-                b'[' => TokenKind::Lsquare,
-                b']' => TokenKind::Rsquare,
-                b'{' => TokenKind::Lbrace,
-                b'}' => TokenKind::Rbrace,
-                b'(' => TokenKind::Lparen,
-                b')' => TokenKind::Rparen,
-                b'%' => self.lex_percent(),
-                b'.' if self.peek() == Some(b'.') => {
-                    self.pos += 1;
-                    if self.peek() == Some(b'.') {
+                    // An unterminated comment is an error at its start.
+                    None => TokenKind::Error,
+                },
+                Some(b'/') => {
+                    while !matches!(self.peek(), None | Some(b'\n' | b'\r')) {
                         self.pos += 1;
-                        TokenKind::Dots
-                    } else {
-                        TokenKind::Error
                     }
+                    return None;
                 }
-                b'"' | b'\'' => self.lex_string(start, c),
-                c if c.is_ascii_alphabetic() || c == b'_' => return self.lex_identifier(start),
                 _ => TokenKind::Error,
-            };
-            return Token::new(kind, start, self.pos);
+            },
+            b'-' if self.peek() == Some(b'>') => {
+                self.pos += 1;
+                TokenKind::Arrow
+            }
+            b'-' | b'?' => return Some(self.lex_number_or_pattern(start)),
+            b'<' if self.peek() == Some(b'=') => {
+                self.pos += 1;
+                TokenKind::Leq
+            }
+            b'.' if self.peek() == Some(b'.') => {
+                self.pos += 1;
+                if self.peek() == Some(b'.') {
+                    self.pos += 1;
+                    TokenKind::Dots
+                } else {
+                    TokenKind::Error
+                }
+            }
+            b'"' | b'\'' => self.lex_string(start, c),
+            _ => TokenKind::Error,
+        };
+        Some(Token::new(kind, start, self.pos))
+    }
+
+    /// A plain integer in one pass; anything longer (a float, `2x3`, a
+    /// pad, dim labels) or too large goes to the full matcher.
+    fn lex_number(&mut self, start: usize) -> Token {
+        let s = self.src;
+        let mut i = start;
+        let mut value: Option<u64> = Some(0);
+        while let Some(&c) = s.get(i)
+            && c.is_ascii_digit()
+        {
+            value = value
+                .and_then(|v| v.checked_mul(10))
+                .and_then(|v| v.checked_add(u64::from(c - b'0')));
+            i += 1;
+        }
+        // Every longer pattern needs one of these bytes after the digits.
+        let longer = matches!(
+            s.get(i),
+            Some(b'.' | b'e' | b'E' | b'_' | b'x' | b'b' | b'f' | b'?')
+        );
+        match value {
+            Some(v) if !longer => {
+                self.pos = i;
+                let mut t = Token::new(TokenKind::Int, start, i);
+                t.int = v as i64; // XLA bit-casts; spec §a.1
+                t
+            }
+            _ => self.lex_number_or_pattern(start),
         }
     }
 
     /// Numbers and number-like patterns, tried in XLA's order.
+    #[cold]
+    #[inline(never)]
     fn lex_number_or_pattern(&mut self, start: usize) -> Token {
         let s = self.src;
-        // Fast path for the common plain integer: after a run of digits,
-        // every longer pattern needs one of these bytes next.
-        let n = digits(s, start);
-        if n > 0
-            && !matches!(
-                s.get(start + n),
-                Some(b'.' | b'e' | b'E' | b'_' | b'x' | b'b' | b'f' | b'?')
-            )
-            && let Some((len, value)) = match_int64(s, start)
-        {
-            self.pos = start + len;
-            let mut t = Token::new(TokenKind::Int, start, self.pos);
-            t.int = value;
-            return t;
-        }
         let kind = if let Some(n) = match_float(s, start) {
             self.pos = start + n;
             TokenKind::Decimal
@@ -382,9 +415,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_identifier(&mut self, start: usize) -> Token {
-        while self.peek().is_some_and(is_identifier_char) {
-            self.pos += 1;
-        }
+        self.pos += count_identifier_chars(self.src, self.pos);
         match self.peek() {
             Some(b':') => {
                 self.pos += 1;
@@ -397,32 +428,15 @@ impl<'a> Lexer<'a> {
             _ => {}
         }
         let ident = &self.src[start..self.pos];
-        if let Some(t) = ElementType::from_name_bytes(ident) {
-            let mut tok = Token::new(TokenKind::PrimitiveType, start, self.pos);
-            tok.element_type = t;
-            return tok;
-        }
-        let kind = match ident {
-            b"nan" => self.lex_nan_payload(),
-            b"true" => TokenKind::KwTrue,
-            b"false" => TokenKind::KwFalse,
-            b"inf" => TokenKind::KwInf,
-            b"HloModule" => TokenKind::KwHloModule,
-            b"ENTRY" => TokenKind::KwEntry,
-            b"ROOT" => TokenKind::KwRoot,
-            b"FileLocations" => TokenKind::KwFileLocations,
-            b"FileNames" => TokenKind::KwFileNames,
-            b"FunctionNames" => TokenKind::KwFunctionNames,
-            b"StackFrames" => TokenKind::KwStackFrames,
-            b"maximal" => TokenKind::KwMaximal,
-            b"replicated" => TokenKind::KwReplicated,
-            b"manual" => TokenKind::KwManual,
-            b"last_tile_dim_replicate" => TokenKind::KwLastTileDimReplicate,
-            b"shard_as" => TokenKind::KwShardAs,
-            b"shard_like" => TokenKind::KwShardLike,
-            b"unknown" => TokenKind::KwUnknown,
-            b"unreduced" => TokenKind::KwUnreduced,
-            _ => match match_dim_labels(self.src, start) {
+        let kind = match lookup_identifier(ident) {
+            Some(Word::Type(t)) => {
+                let mut tok = Token::new(TokenKind::PrimitiveType, start, self.pos);
+                tok.element_type = t;
+                return tok;
+            }
+            Some(Word::Keyword(k)) => k,
+            Some(Word::Nan) => self.lex_nan_payload(),
+            None => match match_dim_labels(self.src, start) {
                 Some(n) => {
                     self.pos = start + n;
                     TokenKind::DimLabels
@@ -440,9 +454,7 @@ impl<'a> Lexer<'a> {
         {
             return TokenKind::Error;
         }
-        while self.peek().is_some_and(is_identifier_char) {
-            self.pos += 1;
-        }
+        self.pos += count_identifier_chars(self.src, self.pos);
         TokenKind::Name
     }
 
@@ -450,22 +462,13 @@ impl<'a> Lexer<'a> {
     /// escapes must then unescape as in `absl::CUnescape`.
     fn lex_string(&mut self, start: usize, quote: u8) -> TokenKind {
         let s = self.src;
-        let mut i = start + 1;
-        loop {
-            match s.get(i) {
-                None => return TokenKind::Error,
-                Some(&c) if c == quote => break,
-                Some(b'\\') => match s.get(i + 1) {
-                    None | Some(b'\n') => return TokenKind::Error,
-                    Some(_) => i += 2,
-                },
-                Some(_) => i += 1,
-            }
-        }
-        if !unescapes(&s[start + 1..i]) {
+        let Some(end) = string_end(s, start, quote) else {
+            return TokenKind::Error;
+        };
+        if !unescapes(&s[start + 1..end - 1]) {
             return TokenKind::Error;
         }
-        self.pos = i + 1;
+        self.pos = end;
         TokenKind::String
     }
 
@@ -516,6 +519,92 @@ impl<'a> Lexer<'a> {
         Token::new(TokenKind::String, lbrace.start, i)
     }
 
+    /// From an opening `(`, `[` or `{` just lexed (`open`), moves past its
+    /// matching closer without lexing what is between, and returns the
+    /// offset one past the closer. Strings (`"…"`, `'…'`, with backslash
+    /// escapes) and comments are skipped whole, so brackets inside them do
+    /// not count. Used for HLO attribute values and operand lists, which
+    /// are kept as text.
+    ///
+    /// On a mismatched or missing closer, or an unterminated string or
+    /// comment, returns an [`TokenKind::Error`] token at the offending
+    /// byte (the opener when input ends first). Nesting is limited to 64
+    /// levels.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::{Lexer, TokenKind};
+    /// let src = br#"{a={b="}"}, c=[1,(2)]} rest"#;
+    /// let mut lx = Lexer::new(src);
+    /// let open = lx.next_token();
+    /// assert_eq!(lx.skip_group(open), Ok(22));
+    /// assert_eq!(lx.next_token().text(src), b"rest");
+    /// let bad = b"(1, 2]";
+    /// let mut lx = Lexer::new(bad);
+    /// let open = lx.next_token();
+    /// assert_eq!(lx.skip_group(open).unwrap_err().start, 5);
+    /// ```
+    pub fn skip_group(&mut self, open: Token) -> Result<usize, Token> {
+        let s = self.src;
+        let error = |at: usize| Err(Token::new(TokenKind::Error, at, (at + 1).min(s.len())));
+        let mut closers = [0u8; MAX_GROUP_DEPTH];
+        let mut depth = 0usize;
+        let mut i = open.start;
+        loop {
+            i = find_first_of(s, i, &GROUP_SPECIAL);
+            let Some(&c) = s.get(i) else {
+                return error(open.start);
+            };
+            match c {
+                b'(' | b'[' | b'{' => {
+                    if depth == MAX_GROUP_DEPTH {
+                        return error(i);
+                    }
+                    closers[depth] = match c {
+                        b'(' => b')',
+                        b'[' => b']',
+                        _ => b'}',
+                    };
+                    depth += 1;
+                }
+                b')' | b']' | b'}' => {
+                    if depth == 0 || closers[depth - 1] != c {
+                        return error(i);
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos = i + 1;
+                        return Ok(i + 1);
+                    }
+                }
+                b'"' | b'\'' => match string_end(s, i, c) {
+                    Some(end) => {
+                        i = end;
+                        continue;
+                    }
+                    None => return error(i),
+                },
+                _ => match s.get(i + 1) {
+                    // `/`: a comment, or just a byte.
+                    Some(b'*') => match find(s, i + 2, b"*/") {
+                        Some(end) => {
+                            i = end + 2;
+                            continue;
+                        }
+                        None => return error(i),
+                    },
+                    Some(b'/') => {
+                        while i < s.len() && !matches!(s[i], b'\n' | b'\r') {
+                            i += 1;
+                        }
+                        continue;
+                    }
+                    _ => {}
+                },
+            }
+            i += 1;
+        }
+    }
+
     /// The token after the next one would be, without moving.
     pub fn look_ahead(&self) -> Token {
         let mut copy = *self;
@@ -523,9 +612,237 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// `[a-zA-Z0-9_.-]`.
-pub(crate) const fn is_identifier_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'-' || c == b'.' || c == b'_'
+/// `[a-zA-Z0-9_.-]`, as a table: identifiers are most of a module's bytes.
+const IDENTIFIER_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_';
+        c += 1;
+    }
+    t
+};
+
+/// How many identifier bytes start at `i`.
+fn count_identifier_chars(s: &[u8], i: usize) -> usize {
+    s.get(i..)
+        .unwrap_or(&[])
+        .iter()
+        .position(|&c| !IDENTIFIER_CHAR[c as usize])
+        .unwrap_or(s.len().saturating_sub(i))
+}
+
+/// What an identifier that is not a plain [`TokenKind::Ident`] lexes as.
+#[derive(Clone, Copy)]
+enum Word {
+    Type(ElementType),
+    Keyword(TokenKind),
+    /// `nan`, a decimal with an optional payload after it.
+    Nan,
+}
+
+/// XLA's keywords, and `nan` (marked `Eof`, which no keyword lexes as).
+const KEYWORDS: [(&str, TokenKind); 19] = [
+    ("nan", TokenKind::Eof),
+    ("true", TokenKind::KwTrue),
+    ("false", TokenKind::KwFalse),
+    ("inf", TokenKind::KwInf),
+    ("HloModule", TokenKind::KwHloModule),
+    ("ENTRY", TokenKind::KwEntry),
+    ("ROOT", TokenKind::KwRoot),
+    ("FileLocations", TokenKind::KwFileLocations),
+    ("FileNames", TokenKind::KwFileNames),
+    ("FunctionNames", TokenKind::KwFunctionNames),
+    ("StackFrames", TokenKind::KwStackFrames),
+    ("maximal", TokenKind::KwMaximal),
+    ("replicated", TokenKind::KwReplicated),
+    ("manual", TokenKind::KwManual),
+    ("last_tile_dim_replicate", TokenKind::KwLastTileDimReplicate),
+    ("shard_as", TokenKind::KwShardAs),
+    ("shard_like", TokenKind::KwShardLike),
+    ("unknown", TokenKind::KwUnknown),
+    ("unreduced", TokenKind::KwUnreduced),
+];
+
+/// Slots of [`WORDS`]; a power of two well above the 53 words, and the
+/// range of a hash's top byte.
+const WORD_SLOTS: usize = 256;
+
+/// Every element-type name and keyword, in one open-addressing table
+/// built at compile time: entry `i + 1` is `ElementType::ALL[i]`, entry
+/// `KEYWORD_BASE + k + 1` is `KEYWORDS[k]`, 0 is empty. One probe per
+/// identifier instead of a scan of names.
+const WORDS: [u8; WORD_SLOTS] = {
+    let mut table = [0u8; WORD_SLOTS];
+    let mut i = 0;
+    while i < ElementType::ALL.len() + KEYWORDS.len() {
+        let (name, entry) = if i < ElementType::ALL.len() {
+            let t = ElementType::ALL[i];
+            if !t.is_type_token() {
+                i += 1;
+                continue;
+            }
+            (t.name(), i + 1)
+        } else {
+            let k = i - ElementType::ALL.len();
+            (KEYWORDS[k].0, KEYWORD_BASE + k + 1)
+        };
+        let mut slot = word_slot(name.as_bytes());
+        while table[slot] != 0 {
+            slot = (slot + 1) % WORD_SLOTS;
+        }
+        table[slot] = entry as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Where keyword entries start in [`WORDS`].
+const KEYWORD_BASE: usize = 128;
+
+/// An identifier's first slot in [`WORDS`].
+const fn word_slot(name: &[u8]) -> usize {
+    (crate::element_type::name_hash(name) >> 24) as usize % WORD_SLOTS
+}
+
+/// Whether `ident` is a type name or a keyword, and which.
+fn lookup_identifier(ident: &[u8]) -> Option<Word> {
+    let mut slot = word_slot(ident);
+    loop {
+        let entry = WORDS[slot] as usize;
+        if entry == 0 {
+            return None;
+        }
+        let (name, word) = if entry > KEYWORD_BASE {
+            match KEYWORDS[entry - KEYWORD_BASE - 1] {
+                (name, TokenKind::Eof) => (name, Word::Nan),
+                (name, kind) => (name, Word::Keyword(kind)),
+            }
+        } else {
+            let t = ElementType::ALL[entry - 1];
+            (t.name(), Word::Type(t))
+        };
+        if name.as_bytes() == ident {
+            return Some(word);
+        }
+        slot = (slot + 1) % WORD_SLOTS;
+    }
+}
+
+/// The one-byte tokens that never start anything longer; `Eof` marks the
+/// other bytes.
+const PUNCTUATION: [TokenKind; 256] = {
+    let mut t = [TokenKind::Eof; 256];
+    t[b'=' as usize] = TokenKind::Equal;
+    t[b',' as usize] = TokenKind::Comma;
+    t[b':' as usize] = TokenKind::Colon;
+    t[b'*' as usize] = TokenKind::Asterisk;
+    t[b'#' as usize] = TokenKind::Octothorp;
+    t[b'+' as usize] = TokenKind::Plus;
+    t[b'~' as usize] = TokenKind::Tilde;
+    t[b'[' as usize] = TokenKind::Lsquare;
+    t[b']' as usize] = TokenKind::Rsquare;
+    t[b'{' as usize] = TokenKind::Lbrace;
+    t[b'}' as usize] = TokenKind::Rbrace;
+    t[b'(' as usize] = TokenKind::Lparen;
+    t[b')' as usize] = TokenKind::Rparen;
+    t
+};
+
+/// How deep [`Lexer::skip_group`] follows brackets.
+const MAX_GROUP_DEPTH: usize = 64;
+
+/// A set of bytes, as a list (for SIMD compares) and a table (for single
+/// bytes).
+struct ByteSet {
+    bytes: &'static [u8],
+    table: [bool; 256],
+}
+
+impl ByteSet {
+    const fn new(bytes: &'static [u8]) -> ByteSet {
+        let mut table = [false; 256];
+        let mut i = 0;
+        while i < bytes.len() {
+            table[bytes[i] as usize] = true;
+            i += 1;
+        }
+        ByteSet { bytes, table }
+    }
+}
+
+/// The bytes [`Lexer::skip_group`] must look at.
+const GROUP_SPECIAL: ByteSet = ByteSet::new(b"()[]{}\"'/");
+/// The bytes that end or escape within a `"` string.
+const DOUBLE_QUOTED: ByteSet = ByteSet::new(b"\"\\");
+/// The bytes that end or escape within a `'` string.
+const SINGLE_QUOTED: ByteSet = ByteSet::new(b"'\\");
+
+/// The index of the first byte at or after `i` that is in `set`, or
+/// `s.len()`. Attribute values and operand lists are most of a module's
+/// bytes and are only skipped: after a few bytes one at a time (specials
+/// come close together in shapes), this looks at 16 bytes at a time where
+/// SSE2 is there (always, on x86_64).
+#[inline(always)]
+fn find_first_of(s: &[u8], mut i: usize, set: &ByteSet) -> usize {
+    let near = s.len().min(i + 8);
+    while i < near {
+        if set.table[s[i] as usize] {
+            return i;
+        }
+        i += 1;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8, _mm_setzero_si128,
+        };
+        while i + 16 <= s.len() {
+            // SAFETY: SSE2 is part of the x86_64 baseline, and `i + 16 <=
+            // s.len()`, so the unaligned 16-byte load reads inside `s`.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(s.as_ptr().add(i).cast::<__m128i>());
+                let mut hits = _mm_setzero_si128();
+                for &b in set.bytes {
+                    hits = _mm_or_si128(hits, _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)));
+                }
+                _mm_movemask_epi8(hits) as u32
+            };
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    while i < s.len() && !set.table[s[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// One past the closing quote of the string opening at `start`, with the
+/// lexer's rule: a backslash escapes any byte but a newline.
+fn string_end(s: &[u8], start: usize, quote: u8) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        i = find_first_of(
+            s,
+            i,
+            if quote == b'"' {
+                &DOUBLE_QUOTED
+            } else {
+                &SINGLE_QUOTED
+            },
+        );
+        match *s.get(i)? {
+            c if c == quote => return Some(i + 1),
+            b'\\' if s.get(i + 1).is_some_and(|&c| c != b'\n') => i += 2,
+            b'\\' => return None,
+            _ => i += 1,
+        }
+    }
 }
 
 fn find(s: &[u8], from: usize, needle: &[u8]) -> Option<usize> {

@@ -5,6 +5,7 @@
 
 mod api;
 mod error;
+mod grid;
 mod lexer;
 mod parser;
 pub(crate) mod print;
@@ -12,10 +13,13 @@ mod spans;
 
 pub use api::{Error, Stage};
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
+pub use grid::{GridError, OffsetGrid};
 pub use lexer::{Lexer, Token, TokenKind};
 pub use parser::{
     ParseOptions, parse_array, parse_array_with_spans, parse_layout, parse_shape, parse_shape_with,
     shape_spans,
 };
+#[cfg(feature = "alloc")]
+pub(crate) use parser::{shape_at, shape_extent};
 pub use print::WithoutLayout;
 pub use spans::{ByteSpan, ShapeSpans};

@@ -152,6 +152,18 @@ impl<'a> Parser<'a> {
         self
     }
 
+    /// The recorded errors of a failed parse.
+    fn take_error(&mut self) -> ParseError {
+        self.errors.take().unwrap_or_else(|| {
+            // Every failing path records a diagnostic; this is a backstop.
+            ParseError::single(Diagnostic {
+                start: self.tok.start,
+                end: self.tok.end,
+                kind: E::Syntax("parse failed"),
+            })
+        })
+    }
+
     fn lex(&mut self) {
         self.prev_end = self.tok.end;
         self.tok = self.lexer.next_token();
@@ -246,9 +258,11 @@ impl<'a> Parser<'a> {
     }
 
     /// `ParseToken`.
-    fn expect(&mut self, kind: K, msg: E) -> bool {
+    /// `msg` is built only on failure: a `ParseErrorKind` is a few hundred
+    /// bytes, and this runs for every bracket of every shape.
+    fn expect(&mut self, kind: K, msg: impl FnOnce() -> E) -> bool {
         if self.tok.kind != kind {
-            return self.error(msg);
+            return self.error(msg());
         }
         self.lex();
         true
@@ -281,7 +295,7 @@ impl<'a> Parser<'a> {
         end: K,
         mut item: impl FnMut(&mut Self) -> Step<bool>,
     ) -> Step<bool> {
-        if !self.expect(start, E::ExpectedListStart(start)) {
+        if !self.expect(start, || E::ExpectedListStart(start)) {
             return Ok(false);
         }
         if self.tok.kind != end {
@@ -294,12 +308,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(self.expect(end, E::ExpectedListEnd(end)))
+        Ok(self.expect(end, || E::ExpectedListEnd(end)))
     }
 
     /// `ParseShape`: one shape of any kind at the current token.
     pub(crate) fn shape(&mut self) -> Step<Option<Shape>> {
-        let mut out = Shape::Token;
+        let mut out = BLANK;
         Ok(self.shape_into(&mut out)?.then_some(out))
     }
 
@@ -324,7 +338,7 @@ impl<'a> Parser<'a> {
                 self.error(E::Syntax("maximum recursion depth exceeded"));
                 return Ok(false);
             }
-            if self.is_ident(b"b") && self.look_ahead() == K::Lparen {
+            if starts_buffer(self.src, self.tok, || self.look_ahead()) {
                 // The buffer's array is parsed into the buffer's own slot
                 // and wrapped when its `)` closes.
                 self.lex();
@@ -338,7 +352,10 @@ impl<'a> Parser<'a> {
                 {
                     self.lex();
                     if self.tok.kind != K::Rparen {
-                        frames.push(Frame::Tuple(alloc::vec![Shape::Token]));
+                        // Room for a few elements: growing moves them all.
+                        let mut elems = Vec::with_capacity(4);
+                        elems.push(BLANK);
+                        frames.push(Frame::Tuple(elems));
                         continue 'descend;
                     }
                     let Some(tuple) = self.finish_tuple(Vec::new()) else {
@@ -357,7 +374,7 @@ impl<'a> Parser<'a> {
                     #[cfg(feature = "alloc")]
                     Some(Frame::Tuple(elems)) => {
                         if self.eat(K::Comma) {
-                            elems.push(Shape::Token);
+                            elems.push(BLANK);
                             continue 'descend;
                         }
                         let Some(Frame::Tuple(elems)) = frames.pop() else {
@@ -375,10 +392,9 @@ impl<'a> Parser<'a> {
                             self.error(E::BufferOfNonArray);
                             return Ok(false);
                         };
-                        if !self.expect(
-                            K::Rparen,
-                            E::Syntax("expects ')' at the end of buffer shape."),
-                        ) {
+                        if !self.expect(K::Rparen, || {
+                            E::Syntax("expects ')' at the end of buffer shape.")
+                        }) {
                             return Ok(false);
                         }
                         *value = Shape::Buffer(*array);
@@ -403,7 +419,7 @@ impl<'a> Parser<'a> {
             }
         }
         let tuple = Shape::Tuple(elems);
-        self.expect(K::Rparen, E::Syntax("expects ')' at the end of tuple."))
+        self.expect(K::Rparen, || E::Syntax("expects ')' at the end of tuple."))
             .then_some(tuple)
     }
 
@@ -418,7 +434,14 @@ impl<'a> Parser<'a> {
         let type_tok = self.tok;
         let element_type = type_tok.element_type;
         self.lex();
-        *out = Shape::Array(ArrayShape::empty(element_type));
+        // Reuse the array already in `out` (the HLO reader parses every
+        // instruction's shape into one): rewriting a kilobyte-sized value
+        // per shape would cost more than parsing it.
+        if let Shape::Array(a) = out {
+            a.reset(element_type);
+        } else {
+            *out = Shape::Array(ArrayShape::empty(element_type));
+        }
         let Shape::Array(shape) = out else {
             unreachable!("just written")
         };
@@ -467,7 +490,7 @@ impl<'a> Parser<'a> {
                 return self.stop(at, E::TokenOrOpaqueWithDimensionsOrLayout(element_type));
             }
         }
-        if self.tok.kind == K::Lbrace && matches!(self.look_ahead(), K::Int | K::Colon) {
+        if starts_layout(self.tok.kind, || self.look_ahead()) {
             let layout_tok = self.tok;
             let Some(m2m_len) = self.layout_into(shape.empty_layout_mut())? else {
                 return Ok(false);
@@ -526,7 +549,9 @@ impl<'a> Parser<'a> {
         let mut negative_tile: Option<(Token, i64)> = None;
 
         let open = self.tok;
-        if !self.expect(K::Lbrace, E::Syntax("expects layout to start with kLbrace")) {
+        if !self.expect(K::Lbrace, || {
+            E::Syntax("expects layout to start with kLbrace")
+        }) {
             return Ok(None);
         }
         let record = self.recording();
@@ -580,29 +605,25 @@ impl<'a> Parser<'a> {
                 if self.tok.kind == K::Octothorp {
                     let start = self.tok;
                     self.lex();
-                    self.expect(
-                        K::Lparen,
-                        E::Syntax("expects kOctothorp to be followed by kLparen"),
-                    );
+                    self.expect(K::Lparen, || {
+                        E::Syntax("expects kOctothorp to be followed by kLparen")
+                    });
                     self.unsigned_integer_type(&mut index_type);
-                    self.expect(
-                        K::Rparen,
-                        E::Syntax("expects index primitive type to be followed by kRparen"),
-                    );
+                    self.expect(K::Rparen, || {
+                        E::Syntax("expects index primitive type to be followed by kRparen")
+                    });
                     self.record_attribute(record, start, |s| &mut s.index_type);
                 }
                 if self.tok.kind == K::Asterisk {
                     let start = self.tok;
                     self.lex();
-                    self.expect(
-                        K::Lparen,
-                        E::Syntax("expects kAsterisk to be followed by kLparen"),
-                    );
+                    self.expect(K::Lparen, || {
+                        E::Syntax("expects kAsterisk to be followed by kLparen")
+                    });
                     self.unsigned_integer_type(&mut pointer_type);
-                    self.expect(
-                        K::Rparen,
-                        E::Syntax("expects pointer primitive type to be followed by kRparen"),
-                    );
+                    self.expect(K::Rparen, || {
+                        E::Syntax("expects pointer primitive type to be followed by kRparen")
+                    });
                     self.record_attribute(record, start, |s| &mut s.pointer_type);
                 }
                 if self.is_ident(b"E") {
@@ -636,7 +657,9 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        if !self.expect(K::Rbrace, E::Syntax("expects layout to end with kRbrace")) {
+        if !self.expect(K::Rbrace, || {
+            E::Syntax("expects layout to end with kRbrace")
+        }) {
             return Ok(None);
         }
         let span = self.since(open);
@@ -664,14 +687,14 @@ impl<'a> Parser<'a> {
 
     /// `ParseLayoutIntAttribute`: `(n)`, storing n as soon as it is read.
     fn int_attribute(&mut self, value: &mut i64, what: &'static str) -> bool {
-        if !self.expect(K::Lparen, E::ExpectedAttributeStart(what)) {
+        if !self.expect(K::Lparen, || E::ExpectedAttributeStart(what)) {
             return false;
         }
         match self.int64() {
             Some(v) => *value = v,
             None => return false,
         }
-        self.expect(K::Rparen, E::ExpectedAttributeEnd(what))
+        self.expect(K::Rparen, || E::ExpectedAttributeEnd(what))
     }
 
     /// `ParseUnsignedIntegerType`: stores any type, then complains if it is
@@ -751,10 +774,9 @@ impl<'a> Parser<'a> {
     fn split_configs(&mut self, l: &mut Layout, record: bool) -> Step<bool> {
         loop {
             let open = self.tok;
-            if !self.expect(
-                K::Lparen,
-                E::Syntax("expects split configs to start with kLparen"),
-            ) {
+            if !self.expect(K::Lparen, || {
+                E::Syntax("expects split configs to start with kLparen")
+            }) {
                 return Ok(false);
             }
             let tok = self.tok;
@@ -791,10 +813,9 @@ impl<'a> Parser<'a> {
         // XLA emplaces an empty (invalid-typed) shape before parsing.
         let mut text = PhysicalShapeText::new();
         let _ = text.write_str("primitive_type_invalid[]");
-        if !self.expect(
-            K::Lparen,
-            E::Syntax("expects physical shape to start with kLparen"),
-        ) {
+        if !self.expect(K::Lparen, || {
+            E::Syntax("expects physical shape to start with kLparen")
+        }) {
             return Ok(text);
         }
         if self.physical_depth >= MAX_PHYSICAL_DEPTH {
@@ -816,10 +837,9 @@ impl<'a> Parser<'a> {
                 );
             }
         }
-        self.expect(
-            K::Rparen,
-            E::Syntax("expects physical shape to end with kRparen"),
-        );
+        self.expect(K::Rparen, || {
+            E::Syntax("expects physical shape to end with kRparen")
+        });
         Ok(text)
     }
 }
@@ -841,15 +861,77 @@ fn finish<T>(
                 kind: E::ExtraContent(what),
             }))
         }
-        Ok(None) | Err(Stop) => Err(p.errors.take().unwrap_or_else(|| {
-            // Every failing path records a diagnostic; this is a backstop.
-            let tok = p.tok;
-            ParseError::single(Diagnostic {
-                start: tok.start,
-                end: tok.end,
-                kind: E::Syntax("parse failed"),
-            })
-        })),
+        Ok(None) | Err(Stop) => Err(p.take_error()),
+    }
+}
+
+/// What the parser builds shapes in: an array whose layout storage exists,
+/// so that parsing reuses it in place instead of moving kilobyte-sized
+/// values (see [`ArrayShape::reset`]).
+const BLANK: Shape =
+    Shape::Array(ArrayShape::empty(ElementType::INVALID).with_layout(Layout::EMPTY));
+
+/// Whether `tok` (then the token `next` gives) opens a buffer shape, `b(`.
+fn starts_buffer(src: &[u8], tok: Token, next: impl FnOnce() -> K) -> bool {
+    tok.kind == K::Ident && tok.text(src) == b"b" && next() == K::Lparen
+}
+
+/// Whether a `{` after an array's dimensions starts its layout: only when
+/// an integer or `:` follows (spec §a.2), so that `f32[2] {` in HLO can
+/// open a computation body instead.
+fn starts_layout(tok: K, next: impl FnOnce() -> K) -> bool {
+    tok == K::Lbrace && matches!(next(), K::Int | K::Colon)
+}
+
+/// Where the shape starting at byte `pos` ends, found without parsing it:
+/// the same decisions as the parser about which bracket groups belong to
+/// the shape, with the groups skipped whole. For a shape that parses, this
+/// is exactly the text the parser consumes (the HLO reader relies on it to
+/// recognise shapes it has parsed before); `None` where no shape can start.
+/// `first` is the shape's first token, already lexed from `src`.
+#[cfg(feature = "alloc")]
+pub(crate) fn shape_extent(src: &[u8], first: Token) -> Option<usize> {
+    let mut lx = Lexer::at(src, first.end);
+    match first.kind {
+        K::Lparen => lx.skip_group(first).ok(),
+        K::PrimitiveType => {
+            let open = lx.next_token();
+            if open.kind != K::Lsquare {
+                return None;
+            }
+            let end = lx.skip_group(open).ok()?;
+            let mut ahead = lx;
+            let brace = ahead.next_token();
+            if starts_layout(brace.kind, || ahead.look_ahead().kind) {
+                ahead.skip_group(brace).ok()
+            } else {
+                Some(end)
+            }
+        }
+        _ => {
+            let open = lx.next_token();
+            if starts_buffer(src, first, || open.kind) {
+                lx.skip_group(open).ok()
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Parses the shape starting at byte `pos` of `src` into `out`, for the
+/// HLO reader (which shares this grammar). Returns where the shape's text
+/// ends and the token after it.
+#[cfg(feature = "alloc")]
+pub(crate) fn shape_at(
+    src: &[u8],
+    pos: usize,
+    out: &mut Shape,
+) -> Result<(usize, Token), ParseError> {
+    let mut p = Parser::new(src, pos, ParseOptions::default());
+    match p.shape_into(out) {
+        Ok(true) => Ok((p.prev_end, p.tok)),
+        Ok(false) | Err(Stop) => Err(p.take_error()),
     }
 }
 
@@ -873,7 +955,7 @@ pub fn parse_shape(text: &[u8]) -> Result<Shape, ParseError> {
 /// ```
 pub fn parse_shape_with(text: &[u8], options: ParseOptions) -> Result<Shape, ParseError> {
     let mut p = Parser::new(text, 0, options);
-    let mut out = Shape::Token;
+    let mut out = BLANK;
     let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
     finish(&mut p, v, "shape").map(|()| out)
 }
@@ -907,7 +989,7 @@ pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
 /// ```
 pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), ParseError> {
     let mut p = Parser::new(text, 0, ParseOptions::default()).with_spans();
-    let mut out = Shape::Token;
+    let mut out = BLANK;
     let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
     finish(&mut p, v, "shape")?;
     let kind = match out {
@@ -963,4 +1045,107 @@ pub fn parse_layout(text: &[u8]) -> Result<Layout, ParseError> {
         Err(s) => Err(s),
     };
     finish(&mut p, v, "layout")
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::{shape_at, shape_extent};
+    use crate::Shape;
+    use crate::text::Lexer;
+    use proptest::prelude::*;
+
+    fn extent(text: &str) -> Option<usize> {
+        let first = Lexer::new(text.as_bytes()).next_token();
+        shape_extent(text.as_bytes(), first)
+    }
+
+    /// Shape text, mostly valid, with spaces and comments between tokens
+    /// and layouts that may not match their dimensions.
+    fn shape_text() -> impl Strategy<Value = String> {
+        let ws = || prop::sample::select(vec!["", " ", "/*c*/", "\n "]);
+        let dims = prop::collection::vec(
+            prop::sample::select(vec!["2", "128", "<=4", "?", "0"]),
+            0..3,
+        );
+        let layout = prop::option::of(prop::sample::select(vec![
+            "{0}",
+            "{1,0}",
+            "{0,1:T(2,2)}",
+            "{1,0:T(8,128)(2,1)S(1)}",
+            "{:T(128)}",
+            "{0:E(4)}",
+            "{}",
+            "{1,0:T(8,128)L(2)}",
+        ]));
+        let array = (
+            prop::sample::select(vec!["f32", "bf16", "s4", "pred", "token", "opaque"]),
+            ws(),
+            dims,
+            ws(),
+            layout,
+        )
+            .prop_map(|(t, w1, d, w2, l)| {
+                format!("{t}{w1}[{}]{w2}{}", d.join(","), l.unwrap_or(""))
+            });
+        array.prop_recursive(3, 12, 3, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3)
+                    .prop_map(|v| format!("({})", v.join(", "))),
+                inner.prop_map(|s| format!("b({s})")),
+            ]
+        })
+    }
+
+    /// What may follow a shape in HLO text.
+    fn context() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "",
+            " %x",
+            " {0}",
+            " {",
+            "{1,0}",
+            ", y",
+            " /*c*/ {:T(2)}",
+            ")",
+            " {\n  %a",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// The skim agrees with the parser wherever the parser succeeds:
+        /// what the HLO reader's shape memo relies on.
+        #[test]
+        fn extent_is_what_the_parser_consumes(shape in shape_text(), after in context()) {
+            let text = format!("{shape}{after}");
+            let mut out = Shape::Token;
+            if let Ok((end, _)) = shape_at(text.as_bytes(), 0, &mut out) {
+                prop_assert_eq!(extent(&text), Some(end), "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn extents_of_known_shapes() {
+        let cases = [
+            ("f32[2]{0} %x", 9),
+            ("f32[2] {0}", 10),
+            ("f32[2] {\n %x", 6),
+            ("(f32[2]{0}, s4[4]{0:E(4)}) t", 26),
+            ("b(s32[]) x", 8),
+            ("token[] after-all", 7),
+            ("bf16[8,128]{1,0:T(8,128)(2,1)S(1)}, x", 34),
+        ];
+        for (text, end) in cases {
+            assert_eq!(extent(text), Some(end), "{text}");
+            let mut out = Shape::Token;
+            assert_eq!(
+                shape_at(text.as_bytes(), 0, &mut out).map(|r| r.0),
+                Ok(end),
+                "{text}"
+            );
+        }
+        assert_eq!(extent("add("), None);
+    }
 }

@@ -1,0 +1,126 @@
+//! Errors of the HLO reader, with their place in the text.
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use core::fmt;
+
+use crate::text::{ByteSpan, ParseError, TokenKind};
+
+/// What is wrong with HLO text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HloErrorKind {
+    /// A token other than the grammar allows here.
+    Expected {
+        /// What the grammar wanted, in words.
+        what: &'static str,
+        /// What the text has.
+        saw: TokenKind,
+    },
+    /// A shape does not parse (the shape grammar's own error).
+    Shape(Box<ParseError>),
+    /// A bracket with no matching closer, a closer of the wrong kind, an
+    /// unterminated string or comment, or brackets nested over 64 deep.
+    Unbalanced,
+    /// A second `ENTRY` computation.
+    SecondEntry,
+    /// An instruction over 4 GiB long (instructions keep 32-bit offsets).
+    InstructionTooLong,
+}
+
+/// An error of the HLO reader: what, and where (byte offsets into the
+/// module text; [`HloError::line_column`] turns them into a position).
+///
+/// ```
+/// use xla_layout_core::hlo::Module;
+///
+/// let text = "HloModule m\nENTRY e {\n  ROOT x = f32[2]{0} negate(y\n}\n";
+/// let err = Module::parse(text).unwrap_err();
+/// assert_eq!(err.line_column(text), (4, 1)); // the `}` that cannot close `(`
+/// assert_eq!(err.to_string(), "a bracket, string or comment is not closed, or closed by the wrong bracket");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HloError {
+    /// Where.
+    pub span: ByteSpan,
+    /// What.
+    pub kind: HloErrorKind,
+}
+
+impl HloError {
+    /// The 1-based line and column (in bytes) where the error starts.
+    ///
+    /// ```
+    /// # use xla_layout_core::hlo::{HloError, HloErrorKind};
+    /// # use xla_layout_core::text::ByteSpan;
+    /// let e = HloError { span: ByteSpan { start: 4, end: 5 }, kind: HloErrorKind::SecondEntry };
+    /// assert_eq!(e.line_column("ab\ncdef"), (2, 2));
+    /// ```
+    pub fn line_column(&self, src: &str) -> (usize, usize) {
+        line_column(src, self.span.start)
+    }
+
+    /// The error as a compiler prints one: `path:line:column: message`,
+    /// the line of text, and a caret under the offending bytes.
+    ///
+    /// ```
+    /// use xla_layout_core::hlo::Module;
+    /// let text = "HloModule m\nENTRY e {\n  ROOT x = f32[2]{0} 7\n}\n";
+    /// let err = Module::parse(text).unwrap_err();
+    /// assert_eq!(
+    ///     err.render(text, "m.hlo"),
+    ///     "m.hlo:3:22: expected an opcode, saw kInt\n  ROOT x = f32[2]{0} 7\n                     ^"
+    /// );
+    /// ```
+    pub fn render(&self, src: &str, path: &str) -> String {
+        use core::fmt::Write;
+        let (line, column) = self.line_column(src);
+        let start = self.span.start.min(src.len());
+        let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
+        let text = &src[line_start..line_end];
+        let width = self.span.end.min(line_end).saturating_sub(start).max(1);
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "{path}:{line}:{column}: {self}\n{text}\n{:pad$}{:^<width$}",
+            "",
+            "",
+            pad = column - 1
+        );
+        out
+    }
+}
+
+/// The 1-based line and byte column of `offset` in `src`.
+pub(crate) fn line_column(src: &str, offset: usize) -> (usize, usize) {
+    let before = &src.as_bytes()[..offset.min(src.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = offset
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    (line, column)
+}
+
+impl fmt::Display for HloError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            HloErrorKind::Expected { what, saw } => {
+                write!(f, "expected {what}, saw {}", saw.xla_name())
+            }
+            HloErrorKind::Shape(e) => write!(f, "bad shape: {}", e.kind()),
+            HloErrorKind::Unbalanced => f.write_str(
+                "a bracket, string or comment is not closed, or closed by the wrong bracket",
+            ),
+            HloErrorKind::SecondEntry => f.write_str("a module has at most one ENTRY computation"),
+            HloErrorKind::InstructionTooLong => {
+                f.write_str("an instruction is over 4 GiB long, more than this reader keeps")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for HloError {}

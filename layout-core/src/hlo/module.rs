@@ -1,0 +1,635 @@
+//! The HLO model: a module of computations of instructions, borrowing the
+//! text. What the reader does not interpret stays text, parsed on demand
+//! with the same lexer and shape parser.
+
+use alloc::vec::Vec;
+
+use super::error::HloError;
+use super::reader::{Event, Reader, split_top_level};
+use crate::Shape;
+use crate::text::{ByteSpan, Lexer, ParseError, TokenKind as K, parse_shape, shape_at};
+
+/// The `FileNames` … `StackFrames` tables of a module, as printed (ids are
+/// 1-based positions; see [`StackFrame`] for XLA's shifted parent id).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StackIndex<'a> {
+    /// `FileNames`: the quoted names, escapes kept.
+    pub file_names: Vec<&'a str>,
+    /// `FunctionNames`: the quoted names, escapes kept.
+    pub function_names: Vec<&'a str>,
+    /// `FileLocations`.
+    pub file_locations: Vec<FileLocation>,
+    /// `StackFrames`.
+    pub stack_frames: Vec<StackFrame>,
+}
+
+/// One `FileLocations` entry. Missing fields read as 0; unknown ones are
+/// skipped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FileLocation {
+    /// 1-based index into `file_names`.
+    pub file_name_id: i64,
+    /// 1-based index into `function_names`.
+    pub function_name_id: i64,
+    /// First line.
+    pub line: i64,
+    /// Last line.
+    pub end_line: i64,
+    /// First column.
+    pub column: i64,
+    /// Last column.
+    pub end_column: i64,
+}
+
+impl FileLocation {
+    pub(crate) fn set(&mut self, key: &str, value: i64) {
+        match key {
+            "file_name_id" => self.file_name_id = value,
+            "function_name_id" => self.function_name_id = value,
+            "line" => self.line = value,
+            "end_line" => self.end_line = value,
+            "column" => self.column = value,
+            "end_column" => self.end_column = value,
+            _ => {}
+        }
+    }
+}
+
+/// One `StackFrames` entry, as printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StackFrame {
+    /// 1-based index into `file_locations`.
+    pub file_location_id: i64,
+    /// As printed: XLA writes the parent's 1-based id **plus one**, so 1
+    /// means "no parent" and `k ≥ 2` is frame `k − 1`
+    /// ([`StackFrame::parent`] decodes it).
+    pub parent_frame_id: i64,
+}
+
+impl StackFrame {
+    pub(crate) fn set(&mut self, key: &str, value: i64) {
+        match key {
+            "file_location_id" => self.file_location_id = value,
+            "parent_frame_id" => self.parent_frame_id = value,
+            _ => {}
+        }
+    }
+
+    /// The 1-based id of the parent frame, if any.
+    ///
+    /// ```
+    /// # use xla_layout_core::hlo::StackFrame;
+    /// let f = |p| StackFrame { file_location_id: 1, parent_frame_id: p };
+    /// assert_eq!(f(1).parent(), None);
+    /// assert_eq!(f(3).parent(), Some(2));
+    /// ```
+    pub fn parent(&self) -> Option<i64> {
+        (self.parent_frame_id >= 2).then_some(self.parent_frame_id - 1)
+    }
+}
+
+/// An instruction: `ROOT? name = shape opcode(operands), attributes`.
+/// Operands and attributes are kept as text and split on demand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instruction<'a> {
+    /// The instruction's whole text; the parts are offsets into it (a
+    /// module holds one of these per instruction, so they are kept small).
+    text: &'a str,
+    /// Where `text` starts in the module.
+    start: usize,
+    name: Part,
+    shape: Option<Part>,
+    opcode: Part,
+    operands: Part,
+    attributes: Part,
+    is_root: bool,
+}
+
+/// A piece of an instruction's text, as offsets into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Part {
+    start: u32,
+    end: u32,
+}
+
+impl<'a> Instruction<'a> {
+    /// The instruction spanning `span` of `src`, its parts given as slices
+    /// of `src` or spans; `None` if it is over 4 GiB long.
+    #[allow(clippy::too_many_arguments)] // one per part of the grammar
+    pub(crate) fn new(
+        src: &'a str,
+        name: &'a str,
+        is_root: bool,
+        shape: Option<&'a str>,
+        opcode: &'a str,
+        operands: ByteSpan,
+        attributes: ByteSpan,
+        span: ByteSpan,
+    ) -> Option<Instruction<'a>> {
+        let text = src.get(span.start..span.end)?;
+        let base = src.as_ptr() as usize + span.start;
+        let part = |start: usize, end: usize| -> Option<Part> {
+            Some(Part {
+                start: u32::try_from(start.checked_sub(span.start)?).ok()?,
+                end: u32::try_from(end.checked_sub(span.start)?).ok()?,
+            })
+        };
+        let slice = |s: &str| {
+            let start = s.as_ptr() as usize - base + span.start;
+            part(start, start + s.len())
+        };
+        Some(Instruction {
+            text,
+            start: span.start,
+            name: slice(name)?,
+            shape: match shape {
+                Some(s) => Some(slice(s)?),
+                None => None,
+            },
+            opcode: slice(opcode)?,
+            operands: part(operands.start, operands.end)?,
+            attributes: part(attributes.start, attributes.end)?,
+            is_root,
+        })
+    }
+
+    fn part(&self, p: Part) -> &'a str {
+        self.text
+            .get(p.start as usize..p.end as usize)
+            .unwrap_or("")
+    }
+
+    /// The name, without `%`.
+    pub fn name(&self) -> &'a str {
+        self.part(self.name)
+    }
+
+    /// Whether it is its computation's `ROOT`.
+    pub fn is_root(&self) -> bool {
+        self.is_root
+    }
+
+    /// The shape's text as written (`None` where XLA allows it to be left
+    /// out and it was).
+    pub fn shape_text(&self) -> Option<&'a str> {
+        self.shape.map(|p| self.part(p))
+    }
+
+    /// The shape, parsed (not validated, as XLA's parser does not).
+    ///
+    /// ```
+    /// # use xla_layout_core::hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[2,3]{0,1} parameter(0)\n}").unwrap();
+    /// let p = m.computations()[0].instructions()[0];
+    /// assert_eq!(p.shape().unwrap().unwrap().to_string(), "f32[2,3]{0,1}");
+    /// ```
+    pub fn shape(&self) -> Option<Result<Shape, ParseError>> {
+        self.shape_text().map(|s| parse_shape(s.as_bytes()))
+    }
+
+    /// The opcode, e.g. `fusion`, `get-tuple-element`.
+    pub fn opcode(&self) -> &'a str {
+        self.part(self.opcode)
+    }
+
+    /// The text between the opcode's parentheses.
+    pub fn operands_text(&self) -> &'a str {
+        self.part(self.operands)
+    }
+
+    /// The operands, split at top-level commas.
+    ///
+    /// ```
+    /// # use xla_layout_core::hlo::Module;
+    /// let m = Module::parse(
+    ///     "ENTRY e {\n ROOT a = f32[2]{0} add(f32[2]{0} %x, /*index=1*/%y)\n}",
+    /// ).unwrap();
+    /// let a = m.computations()[0].instructions()[0];
+    /// let ops: Vec<_> = a.operands().map(|o| (o.shape_text(), o.name())).collect();
+    /// assert_eq!(ops, [(Some("f32[2]{0}"), Some("x")), (None, Some("y"))]);
+    /// ```
+    pub fn operands(&self) -> impl Iterator<Item = Operand<'a>> + 'a {
+        let text = self.operands_text();
+        split_top_level(
+            text,
+            ByteSpan {
+                start: 0,
+                end: text.len(),
+            },
+        )
+        .map(move |piece| Operand::parse(text, piece))
+    }
+
+    /// The text of every attribute, `name=value, …` (empty if none).
+    pub fn attributes_text(&self) -> &'a str {
+        self.part(self.attributes)
+    }
+
+    /// The attributes in order, values as text.
+    ///
+    /// ```
+    /// # use xla_layout_core::hlo::Module;
+    /// let m = Module::parse(
+    ///     "ENTRY e {\n ROOT f = f32[2]{0} fusion(), kind=kLoop, calls=%c, metadata={op_name=\"a, b\"}\n}",
+    /// ).unwrap();
+    /// let f = m.computations()[0].instructions()[0];
+    /// assert_eq!(f.attribute("calls"), Some("%c"));
+    /// assert_eq!(f.attribute("metadata"), Some("{op_name=\"a, b\"}"));
+    /// assert_eq!(f.attributes().count(), 3);
+    /// ```
+    pub fn attributes(&self) -> impl Iterator<Item = Attribute<'a>> + 'a {
+        attributes_of(self.attributes_text())
+    }
+
+    /// The value of the attribute `name`, as text.
+    pub fn attribute(&self, name: &str) -> Option<&'a str> {
+        self.attributes().find(|a| a.name == name).map(|a| a.value)
+    }
+
+    /// Where the instruction is in the module text.
+    pub fn span(&self) -> ByteSpan {
+        ByteSpan {
+            start: self.start,
+            end: self.start + self.text.len(),
+        }
+    }
+
+    /// The instruction's text, from `ROOT` or its name to its last
+    /// attribute.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+}
+
+/// The attributes in `text` (`name=value, …`, as the reader kept it).
+fn attributes_of(text: &str) -> impl Iterator<Item = Attribute<'_>> + '_ {
+    split_top_level(
+        text,
+        ByteSpan {
+            start: 0,
+            end: text.len(),
+        },
+    )
+    .filter_map(move |piece| {
+        let t = Lexer::at(text.as_bytes(), piece.start).next_token();
+        (t.kind == K::AttributeName).then(|| Attribute {
+            name: text.get(t.start..t.end - 1).unwrap_or(""),
+            value: text.get(t.end..piece.end).unwrap_or("").trim(),
+        })
+    })
+}
+
+/// One attribute: `name=value`, the value as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Attribute<'a> {
+    /// The name (without `=`).
+    pub name: &'a str,
+    /// The value's text.
+    pub value: &'a str,
+}
+
+/// One operand: `shape? name`, or other text (a `parameter` number, a
+/// `constant` literal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Operand<'a> {
+    text: &'a str,
+    shape: Option<&'a str>,
+    name: Option<&'a str>,
+}
+
+impl<'a> Operand<'a> {
+    fn parse(src: &'a str, piece: ByteSpan) -> Operand<'a> {
+        let text = src.get(piece.start..piece.end).unwrap_or("");
+        let raw = Operand {
+            text,
+            shape: None,
+            name: None,
+        };
+        let bytes = &src.as_bytes()[..piece.end];
+        let first = Lexer::at(bytes, piece.start).next_token();
+        let (shape, name_at) = match first.kind {
+            K::Name | K::Ident if first.end == piece.end => (None, first.start),
+            K::PrimitiveType | K::Lparen | K::Ident => {
+                let mut scratch = Shape::Token;
+                match shape_at(bytes, piece.start, &mut scratch) {
+                    Ok((end, next)) => (src.get(piece.start..end), next.start),
+                    Err(_) => return raw,
+                }
+            }
+            _ => return raw,
+        };
+        let mut lexer = Lexer::at(bytes, name_at);
+        let name = lexer.next_token();
+        if !matches!(name.kind, K::Name | K::Ident) || lexer.next_token().kind != K::Eof {
+            return raw;
+        }
+        Operand {
+            text,
+            shape,
+            name: Some(core::str::from_utf8(name.text(bytes)).unwrap_or("")),
+        }
+    }
+
+    /// The operand's text as written.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// Its shape's text, when written before the name.
+    pub fn shape_text(&self) -> Option<&'a str> {
+        self.shape
+    }
+
+    /// The instruction it names (without `%`); `None` for other text.
+    pub fn name(&self) -> Option<&'a str> {
+        self.name
+    }
+}
+
+/// A computation: `ENTRY? name (params) -> shape { instructions }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Computation<'a> {
+    name: &'a str,
+    is_entry: bool,
+    signature: &'a str,
+    execution_thread: Option<&'a str>,
+    instructions: Vec<Instruction<'a>>,
+    span: ByteSpan,
+}
+
+impl<'a> Computation<'a> {
+    pub(crate) fn new(
+        name: &'a str,
+        is_entry: bool,
+        signature: &'a str,
+        span: ByteSpan,
+    ) -> Computation<'a> {
+        Computation {
+            name,
+            is_entry,
+            signature,
+            execution_thread: None,
+            instructions: Vec::new(),
+            span,
+        }
+    }
+
+    /// The name, without `%`.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// Whether it is marked `ENTRY`.
+    pub fn is_entry(&self) -> bool {
+        self.is_entry
+    }
+
+    /// `(params) -> shape` as written, or empty when left out.
+    pub fn signature(&self) -> &'a str {
+        self.signature
+    }
+
+    /// `execution_thread="…"` after its `}`, if any (escapes kept).
+    pub fn execution_thread(&self) -> Option<&'a str> {
+        self.execution_thread
+    }
+
+    /// Its instructions in order. (For [`Event::Computation`] values,
+    /// empty: the instructions come as their own events.)
+    pub fn instructions(&self) -> &[Instruction<'a>] {
+        &self.instructions
+    }
+
+    /// The `ROOT` instruction, or the last one when none is marked (as XLA).
+    pub fn root(&self) -> Option<&Instruction<'a>> {
+        self.instructions
+            .iter()
+            .find(|i| i.is_root())
+            .or(self.instructions.last())
+    }
+
+    /// Where its header is in the module text.
+    pub fn span(&self) -> ByteSpan {
+        self.span
+    }
+}
+
+/// A whole HLO module, borrowing its text.
+///
+/// ```
+/// use xla_layout_core::hlo::Module;
+///
+/// let text = r#"HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[8]{0})->f32[8]{0}}
+///
+/// %fused (p: f32[8]) -> f32[8] {
+///   %p = f32[8]{0} parameter(0)
+///   ROOT %n = f32[8]{0} negate(%p)
+/// }
+///
+/// ENTRY %main (x: f32[8]) -> f32[8] {
+///   %x = f32[8]{0} parameter(0), metadata={op_name="x"}
+///   ROOT %fusion = f32[8]{0} fusion(%x), kind=kLoop, calls=%fused
+/// }
+/// "#;
+/// let m = Module::parse(text).unwrap();
+/// assert_eq!(m.name(), Some("jit_f"));
+/// assert_eq!(m.attribute("is_scheduled"), Some("true"));
+/// assert_eq!(m.computations().len(), 2);
+/// assert_eq!(m.entry().unwrap().name(), "main");
+/// let (c, i) = m.instruction("fusion").unwrap();
+/// assert_eq!((c.name(), i.opcode(), i.attribute("calls")), ("main", "fusion", Some("%fused")));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module<'a> {
+    src: &'a str,
+    name: Option<&'a str>,
+    attributes: &'a str,
+    stack_index: StackIndex<'a>,
+    computations: Vec<Computation<'a>>,
+}
+
+/// Why [`Module::instruction`] found no single instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LookupError<'a> {
+    /// No instruction has the name; the closest names, best first.
+    NotFound {
+        /// Up to five names within a few edits.
+        closest: Vec<&'a str>,
+    },
+    /// Several computations have an instruction of that name; write
+    /// `computation/name`.
+    Ambiguous {
+        /// The computations.
+        computations: Vec<&'a str>,
+    },
+}
+
+impl core::fmt::Display for LookupError<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotFound { closest } if closest.is_empty() => {
+                f.write_str("no instruction has this name")
+            }
+            Self::NotFound { closest } => {
+                f.write_str("no instruction has this name; the closest are ")?;
+                write_list(f, closest)
+            }
+            Self::Ambiguous { computations } => {
+                f.write_str("instructions of this name are in computations ")?;
+                write_list(f, computations)?;
+                f.write_str("; write \"computation/name\"")
+            }
+        }
+    }
+}
+
+/// `"a", "b"`.
+fn write_list(f: &mut core::fmt::Formatter<'_>, names: &[&str]) -> core::fmt::Result {
+    for (k, n) in names.iter().enumerate() {
+        if k > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "\"{n}\"")?;
+    }
+    Ok(())
+}
+
+impl<'a> Module<'a> {
+    /// Reads a whole module (see [`Reader`] for what is accepted).
+    pub fn parse(src: &'a str) -> Result<Module<'a>, HloError> {
+        let mut module = Module {
+            src,
+            name: None,
+            attributes: "",
+            stack_index: StackIndex::default(),
+            computations: Vec::new(),
+        };
+        for event in Reader::new(src) {
+            match event? {
+                Event::Module { name, attributes } => {
+                    module.name = Some(name);
+                    module.attributes = attributes;
+                }
+                Event::StackIndex(index) => module.stack_index = index,
+                Event::Computation(c) => module.computations.push(c),
+                Event::Instruction(i) => {
+                    if let Some(c) = module.computations.last_mut() {
+                        c.instructions.push(i);
+                    }
+                }
+                Event::EndComputation { execution_thread } => {
+                    if let Some(c) = module.computations.last_mut() {
+                        c.execution_thread = execution_thread;
+                    }
+                }
+            }
+        }
+        Ok(module)
+    }
+
+    /// The text it was read from.
+    pub fn source(&self) -> &'a str {
+        self.src
+    }
+
+    /// The `HloModule` name (`None` for text without the header).
+    pub fn name(&self) -> Option<&'a str> {
+        self.name
+    }
+
+    /// The header's attributes, values as text.
+    pub fn attributes(&self) -> impl Iterator<Item = Attribute<'a>> + 'a {
+        attributes_of(self.attributes)
+    }
+
+    /// The value of header attribute `name`.
+    pub fn attribute(&self, name: &str) -> Option<&'a str> {
+        self.attributes().find(|a| a.name == name).map(|a| a.value)
+    }
+
+    /// The stack-frame tables (empty when the text has none).
+    pub fn stack_index(&self) -> &StackIndex<'a> {
+        &self.stack_index
+    }
+
+    /// The computations in text order.
+    pub fn computations(&self) -> &[Computation<'a>] {
+        &self.computations
+    }
+
+    /// The `ENTRY` computation, or the last one when none is marked (as
+    /// XLA).
+    pub fn entry(&self) -> Option<&Computation<'a>> {
+        self.computations
+            .iter()
+            .find(|c| c.is_entry())
+            .or(self.computations.last())
+    }
+
+    /// Every instruction with its computation, in text order.
+    pub fn instructions(&self) -> impl Iterator<Item = (&Computation<'a>, &Instruction<'a>)> {
+        self.computations
+            .iter()
+            .flat_map(|c| c.instructions.iter().map(move |i| (c, i)))
+    }
+
+    /// The instruction called `query` (`name`, or `computation/name` where
+    /// names repeat across computations).
+    ///
+    /// ```
+    /// # use xla_layout_core::hlo::{LookupError, Module};
+    /// let m = Module::parse("c {\n ROOT p = f32[] parameter(0)\n}\nENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.instruction("e/p").unwrap().0.name(), "e");
+    /// assert_eq!(m.instruction("p").unwrap_err(), LookupError::Ambiguous { computations: vec!["c", "e"] });
+    /// assert_eq!(m.instruction("q").unwrap_err(), LookupError::NotFound { closest: vec!["p"] });
+    /// ```
+    pub fn instruction(
+        &self,
+        query: &str,
+    ) -> Result<(&Computation<'a>, &Instruction<'a>), LookupError<'a>> {
+        let (computation, name) = match query.split_once('/') {
+            Some((c, n)) => (Some(c), n),
+            None => (None, query),
+        };
+        let name = name.strip_prefix('%').unwrap_or(name);
+        let computation = computation.map(|c| c.strip_prefix('%').unwrap_or(c));
+        let mut found = self
+            .instructions()
+            .filter(|(c, i)| i.name() == name && computation.is_none_or(|n| c.name() == n));
+        match (found.next(), found.next()) {
+            (Some(hit), None) => Ok(hit),
+            (Some(first), Some(second)) => {
+                let mut computations = alloc::vec![first.0.name(), second.0.name()];
+                computations.extend(found.map(|(c, _)| c.name()));
+                Err(LookupError::Ambiguous { computations })
+            }
+            (None, _) => Err(LookupError::NotFound {
+                closest: self.closest_names(name),
+            }),
+        }
+    }
+
+    /// Instruction names close to `name` (at most a third of its length
+    /// in edits, at least 2), closest first, at most five.
+    fn closest_names(&self, name: &str) -> Vec<&'a str> {
+        let limit = (name.len() / 3).max(2);
+        let mut scored: Vec<(usize, &'a str)> = self
+            .instructions()
+            .map(|(_, i)| {
+                (
+                    crate::similar::edit_distance(name.as_bytes(), i.name().as_bytes()),
+                    i.name(),
+                )
+            })
+            .filter(|&(d, _)| d <= limit)
+            .collect();
+        scored.sort();
+        scored.dedup_by_key(|(_, n)| *n);
+        scored.into_iter().take(5).map(|(_, n)| n).collect()
+    }
+
+    /// The 1-based line and byte column of a byte offset of the text.
+    pub fn line_column(&self, offset: usize) -> (usize, usize) {
+        super::error::line_column(self.src, offset)
+    }
+}

@@ -1,0 +1,559 @@
+//! The HLO reader: module text → events, one pass, no allocation per
+//! instruction. Shapes go through the crate's shape parser; operand lists
+//! and attribute values are checked for balance and kept as text.
+
+use super::error::{HloError, HloErrorKind};
+use super::memo::{NO_SHAPE, ShapeMemo};
+use super::module::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
+use crate::Shape;
+use crate::text::{ByteSpan, Lexer, Token, TokenKind as K, shape_at, shape_extent};
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+/// One step of a module, in text order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event<'a> {
+    /// The `HloModule name, attr=value, …` header.
+    Module {
+        /// The module's name.
+        name: &'a str,
+        /// The header's attributes, as text (`attr=value, …`; empty if none).
+        attributes: &'a str,
+    },
+    /// The `FileNames` … `StackFrames` tables.
+    StackIndex(StackIndex<'a>),
+    /// A computation's header; its instructions follow.
+    Computation(Computation<'a>),
+    /// An instruction of the computation last started;
+    /// [`Reader::shape`] holds its parsed shape.
+    Instruction(Instruction<'a>),
+    /// The `}` of the computation last started.
+    EndComputation {
+        /// Its `execution_thread="…"`, without quotes (escapes kept).
+        execution_thread: Option<&'a str>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Start,
+    Sections,
+    Computations,
+    Instructions,
+    Done,
+}
+
+/// A pull reader over HLO module text: an iterator of [`Event`]s that
+/// stops after the first error. It reads what XLA prints — `HloModule`
+/// headers, `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames`,
+/// computations with or without signatures and `ENTRY`, `ROOT`,
+/// instructions with or without `%`, operands with or without shapes,
+/// attributes of any name (kept as text), `/*index=N*/` and `//` comments.
+///
+/// ```
+/// use xla_layout_core::hlo::{Event, Reader};
+///
+/// let text = "HloModule m\n\nENTRY %main {\n  %p = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0)\n  ROOT %n = bf16[8,128]{1,0:T(8,128)(2,1)} negate(%p), metadata={op_name=\"n\"}\n}\n";
+/// let mut reader = Reader::new(text);
+/// let mut seen = Vec::new();
+/// while let Some(event) = reader.next() {
+///     if let Event::Instruction(i) = event.unwrap() {
+///         seen.push((i.name(), i.opcode(), reader.shape().to_string()));
+///     }
+/// }
+/// assert_eq!(seen[1], ("n", "negate", "bf16[8,128]{1,0:T(8,128)(2,1)}".to_string()));
+/// ```
+pub struct Reader<'a> {
+    src: &'a str,
+    lexer: Lexer<'a>,
+    tok: Token,
+    state: State,
+    seen_entry: bool,
+    shapes: ShapeMemo<'a>,
+    /// The slot of `shapes` holding the last instruction's shape.
+    current: usize,
+}
+
+type Step<T> = Result<T, HloError>;
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `src`.
+    pub fn new(src: &'a str) -> Reader<'a> {
+        let mut lexer = Lexer::new(src.as_bytes());
+        let tok = lexer.next_token();
+        Reader {
+            src,
+            lexer,
+            tok,
+            state: State::Start,
+            seen_entry: false,
+            shapes: ShapeMemo::new(),
+            current: NO_SHAPE,
+        }
+    }
+
+    /// The parsed shape of the last [`Event::Instruction`] (`token[]`
+    /// before any, or when that instruction's shape was omitted).
+    pub fn shape(&self) -> &Shape {
+        self.shapes.shape(self.current)
+    }
+
+    fn lex(&mut self) -> Token {
+        let t = self.tok;
+        self.tok = self.lexer.next_token();
+        t
+    }
+
+    fn text(&self, start: usize, end: usize) -> &'a str {
+        // Token boundaries fall on ASCII bytes, so slicing cannot split a
+        // character; `get` keeps that a non-panicking promise.
+        self.src.get(start..end).unwrap_or("")
+    }
+
+    fn token_text(&self, t: Token) -> &'a str {
+        let bytes = t.text(self.src.as_bytes());
+        let start = bytes.as_ptr() as usize - self.src.as_ptr() as usize;
+        self.text(start, start + bytes.len())
+    }
+
+    fn expected<T>(&self, what: &'static str) -> Step<T> {
+        Err(HloError {
+            span: span(self.tok),
+            kind: HloErrorKind::Expected {
+                what,
+                saw: self.tok.kind,
+            },
+        })
+    }
+
+    fn expect(&mut self, kind: K, what: &'static str) -> Step<Token> {
+        if self.tok.kind == kind {
+            Ok(self.lex())
+        } else {
+            self.expected(what)
+        }
+    }
+
+    /// Skips the group opening at the current token; returns its span.
+    fn group(&mut self) -> Step<ByteSpan> {
+        let open = self.tok;
+        match self.lexer.skip_group(open) {
+            Ok(end) => {
+                self.tok = self.lexer.next_token();
+                Ok(ByteSpan {
+                    start: open.start,
+                    end,
+                })
+            }
+            Err(at) => Err(HloError {
+                span: span(at),
+                kind: HloErrorKind::Unbalanced,
+            }),
+        }
+    }
+
+    /// A name: `%x`, or a bare identifier.
+    fn name(&mut self, what: &'static str) -> Step<&'a str> {
+        match self.tok.kind {
+            K::Name | K::Ident => {
+                let t = self.lex();
+                Ok(self.token_text(t))
+            }
+            _ => self.expected(what),
+        }
+    }
+
+    /// Parses the shape at the current token (or recognises it as one
+    /// parsed before); returns its text.
+    fn shape_here(&mut self) -> Step<&'a str> {
+        let bytes = self.src.as_bytes();
+        let start = self.tok.start;
+        if let Some(text) = self.known_shape_before_space(start) {
+            return Ok(text);
+        }
+        let extent = shape_extent(bytes, self.tok);
+        let text = extent.map(|end| self.text(start, end));
+        let slot = match self.shapes.find(text) {
+            Ok(hit) => return Ok(self.resume_after_shape(hit, start, extent.unwrap_or(start))),
+            Err(slot) => slot,
+        };
+        match shape_at(bytes, start, self.shapes.shape_mut(slot)) {
+            Ok((end, next)) => {
+                if extent == Some(end)
+                    && let Some(text) = text
+                {
+                    self.shapes.remember(slot, text);
+                }
+                self.current = slot;
+                self.lexer = Lexer::at(bytes, next.end);
+                self.tok = next;
+                Ok(self.text(start, end))
+            }
+            Err(e) => {
+                self.current = NO_SHAPE;
+                let at = e.span();
+                Err(HloError {
+                    span: ByteSpan {
+                        start: at.start,
+                        end: at.end,
+                    },
+                    kind: HloErrorKind::Shape(Box::new(e)),
+                })
+            }
+        }
+    }
+
+    /// The quick way to recognise a shape parsed before: the text up to the
+    /// next whitespace, when it is a remembered shape and what follows
+    /// cannot extend it. A remembered text is a whole shape the parser
+    /// consumed exactly, so the same bytes parse the same way; the only
+    /// way text after a shape joins it is a layout (`{`), and a comment
+    /// could hide one, so a `{` or `/` next sends the shape the slow way.
+    fn known_shape_before_space(&mut self, start: usize) -> Option<&'a str> {
+        let bytes = self.src.as_bytes();
+        let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        let rest = bytes.get(start..)?;
+        let end = start + rest.iter().position(is_space).unwrap_or(rest.len());
+        let next = bytes[end..].iter().find(|b| !is_space(b));
+        if end == start || matches!(next, Some(b'{' | b'/')) {
+            return None;
+        }
+        let slot = self.shapes.find(Some(self.text(start, end))).ok()?;
+        Some(self.resume_after_shape(slot, start, end))
+    }
+
+    /// Makes remembered `slot` the current shape, which spans `start..end`,
+    /// and moves past it.
+    fn resume_after_shape(&mut self, slot: usize, start: usize, end: usize) -> &'a str {
+        self.current = slot;
+        self.lexer = Lexer::at(self.src.as_bytes(), end);
+        self.tok = self.lexer.next_token();
+        self.text(start, end)
+    }
+
+    /// `(, attr=value)*`; returns the span from the first name to the end
+    /// of the last value, `None` when there are none.
+    fn attributes(&mut self) -> Step<Option<ByteSpan>> {
+        let mut span: Option<ByteSpan> = None;
+        while self.tok.kind == K::Comma {
+            self.lex();
+            if self.tok.kind != K::AttributeName {
+                return self.expected("an attribute name followed by '='");
+            }
+            let name = self.lex();
+            let value = self.value()?;
+            span = Some(ByteSpan {
+                start: span.map_or(name.start, |s| s.start),
+                end: value.end,
+            });
+        }
+        Ok(span)
+    }
+
+    /// An attribute value: tokens and bracketed groups written without
+    /// space between them (`kLoop`, `{…}`, `[2,2]<=[4]T(1,0)`).
+    fn value(&mut self) -> Step<ByteSpan> {
+        let start = self.tok.start;
+        let mut end;
+        match self.tok.kind {
+            K::Eof | K::Error | K::Comma | K::Rbrace | K::Rparen | K::Rsquare => {
+                return self.expected("an attribute value");
+            }
+            _ => {}
+        }
+        loop {
+            end = match self.tok.kind {
+                K::Lbrace | K::Lparen | K::Lsquare => self.group()?.end,
+                K::Error => return self.expected("an attribute value"),
+                _ => self.lex().end,
+            };
+            let glued = self.tok.start == end
+                && !matches!(
+                    self.tok.kind,
+                    K::Eof | K::Comma | K::Rbrace | K::Rparen | K::Rsquare
+                );
+            if !glued {
+                return Ok(ByteSpan { start, end });
+            }
+        }
+    }
+
+    /// `HloModule name (, attr=value)*`.
+    fn module_header(&mut self) -> Step<Event<'a>> {
+        self.lex();
+        let name = self.name("the module's name")?;
+        let attributes = self.attributes()?.map_or("", |a| self.text(a.start, a.end));
+        Ok(Event::Module { name, attributes })
+    }
+
+    /// `INT "text"` entries (FileNames, FunctionNames).
+    fn string_table(&mut self) -> Step<Vec<&'a str>> {
+        let mut out = Vec::new();
+        while self.tok.kind == K::Int {
+            self.lex();
+            let t = self.expect(K::String, "a quoted string")?;
+            out.push(self.token_text(t));
+        }
+        Ok(out)
+    }
+
+    /// `INT {key=INT …}` entries, each handed to `set` as (key, value).
+    fn record_table<T: Default>(&mut self, mut set: impl FnMut(&mut T, &str, i64)) -> Step<Vec<T>> {
+        let mut out = Vec::new();
+        while self.tok.kind == K::Int {
+            self.lex();
+            self.expect(K::Lbrace, "'{'")?;
+            let mut record = T::default();
+            while self.tok.kind != K::Rbrace {
+                if self.tok.kind == K::Comma {
+                    self.lex();
+                }
+                let key = self.expect(K::AttributeName, "a field name followed by '='")?;
+                let key = self.token_text(key);
+                let value = self.expect(K::Int, "an integer")?;
+                set(&mut record, key, value.int);
+            }
+            self.lex();
+            out.push(record);
+        }
+        Ok(out)
+    }
+
+    /// The stack-frame tables, each optional but in XLA's order.
+    fn stack_index(&mut self) -> Step<Event<'a>> {
+        let mut index = StackIndex::default();
+        if self.tok.kind == K::KwFileNames {
+            self.lex();
+            index.file_names = self.string_table()?;
+        }
+        if self.tok.kind == K::KwFunctionNames {
+            self.lex();
+            index.function_names = self.string_table()?;
+        }
+        if self.tok.kind == K::KwFileLocations {
+            self.lex();
+            index.file_locations = self.record_table(FileLocation::set)?;
+        }
+        if self.tok.kind == K::KwStackFrames {
+            self.lex();
+            index.stack_frames = self.record_table(StackFrame::set)?;
+        }
+        Ok(Event::StackIndex(index))
+    }
+
+    /// `ENTRY? name (params) -> shape {`.
+    fn computation(&mut self) -> Step<Event<'a>> {
+        let start = self.tok.start;
+        let is_entry = self.tok.kind == K::KwEntry;
+        if is_entry {
+            if self.seen_entry {
+                return Err(HloError {
+                    span: span(self.tok),
+                    kind: HloErrorKind::SecondEntry,
+                });
+            }
+            self.seen_entry = true;
+            self.lex();
+        }
+        let name = self.name("a computation name")?;
+        let mut signature = "";
+        if self.tok.kind == K::Lparen {
+            let params = self.group()?;
+            self.expect(K::Arrow, "'->' after the parameters")?;
+            let result = self.shape_here()?;
+            let end = result.as_ptr() as usize - self.src.as_ptr() as usize + result.len();
+            signature = self.text(params.start, end);
+        }
+        self.expect(K::Lbrace, "'{' to open the computation")?;
+        Ok(Event::Computation(Computation::new(
+            name,
+            is_entry,
+            signature,
+            ByteSpan {
+                start,
+                end: self.tok.start,
+            },
+        )))
+    }
+
+    /// `ROOT? name = shape? opcode(operands) (, attr=value)*`.
+    fn instruction(&mut self) -> Step<Event<'a>> {
+        let start = self.tok.start;
+        let is_root = self.tok.kind == K::KwRoot;
+        if is_root {
+            self.lex();
+        }
+        let name = match self.tok.kind {
+            // `name=` with no space lexes as one token.
+            K::AttributeName => {
+                let t = self.lex();
+                self.token_text(t)
+            }
+            _ => {
+                let n = self.name("an instruction name")?;
+                self.expect(K::Equal, "'=' after the instruction name")?;
+                n
+            }
+        };
+        let starts_shape = match self.tok.kind {
+            K::PrimitiveType | K::Lparen => true,
+            K::Ident => {
+                self.token_text(self.tok) == "b" && self.lexer.look_ahead().kind == K::Lparen
+            }
+            _ => false,
+        };
+        let shape = if starts_shape {
+            Some(self.shape_here()?)
+        } else {
+            self.current = NO_SHAPE;
+            None
+        };
+        if self.tok.kind != K::Ident {
+            return self.expected("an opcode");
+        }
+        let opcode = self.lex();
+        let opcode = self.token_text(opcode);
+        if self.tok.kind != K::Lparen {
+            return self.expected("'(' after the opcode");
+        }
+        let operands = self.group()?;
+        let attributes = self.attributes()?;
+        let end = attributes.map_or(operands.end, |a| a.end);
+        let attributes = attributes.unwrap_or(ByteSpan { start: end, end });
+        let span = ByteSpan { start, end };
+        let operands = ByteSpan {
+            start: operands.start + 1,
+            end: operands.end - 1,
+        };
+        match Instruction::new(
+            self.src, name, is_root, shape, opcode, operands, attributes, span,
+        ) {
+            Some(i) => Ok(Event::Instruction(i)),
+            None => Err(HloError {
+                span,
+                kind: HloErrorKind::InstructionTooLong,
+            }),
+        }
+    }
+
+    /// `}` and an optional `, execution_thread="…"`.
+    fn end_computation(&mut self) -> Step<Event<'a>> {
+        self.lex();
+        let mut execution_thread = None;
+        if self.tok.kind == K::Comma && self.lexer.look_ahead().kind == K::AttributeName {
+            self.lex();
+            let key = self.lex();
+            if self.token_text(key) != "execution_thread" {
+                return Err(HloError {
+                    span: span(key),
+                    kind: HloErrorKind::Expected {
+                        what: "execution_thread=",
+                        saw: key.kind,
+                    },
+                });
+            }
+            let t = self.expect(K::String, "a quoted thread name")?;
+            execution_thread = Some(self.token_text(t));
+        }
+        Ok(Event::EndComputation { execution_thread })
+    }
+
+    fn step(&mut self) -> Step<Option<Event<'a>>> {
+        loop {
+            match self.state {
+                State::Start => {
+                    self.state = State::Sections;
+                    if self.tok.kind == K::KwHloModule {
+                        return self.module_header().map(Some);
+                    }
+                }
+                State::Sections => {
+                    self.state = State::Computations;
+                    if matches!(
+                        self.tok.kind,
+                        K::KwFileNames | K::KwFunctionNames | K::KwFileLocations | K::KwStackFrames
+                    ) {
+                        return self.stack_index().map(Some);
+                    }
+                }
+                State::Computations => {
+                    if self.tok.kind == K::Eof {
+                        self.state = State::Done;
+                        return Ok(None);
+                    }
+                    self.state = State::Instructions;
+                    return self.computation().map(Some);
+                }
+                State::Instructions => {
+                    if self.tok.kind == K::Rbrace {
+                        self.state = State::Computations;
+                        return self.end_computation().map(Some);
+                    }
+                    return self.instruction().map(Some);
+                }
+                State::Done => return Ok(None),
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Reader<'a> {
+    type Item = Result<Event<'a>, HloError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.step() {
+            Ok(event) => event.map(Ok),
+            Err(e) => {
+                self.state = State::Done;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+fn span(t: Token) -> ByteSpan {
+    ByteSpan {
+        start: t.start,
+        end: t.end,
+    }
+}
+
+/// Splits text kept by the reader (operands, attributes) at top-level
+/// commas, using the lexer for brackets, strings and comments. Yields the
+/// span of each piece from its first token to its last.
+pub(crate) fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item = ByteSpan> + '_ {
+    let bytes = src.as_bytes().get(..within.end).unwrap_or(&[]);
+    let mut lexer = Lexer::at(bytes, within.start);
+    let mut done = false;
+    core::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut piece: Option<ByteSpan> = None;
+        loop {
+            let t = lexer.next_token();
+            let end = match t.kind {
+                K::Eof => {
+                    done = true;
+                    return piece;
+                }
+                K::Comma => {
+                    return piece.or(Some(ByteSpan {
+                        start: t.start,
+                        end: t.start,
+                    }));
+                }
+                K::Lbrace | K::Lparen | K::Lsquare => match lexer.skip_group(t) {
+                    Ok(end) => end,
+                    Err(_) => {
+                        done = true;
+                        return None;
+                    }
+                },
+                _ => t.end,
+            };
+            let start = piece.map_or(t.start, |p| p.start);
+            piece = Some(ByteSpan { start, end });
+        }
+    })
+}

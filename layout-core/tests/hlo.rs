@@ -1,0 +1,436 @@
+//! The HLO reader against a TPU-style dump written for this repository
+//! (`examples/dumps/train_step.tpu.hlo`, modelled on XLA's printer: header
+//! attributes, the four stack-frame tables, signatures, `/*index=5*/`,
+//! `// name` comments, `execution_thread`), hand-written edge cases, and
+//! generated modules.
+
+#![cfg(feature = "std")]
+
+use proptest::prelude::*;
+use xla_layout_core::hlo::{Event, HloErrorKind, LookupError, Module, Reader};
+use xla_layout_core::{Shape, TiledShape};
+
+const DUMP: &str = include_str!("../../examples/dumps/train_step.tpu.hlo");
+
+#[test]
+fn reads_the_tpu_dump() {
+    let m = Module::parse(DUMP).unwrap();
+    assert_eq!(m.name(), Some("jit_train_step"));
+    let header: Vec<&str> = m.attributes().map(|a| a.name).collect();
+    assert_eq!(
+        header,
+        [
+            "is_scheduled",
+            "entry_computation_layout",
+            "allow_spmd_sharding_propagation_to_parameters",
+            "allow_spmd_sharding_propagation_to_output",
+            "num_partitions",
+            "frontend_attributes"
+        ]
+    );
+    assert_eq!(m.attribute("num_partitions"), Some("2"));
+    assert!(
+        m.attribute("entry_computation_layout")
+            .unwrap()
+            .contains("/*index=5*/u8[64,1024]")
+    );
+    let names: Vec<&str> = m.computations().iter().map(|c| c.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "fused_computation",
+            "fused_reduce",
+            "region_0.12",
+            "while_body",
+            "while_cond",
+            "async_computation",
+            "main.30"
+        ]
+    );
+    let counts: Vec<usize> = m
+        .computations()
+        .iter()
+        .map(|c| c.instructions().len())
+        .collect();
+    assert_eq!(counts, [6, 4, 3, 7, 4, 2, 18]);
+    let entry = m.entry().unwrap();
+    assert!(entry.is_entry());
+    assert_eq!(entry.root().unwrap().name(), "tuple.11");
+    assert!(
+        entry
+            .signature()
+            .ends_with("-> (bf16[8,128,1024], f32[1024,1024], f32[])")
+    );
+    assert_eq!(m.computations()[5].execution_thread(), Some("sparsecore"));
+    assert_eq!(m.computations()[0].execution_thread(), None);
+}
+
+#[test]
+fn reads_the_stack_index() {
+    let m = Module::parse(DUMP).unwrap();
+    let index = m.stack_index();
+    assert_eq!(index.file_names[0], "/home/user/model/train.py");
+    assert_eq!(
+        index.function_names,
+        ["train_step", "Dense.__call__", "loss_fn"]
+    );
+    assert_eq!(index.file_locations[1].line, 251);
+    assert_eq!(index.file_locations[1].end_column, 9);
+    // Printed parents are shifted by one: 1 = none, 2 = frame 1.
+    let parents: Vec<Option<i64>> = index.stack_frames.iter().map(|f| f.parent()).collect();
+    assert_eq!(parents, [None, Some(1), Some(1)]);
+}
+
+#[test]
+fn instructions_keep_their_parts() {
+    let m = Module::parse(DUMP).unwrap();
+    let (c, fusion) = m.instruction("fusion").unwrap();
+    assert_eq!(c.name(), "main.30");
+    assert_eq!(fusion.opcode(), "fusion");
+    let operands: Vec<(Option<&str>, Option<&str>)> = fusion
+        .operands()
+        .map(|o| (o.shape_text(), o.name()))
+        .collect();
+    assert_eq!(
+        operands,
+        [
+            (
+                Some("bf16[8,128,1024]{2,1,0:T(8,128)(2,1)}"),
+                Some("Arg_0.1")
+            ),
+            (Some("f32[1024]{0:T(1024)}"), Some("Arg_2.3"))
+        ]
+    );
+    assert_eq!(fusion.attribute("kind"), Some("kLoop"));
+    assert_eq!(fusion.attribute("calls"), Some("%fused_computation"));
+    assert_eq!(
+        fusion.attribute("metadata"),
+        Some(r#"{op_type="add" op_name="jit(train_step)/jvp(Dense)/add" stack_frame_id=2}"#)
+    );
+    assert!(
+        fusion
+            .attribute("backend_config")
+            .unwrap()
+            .starts_with(r#"{"flag_configs":[]"#)
+    );
+    // Iota replica groups are one value of several glued parts.
+    let (_, ar) = m.instruction("all-reduce.10").unwrap();
+    assert_eq!(ar.attribute("replica_groups"), Some("[1,2]<=[2]"));
+    assert_eq!(ar.attribute("to_apply"), Some("%region_0.12"));
+    let (_, done) = m.instruction("async-done").unwrap();
+    assert_eq!(
+        done.attribute("control-predecessors"),
+        Some("{%all-reduce.10}")
+    );
+    // Non-operand contents stay text.
+    let (_, p) = m.instruction("Arg_3.4").unwrap();
+    let op = p.operands().next().unwrap();
+    assert_eq!((op.text(), op.name()), ("3", None));
+    let (_, k) = m.instruction("padded").unwrap();
+    assert_eq!(k.operands_text(), "{...}");
+    let (_, cc) = m.instruction("custom-call.21").unwrap();
+    assert_eq!(
+        cc.attribute("backend_config"),
+        Some(r#""{\"note\":\"it\'s async\"}""#)
+    );
+    // The instruction's span covers its text.
+    let text = &DUMP[k.span().range()];
+    assert_eq!(text, "%padded = f32[20,300]{1,0:T(8,128)} constant({...})");
+}
+
+#[test]
+fn shapes_parse_with_the_shape_grammar() {
+    let m = Module::parse(DUMP).unwrap();
+    let array = |name: &str| match m.instruction(name).unwrap().1.shape().unwrap().unwrap() {
+        Shape::Array(a) => a,
+        other => panic!("{name}: {other}"),
+    };
+    assert_eq!(array("activations.vmem").memory_space(), 1);
+    assert_eq!(array("w.5").memory_space(), 1);
+    // s4 with E(4): 8·32768·1·256 nibbles, tiled (8,128)(8,1) → no padding.
+    let nibbles = TiledShape::new(&array("nibbles")).unwrap();
+    assert_eq!(nibbles.exact_bytes(), 8 * 32768 * 256 / 2);
+    // f32[20,300] in (8,128) tiles: 24 × 384 slots.
+    let padded = TiledShape::new(&array("padded")).unwrap();
+    assert_eq!(padded.physical_slots(), 24 * 384);
+    let (_, start) = m.instruction("async-start").unwrap();
+    let Shape::Tuple(parts) = start.shape().unwrap().unwrap() else {
+        panic!("a tuple")
+    };
+    assert_eq!(parts.len(), 3);
+    assert_eq!(parts[2].to_string(), "u32[]{:S(2)}");
+}
+
+#[test]
+fn the_reader_streams_the_same_module() {
+    let module = Module::parse(DUMP).unwrap();
+    let mut reader = Reader::new(DUMP);
+    let mut from_reader = Vec::new();
+    while let Some(event) = reader.next() {
+        if let Event::Instruction(i) = event.unwrap() {
+            from_reader.push((i.name(), reader.shape().to_string()));
+        }
+    }
+    let from_module: Vec<(&str, String)> = module
+        .instructions()
+        .map(|(_, i)| (i.name(), i.shape().unwrap().unwrap().to_string()))
+        .collect();
+    assert_eq!(from_reader, from_module);
+    assert_eq!(from_reader.len(), 44);
+}
+
+#[test]
+fn lookups_suggest_names() {
+    let m = Module::parse(DUMP).unwrap();
+    assert_eq!(
+        m.instruction("fusion.2").unwrap_err(),
+        LookupError::NotFound {
+            closest: vec!["fusion.1", "fusion"] // one edit, then two
+        }
+    );
+    assert!(matches!(
+        m.instruction("no_such_thing_at_all"),
+        Err(LookupError::NotFound { closest }) if closest.is_empty()
+    ));
+    assert_eq!(m.instruction("%main.30/fusion").unwrap().1.name(), "fusion");
+    assert!(m.instruction("while_body/fusion").is_err());
+}
+
+#[test]
+fn short_parsable_text_without_header_or_signatures() {
+    let text = "fused {\n  p = f32[4]{0} parameter(0)\n  ROOT n=f32[4]{0} negate(p)\n}\n\nENTRY main {\n  a = f32[4]{0} parameter(0)\n  ROOT f = f32[4]{0} fusion(a), kind=kLoop, calls=fused\n}\n";
+    let m = Module::parse(text).unwrap();
+    assert_eq!(m.name(), None);
+    assert_eq!(m.computations()[0].signature(), "");
+    let names: Vec<&str> = m.instructions().map(|(_, i)| i.name()).collect();
+    assert_eq!(names, ["p", "n", "a", "f"]);
+    assert_eq!(m.entry().unwrap().name(), "main");
+}
+
+#[test]
+fn an_unmarked_entry_is_the_last_computation() {
+    let m =
+        Module::parse("a {\n ROOT x = f32[] parameter(0)\n}\nb {\n ROOT y = f32[] parameter(0)\n}")
+            .unwrap();
+    assert_eq!(m.entry().unwrap().name(), "b");
+    let m = Module::parse("HloModule empty").unwrap();
+    assert!(m.entry().is_none());
+}
+
+/// `(line, column)` and the start of the message of the error in `text`.
+fn error(text: &str) -> ((usize, usize), String) {
+    let e = Module::parse(text).unwrap_err();
+    assert!(e.span.start <= text.len() && e.span.end <= text.len());
+    (e.line_column(text), e.to_string())
+}
+
+#[test]
+fn errors_point_at_the_problem() {
+    let (at, msg) = error("ENTRY e {\n  x f32[] parameter(0)\n}");
+    assert_eq!(
+        (at, msg.as_str()),
+        (
+            (2, 5),
+            "expected '=' after the instruction name, saw kPrimitiveType"
+        )
+    );
+    let (at, msg) = error("ENTRY e {\n  x = f32[2]{0,1} parameter(0)\n}");
+    // Shapes are parsed but not validated: m2m count is a parse error.
+    assert_eq!(at.0, 2);
+    assert!(msg.starts_with("bad shape:"), "{msg}");
+    let (at, msg) = error("ENTRY e {\n  x = f32[] parameter(0), metadata={op_name=\"x}\n}");
+    assert_eq!(at, (2, 45)); // the opening quote
+    assert!(msg.starts_with("a bracket, string"), "{msg}");
+    let (at, msg) = error("ENTRY e {\n  x = f32[] parameter(0), kind\n}");
+    assert_eq!(
+        (at, msg.as_str()),
+        (
+            (2, 27),
+            "expected an attribute name followed by '=', saw kIdent"
+        )
+    );
+    let (at, msg) = error("ENTRY e {\n  x = f32[] parameter(0), kind=\n}");
+    assert_eq!(
+        (at, msg.as_str()),
+        ((3, 1), "expected an attribute value, saw kRbrace")
+    );
+    let (_, msg) = error(
+        "ENTRY a {\n ROOT x = f32[] parameter(0)\n}\nENTRY b {\n ROOT y = f32[] parameter(0)\n}",
+    );
+    assert_eq!(msg, "a module has at most one ENTRY computation");
+    let (at, msg) = error("HloModule m\nENTRY e {\n ROOT x = f32[] parameter(0)\n");
+    assert_eq!(
+        (at, msg.as_str()),
+        ((4, 1), "expected an instruction name, saw kEof")
+    );
+    let (at, msg) = error("HloModule m, is_scheduled=true\nENTRY e (p: f32[]) f32[] {\n}");
+    assert_eq!(
+        (at, msg.as_str()),
+        (
+            (2, 20),
+            "expected '->' after the parameters, saw kPrimitiveType"
+        )
+    );
+}
+
+#[test]
+fn a_failed_read_stops_the_reader() {
+    let mut r = Reader::new("ENTRY e {\n x = f32[] (\n}");
+    assert!(matches!(r.next(), Some(Ok(Event::Computation(_)))));
+    let e = r.next().unwrap().unwrap_err();
+    assert!(matches!(e.kind, HloErrorKind::Expected { .. }));
+    assert!(r.next().is_none());
+}
+
+// ---------------------------------------------------------------------------
+// Generated modules: build text from parts, read it back, compare the parts.
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+struct GenInstruction {
+    name: String,
+    shape: &'static str,
+    opcode: &'static str,
+    operands: Vec<(bool, String)>,
+    attributes: Vec<(&'static str, &'static str)>,
+}
+
+const SHAPES: &[&str] = &[
+    "f32[]",
+    "bf16[8,128]{1,0:T(8,128)(2,1)}",
+    "s4[16]{0:E(4)}",
+    "(f32[2]{0}, /*index=1*/u8[4]{0:T(4)S(1)})",
+    "pred[3,<=5]{1,0}",
+    "f32[]{:T(128)S(6)}",
+];
+const OPCODES: &[&str] = &[
+    "add",
+    "fusion",
+    "get-tuple-element",
+    "all-reduce-start",
+    "custom-call",
+];
+const ATTRIBUTES: &[(&str, &str)] = &[
+    ("kind", "kLoop"),
+    ("calls", "%fused.1"),
+    ("dimensions", "{0,1}"),
+    ("replica_groups", "[2,2]<=[2,2]T(1,0)"),
+    ("metadata", r#"{op_name="a, b}" source_line=3}"#),
+    ("backend_config", r#"{"x":{"y":"}"},"z":[1,2]}"#),
+    ("custom_call_target", r#""tgt\"q""#),
+    ("control-predecessors", "{%a, %b}"),
+    ("window", "{size=3x3 pad=1_1x1_1}"),
+    ("dim_labels", "b01f_01io->b01f"),
+    ("slice", "{[0:2], [1:8:2]}"),
+];
+
+fn gen_instruction() -> impl Strategy<Value = GenInstruction> {
+    (
+        "[a-z][a-z0-9_]{0,6}(\\.[0-9]{1,3})?",
+        prop::sample::select(SHAPES),
+        prop::sample::select(OPCODES),
+        prop::collection::vec((any::<bool>(), "[a-z][a-z0-9.]{0,5}"), 0..7),
+        prop::collection::vec(prop::sample::select(ATTRIBUTES), 0..4),
+    )
+        .prop_map(
+            |(name, shape, opcode, operands, attributes)| GenInstruction {
+                name,
+                shape,
+                opcode,
+                operands,
+                attributes,
+            },
+        )
+}
+
+fn render(instructions: &[GenInstruction], spacing: &str) -> String {
+    let mut out = String::from("HloModule gen, num_partitions=1\n\nENTRY %e {\n");
+    for (k, i) in instructions.iter().enumerate() {
+        let root = if k + 1 == instructions.len() {
+            "ROOT "
+        } else {
+            ""
+        };
+        let operands: Vec<String> = i
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(j, (typed, name))| {
+                let comment = if j > 0 && j % 5 == 0 {
+                    format!("/*index={j}*/")
+                } else {
+                    String::new()
+                };
+                let shape = if *typed { "f32[2]{0} " } else { "" };
+                format!("{comment}{shape}%{name}")
+            })
+            .collect();
+        let mut line = format!(
+            "  {root}%{} = {} {}({})",
+            i.name,
+            i.shape,
+            i.opcode,
+            operands.join(", ")
+        );
+        for (n, v) in &i.attributes {
+            line.push_str(&format!(",{spacing}{n}={v}"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str("} // e\n");
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn generated_modules_read_back(
+        instructions in prop::collection::vec(gen_instruction(), 1..12),
+        spacing in prop::sample::select(vec![" ", "\n    ", " /* c */ "]),
+    ) {
+        let text = render(&instructions, spacing);
+        let m = Module::parse(&text).map_err(|e| TestCaseError::fail(e.render(&text, "gen")))?;
+        let read: Vec<_> = m.instructions().map(|(_, i)| *i).collect();
+        prop_assert_eq!(read.len(), instructions.len());
+        for (got, want) in read.iter().zip(&instructions) {
+            prop_assert_eq!(got.name(), want.name.as_str());
+            prop_assert_eq!(got.shape_text(), Some(want.shape));
+            prop_assert_eq!(got.opcode(), want.opcode);
+            let operands: Vec<(bool, String)> = got
+                .operands()
+                .map(|o| (o.shape_text().is_some(), o.name().unwrap_or("?").to_string()))
+                .collect();
+            prop_assert_eq!(&operands, &want.operands);
+            let attributes: Vec<(&str, &str)> = got.attributes().map(|a| (a.name, a.value)).collect();
+            prop_assert_eq!(&attributes, &want.attributes);
+        }
+        prop_assert!(read.last().unwrap().is_root());
+    }
+
+    /// Any edit of a real module reads or fails cleanly: no panic, spans
+    /// inside the text.
+    #[test]
+    fn edited_dumps_never_panic(
+        cut in 0usize..DUMP.len(),
+        insert in prop::sample::select(vec!["", "{", "}", "(", ")", "\"", "/*", ",", "=", "%", "[", "]", "ROOT", "ENTRY"]),
+        drop in 0usize..4,
+    ) {
+        let mut text = String::from(&DUMP[..cut]);
+        text.push_str(insert);
+        text.push_str(DUMP.get((cut + drop).min(DUMP.len())..).unwrap_or(""));
+        if let Err(e) = Module::parse(&text) {
+            prop_assert!(e.span.start <= text.len() && e.span.end <= text.len());
+            let _ = e.render(&text, "x");
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "[ -~\n]{0,200}") {
+        if let Err(e) = Module::parse(&text) {
+            prop_assert!(e.span.start <= text.len());
+            let _ = e.render(&text, "x");
+        }
+    }
+}
