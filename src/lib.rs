@@ -51,6 +51,27 @@ pub use xla_layout_core::*;
 /// assert_eq!(slots(p), 8 * 1 * 1280 * 16384);
 /// ```
 ///
+/// # Importing a shape from an HLO dump
+///
+/// `hlo("path", "name")` takes the shape of instruction `name` (without
+/// `%`; `"computation/name"` where names repeat) from an HLO text file,
+/// read at compile time with layout-core's HLO reader. The path starts at
+/// the crate's manifest directory, and the file is tracked: editing it
+/// rebuilds the crate. A tuple-shaped instruction needs the index of an
+/// element (one number per level); a name that is not in the file is an
+/// error that lists the closest names.
+///
+/// ```
+/// use xla_layout::layout;
+///
+/// layout! {
+///     pub type Activations = hlo("examples/dumps/train_step.tpu.hlo", "fusion");
+///     pub type LoopWeights = hlo("examples/dumps/train_step.tpu.hlo", "while.9", 1);
+/// }
+/// assert_eq!(Activations::TEXT, "bf16[8,128,1024]{2,1,0:T(8,128)(2,1)}");
+/// assert_eq!(LoopWeights::TEXT, "f32[1024,1024]{1,0:T(8,128)}");
+/// ```
+///
 /// # What a generated type has
 ///
 /// A zero-sized `Copy` type with `Display` (the canonical XLA text),

@@ -310,3 +310,41 @@ fn every_element_type() {
         (1, 32, ElementType::F6E3M2FN)
     );
 }
+
+/// Shapes imported from `examples/dumps/train_step.tpu.hlo` (paths start
+/// at this crate's manifest directory).
+mod imported {
+    use xla_layout::{MemorySpace, StaticLayout, layout};
+
+    layout! {
+        pub type Activations = hlo("examples/dumps/train_step.tpu.hlo", "fusion");
+        pub type InVmem = hlo("examples/dumps/train_step.tpu.hlo", "activations.vmem");
+        // A tuple's element, and a name qualified by its computation.
+        pub type LoopWeights = hlo("examples/dumps/train_step.tpu.hlo", "while.9", 1);
+        pub type Nested = hlo("examples/dumps/train_step.tpu.hlo", "main.30/async-start", 0, 0);
+    }
+
+    #[test]
+    fn instructions_shapes_become_layout_types() {
+        assert_eq!(
+            Activations.to_string(),
+            "bf16[8,128,1024]{2,1,0:T(8,128)(2,1)}"
+        );
+        // (2,1) pairs rows inside an (8,128) tile: element (0,1,0) is slot 1.
+        assert_eq!(Activations.offset([0, 1, 0]), 1);
+        assert_eq!(Activations::BYTES, 8 * 128 * 1024 * 2);
+        assert_eq!(InVmem::MEMORY_SPACE, 1);
+        fn vmem_only<L: StaticLayout<Space = MemorySpace<1>>>(_: L) {}
+        vmem_only(InVmem);
+        assert_eq!(LoopWeights.to_string(), "f32[1024,1024]{1,0:T(8,128)}");
+        assert_eq!(Nested.to_string(), "u8[64,1024]{1,0:T(8,128)(4,1)}");
+    }
+
+    #[test]
+    fn the_expression_form_imports_too() {
+        let l = layout!(hlo("examples/dumps/train_step.tpu.hlo", "padded"));
+        assert_eq!(l.to_string(), "f32[20,300]{1,0:T(8,128)}");
+        // Row 8 starts the second tile row: 3 column tiles of 8·128 slots.
+        assert_eq!(l.offset([8, 0]), 3 * 8 * 128);
+    }
+}

@@ -4,13 +4,15 @@
 //! xla-layout check                 one shape per stdin line -> one JSON object per line
 //! xla-layout offsets 'SHAPE'       every logical index with its slot, as JSON
 //! xla-layout relayout 'S' 'D'     raw bytes from layout S to layout D
-//! xla-layout explain ['SHAPE']     what a layout means, for people
+//! xla-layout explain ['SHAPE']     what a layout means, for people (--svg: a picture)
+//! xla-layout scan FILE.hlo          every instruction of an HLO dump, or its buffers by size
 //! ```
 
 mod check;
 mod explain;
 mod offsets;
 mod relayout;
+mod scan;
 mod svg;
 
 use std::io::{self, Write};
@@ -29,6 +31,10 @@ usage:
                                 dimensions ROW and COL (default: the last two; other dimensions at
                                 --at, default 0; at most N rows and columns, default 16);
                                 --svg also draws the layout as an SVG picture
+  xla-layout scan FILE.hlo [--summary [--top N]]
+                                every instruction of an HLO dump (FILE or - for stdin) as one JSON
+                                object per line: {computation, name, shape, bytes}; with
+                                --summary, its buffers by size with the bytes lost to padding
   xla-layout help               this text
 ";
 
@@ -39,6 +45,7 @@ fn main() -> ExitCode {
         Some("offsets") if args.len() == 2 => offsets::run(&args[1], io::stdout().lock()),
         Some("relayout") => relayout::main(&args[1..], io::stdin().lock(), io::stdout().lock()),
         Some("explain") => explain::main(&args[1..], io::stdout().lock()),
+        Some("scan") => scan::main(&args[1..], io::stdin().lock(), io::stdout().lock()),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             Ok(())

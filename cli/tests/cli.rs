@@ -6,20 +6,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::{Value, json};
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    run_bytes(args, stdin.as_bytes())
 }
 
 fn check(lines: &str) -> Vec<Value> {
@@ -293,4 +280,141 @@ fn relayout_refuses_mismatches_clearly() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pad takes a byte"));
     assert!(!out.status.success());
+}
+
+const DUMP: &str = "../examples/dumps/train_step.tpu.hlo";
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn scan_writes_one_object_per_instruction() {
+    let text = stdout(&run(&["scan", DUMP], ""));
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 44);
+    let find = |name: &str| lines.iter().find(|l| l["name"] == name).unwrap().clone();
+    // f32[20,300] in (8,128) tiles: 24 × 384 slots of 4 bytes.
+    let padded = find("padded");
+    assert_eq!(padded["computation"], "main.30");
+    assert_eq!(padded["shape"], "f32[20,300]{1,0:T(8,128)}");
+    assert_eq!(padded["bytes"], 24 * 384 * 4);
+    // A tuple holds its elements: s32[] tiled to 128 slots, and 1024² f32.
+    assert_eq!(find("while.9")["bytes"], 128 * 4 + 1024 * 1024 * 4);
+    // s4 with E(4): two per byte.
+    assert_eq!(find("nibbles")["bytes"], 8 * 32768 * 256 / 2);
+    // Canonical text: `%`, spaces and `/*index*/` comments are not kept.
+    assert_eq!(
+        find("fusion")["shape"],
+        "bf16[8,128,1024]{2,1,0:T(8,128)(2,1)}"
+    );
+    let keys: Vec<&String> = padded.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["computation", "name", "shape", "bytes"]);
+}
+
+#[test]
+fn scan_summarises_buffers_and_padding() {
+    let text = stdout(&run(&["scan", DUMP, "--summary", "--top", "50"], ""));
+    // The largest buffer first: 8·32768·256 nibbles.
+    let first = text.lines().find(|l| l.contains("main.30/")).unwrap();
+    assert!(
+        first.contains("33,554,432") && first.contains("nibbles"),
+        "{first}"
+    );
+    // f32[20,300]: 36,864 bytes, 24,000 of data.
+    let padded = text.lines().find(|l| l.contains("/padded")).unwrap();
+    assert!(
+        padded.contains("36,864") && padded.contains("12,864"),
+        "{padded}"
+    );
+    // Fusion bodies and reducers hold no buffers; aliasing results are left out.
+    assert!(!text.contains("fused_computation/"));
+    assert!(!text.contains("region_0.12/"));
+    assert!(!text.contains("/gte.w") && !text.contains("/tuple.11"));
+    assert!(text.contains("main.30/async-start{1}"), "{text}");
+}
+
+#[test]
+fn scan_reports_where_a_dump_is_wrong() {
+    let bad = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] add(x x\n}\n";
+    let out = run(&["scan", "-"], bad);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("-:5:1:"), "{err}");
+    let out = run(&["scan", "no/such/file.hlo"], "");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such/file.hlo"));
+}
+
+#[test]
+fn explain_draws_the_offset_grid() {
+    // tiled_layout.md figure 1.
+    let text = stdout(&run(&["explain", "f32[3,5]{1,0:T(2,2)}"], ""));
+    assert!(
+        text.contains("slots             24 (9 padding, 37.50%)"),
+        "{text}"
+    );
+    let grid: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("slot offsets"))
+        .collect();
+    assert_eq!(grid[1], "d0\\d1   0   1   2   3   4");
+    assert_eq!(grid[2], "    0   0   1   4   5   8");
+    assert_eq!(grid[4], "    2  12  13  16  17  20");
+    // Other dimensions are held where --at says.
+    let text = stdout(&run(
+        &["explain", "f32[4,5,6]", "--dims", "0,2", "--at", "0,3,0"],
+        "",
+    ));
+    assert!(
+        text.contains("rows: d0 (4), columns: d2 (6), d1=3"),
+        "{text}"
+    );
+    assert!(text.contains("    1  48  49  50  51  52  53"), "{text}");
+    // Bad options fail before anything is written.
+    let out = run(&["explain", "f32[4,5,6]", "--dims", "0,3"], "");
+    assert!(!out.status.success() && out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dimension 3 does not exist"));
+}
+
+#[test]
+fn explain_writes_an_svg_picture() {
+    let dir = std::env::temp_dir().join(format!("xla-layout-svg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fig1.svg");
+    let out = run(
+        &[
+            "explain",
+            "f32[3,5]{1,0:T(2,2)}",
+            "--svg",
+            path.to_str().unwrap(),
+        ],
+        "",
+    );
+    stdout(&out);
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    // 15 grid cells and 24 memory slots, 9 of them padding.
+    assert_eq!(svg.matches("<rect x=").count(), 15 + 24 + 1);
+    assert_eq!(svg.matches(">pad</text>").count(), 9);
+    // Memory slot 8 holds element (0,4); grid cell (0,4) says slot 8.
+    assert!(svg.contains(">0,4</text>"));
+    // Six first-level tiles, six colours.
+    let colours: std::collections::BTreeSet<&str> = svg
+        .lines()
+        .filter(|l| l.contains("text-anchor=\"middle\">") && l.starts_with("<rect"))
+        .filter_map(|l| l.split("fill=\"").nth(1)?.split('"').next())
+        .filter(|f| f.starts_with('#'))
+        .collect();
+    assert_eq!(colours.len(), 6, "{colours:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,5 +1,6 @@
 //! The macro's own syntax: items (`pub type Name = SHAPE;`) or one
-//! expression (`SHAPE` or `"SHAPE"`). The shape itself is left as tokens.
+//! expression (`SHAPE`, `"SHAPE"` or `hlo("dump.hlo", "name")`). The shape
+//! itself is left as tokens.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};
@@ -11,6 +12,47 @@ pub enum Source {
     Tokens(Vec<TokenTree>),
     /// A string literal pasted from an HLO dump.
     Literal(LitStr),
+    /// `hlo("dump.hlo", "name", index...)`: an instruction's shape in a
+    /// dump file.
+    Hlo(HloRef),
+}
+
+/// `hlo("path", "name", 1, 0)`.
+pub struct HloRef {
+    /// The dump, relative to the crate's manifest directory.
+    pub path: LitStr,
+    /// The instruction: `name` or `computation/name`.
+    pub name: LitStr,
+    /// The element of a tuple shape, one index per level.
+    pub index: Vec<syn::LitInt>,
+}
+
+impl Parse for HloRef {
+    fn parse(input: ParseStream) -> syn::Result<HloRef> {
+        let hint = "expected `hlo(\"path/to/dump.hlo\", \"instruction\")`, with tuple indices after the name if the shape is a tuple";
+        let content;
+        syn::parenthesized!(content in input);
+        let path: LitStr = content
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), hint))?;
+        content
+            .parse::<Token![,]>()
+            .map_err(|e| syn::Error::new(e.span(), hint))?;
+        let name: LitStr = content
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), hint))?;
+        let mut index = Vec::new();
+        while !content.is_empty() {
+            content.parse::<Token![,]>()?;
+            if content.is_empty() {
+                break;
+            }
+            index.push(content.parse().map_err(|e| {
+                syn::Error::new(e.span(), "a tuple index is a number, such as `0`")
+            })?);
+        }
+        Ok(HloRef { path, name, index })
+    }
 }
 
 impl Source {
@@ -19,6 +61,7 @@ impl Source {
         match self {
             Source::Tokens(t) => t.first().map_or_else(Span::call_site, TokenTree::span),
             Source::Literal(l) => l.span(),
+            Source::Hlo(h) => h.name.span(),
         }
     }
 }
@@ -88,6 +131,14 @@ impl Parse for Item {
 /// A string literal, or every token up to a top-level `;` (items) or the
 /// end (expressions).
 fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
+    if input.peek(Ident) && input.peek2(syn::token::Paren) {
+        let fork = input.fork();
+        let ident: Ident = fork.parse()?;
+        if ident == "hlo" {
+            input.parse::<Ident>()?;
+            return Ok(Source::Hlo(input.parse()?));
+        }
+    }
     if input.peek(LitStr) {
         let fork = input.fork();
         let lit: LitStr = fork.parse()?;

@@ -3,12 +3,14 @@
 //!
 //! Use it through the `xla-layout` crate, which passes its own path in so
 //! that the generated code does not depend on how it was imported. The
-//! pipeline is `input` (the macro's syntax) → `to_text` (tokens back to
-//! XLA text) → `check` (layout-core parses, validates and tiles) →
-//! `codegen` (literals and straight-line arithmetic).
+//! pipeline is `input` (the macro's syntax) → `hlo` (a shape imported from
+//! a dump, with layout-core's HLO reader) or `to_text` (tokens back to XLA
+//! text) → `check` (layout-core parses, validates and tiles) → `codegen`
+//! (literals and straight-line arithmetic).
 
 mod check;
 mod codegen;
+mod hlo;
 mod input;
 mod to_text;
 
@@ -92,9 +94,14 @@ fn expand_one(
     name: &proc_macro2::Ident,
     errors: &mut Vec<syn::Error>,
 ) -> TokenStream {
+    let mut track = TokenStream::new();
     let text = match source {
         Source::Tokens(tokens) => SourceText::from_tokens(tokens),
         Source::Literal(lit) => Ok(SourceText::from_literal(lit)),
+        Source::Hlo(r) => hlo::import(r).map(|imported| {
+            track = imported.track;
+            imported.text
+        }),
     };
     let checked = match text {
         Ok(text) => check::check(&text, errors),
@@ -103,20 +110,28 @@ fn expand_one(
             Err(check::Partial::default())
         }
     };
+    let mut out = track;
     match checked {
         Ok(c) => {
-            let doc = codegen::doc_line(&c);
-            let mut out = codegen::struct_item(attrs, vis, name, &doc);
+            let mut doc = codegen::doc_line(&c);
+            if let Source::Hlo(r) = source {
+                doc.push_str(&format!(
+                    " Imported from instruction `{}` of `{}`.",
+                    r.name.value(),
+                    r.path.value()
+                ));
+            }
+            out.extend(codegen::struct_item(attrs, vis, name, &doc));
             out.extend(codegen::layout_items(krate, name, &c));
             out
         }
         Err(partial) => {
-            let mut out = codegen::struct_item(
+            out.extend(codegen::struct_item(
                 attrs,
                 vis,
                 name,
                 "\n\nAn invalid XLA layout (see the errors).",
-            );
+            ));
             out.extend(codegen::fallback_items(krate, name, partial.rank));
             out
         }

@@ -23,11 +23,15 @@ struct Piece {
 impl SourceText {
     /// The contents of a string literal: every error points at the literal.
     pub fn from_literal(lit: &LitStr) -> SourceText {
-        let text = lit.value();
+        SourceText::from_text_at(lit.value(), lit.span())
+    }
+
+    /// Text from elsewhere (an HLO dump): every error points at `span`.
+    pub fn from_text_at(text: String, span: Span) -> SourceText {
         let pieces = vec![Piece {
             start: 0,
             end: text.len().max(1),
-            span: lit.span(),
+            span,
         }];
         SourceText { text, pieces }
     }

@@ -1,0 +1,318 @@
+//! `xla-layout scan FILE.hlo`: every instruction of an HLO dump, as JSON
+//! lines or as a summary of its buffers by size.
+
+use std::collections::HashSet;
+use std::io::{Read, Write};
+
+use serde_json::json;
+use xla_layout_core::hlo::{Event, Module, Reader};
+use xla_layout_core::{Shape, ShapeEvent, validate};
+
+use crate::Failure;
+
+/// Parses `args` (after `scan`) and runs.
+pub fn main(args: &[String], stdin: impl Read, out: impl Write) -> Result<(), Failure> {
+    let usage = || Failure::Input("usage: xla-layout scan FILE.hlo [--summary [--top N]]".into());
+    let mut path = None;
+    let mut summary = false;
+    let mut top = 20usize;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--summary" => summary = true,
+            "--top" => {
+                top = rest
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| Failure::Input("--top takes a number".into()))?;
+            }
+            flag if flag.starts_with("--") => return Err(usage()),
+            _ if path.is_none() => path = Some(arg.as_str()),
+            _ => return Err(usage()),
+        }
+    }
+    let path = path.ok_or_else(usage)?;
+    let text = read_text(path, stdin)?;
+    if summary {
+        write_summary(&text, path, top, out)
+    } else {
+        write_json_lines(&text, path, out)
+    }
+}
+
+/// The file's text (`-` is standard input).
+fn read_text(path: &str, mut stdin: impl Read) -> Result<String, Failure> {
+    let mut bytes = Vec::new();
+    if path == "-" {
+        stdin.read_to_end(&mut bytes)?;
+    } else {
+        bytes =
+            std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read {path}: {e}")))?;
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::Input(format!(
+            "{path} is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Sizes of the data a shape holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Bytes {
+    /// Every tile level, `L` and `E` counted.
+    exact: u64,
+    /// What the elements alone need at their storage width.
+    elements: u64,
+}
+
+/// The bytes of an array shape; `None` where undefined (a layout XLA's
+/// validator rejects, an unbounded dimension, sizes over 64 bits).
+fn array_bytes(shape: &Shape) -> Option<Bytes> {
+    let Shape::Array(a) = shape else {
+        return Some(Bytes::default()); // token, opaque: no data
+    };
+    validate(shape).ok()?;
+    let tiled = a.tiled().ok()?;
+    let elements = tiled
+        .element_count()
+        .checked_mul(tiled.element_bits())?
+        .div_ceil(8);
+    Some(Bytes {
+        exact: tiled.exact_bytes(),
+        elements,
+    })
+}
+
+/// The bytes of a shape: a tuple's are its elements' sum.
+fn shape_bytes(shape: &Shape) -> Option<Bytes> {
+    let mut total = Bytes::default();
+    for event in shape.events() {
+        if let ShapeEvent::Leaf { shape, .. } = event {
+            let b = array_bytes(shape)?;
+            total.exact = total.exact.checked_add(b.exact)?;
+            total.elements = total.elements.checked_add(b.elements)?;
+        }
+    }
+    Some(total)
+}
+
+fn hlo_failure(e: &xla_layout_core::hlo::HloError, text: &str, path: &str) -> Failure {
+    Failure::Input(e.render(text, path))
+}
+
+/// One JSON object per instruction, streamed.
+fn write_json_lines(text: &str, path: &str, out: impl Write) -> Result<(), Failure> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    let mut reader = Reader::new(text);
+    let mut computation = "";
+    while let Some(event) = reader.next() {
+        match event.map_err(|e| hlo_failure(&e, text, path))? {
+            Event::Computation(c) => computation = c.name(),
+            Event::Instruction(i) => {
+                let shape = reader.shape();
+                let (shape, bytes) = match i.shape_text() {
+                    Some(_) => (Some(shape.to_string()), shape_bytes(shape).map(|b| b.exact)),
+                    None => (None, None),
+                };
+                let line = json!({
+                    "computation": computation,
+                    "name": i.name(),
+                    "shape": shape,
+                    "bytes": bytes,
+                });
+                serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
+                out.write_all(b"\n")?;
+            }
+            _ => {}
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Opcodes whose result is another instruction's buffer.
+const ALIASING: &[&str] = &[
+    "bitcast",
+    "get-tuple-element",
+    "tuple",
+    "while",
+    "conditional",
+    "call",
+    "opt-barrier",
+];
+
+/// Attributes that name computations run inside an instruction rather
+/// than as code with buffers of their own: fusion bodies and reducers.
+const INLINED: &[&str] = &["to_apply", "select", "scatter", "comparator"];
+
+/// One buffer of the summary.
+struct Buffer<'a> {
+    computation: &'a str,
+    name: String,
+    shape: String,
+    space: i8,
+    bytes: Bytes,
+}
+
+/// The buffers of a module by size, with the bytes padding costs.
+fn write_summary(text: &str, path: &str, top: usize, out: impl Write) -> Result<(), Failure> {
+    let module = Module::parse(text).map_err(|e| hlo_failure(&e, text, path))?;
+    let mut inlined: HashSet<&str> = HashSet::new();
+    for (_, i) in module.instructions() {
+        for a in i.attributes() {
+            if INLINED.contains(&a.name) || (a.name == "calls" && i.opcode() == "fusion") {
+                inlined.insert(a.value.trim_start_matches('%'));
+            }
+        }
+    }
+    let entry = module.entry().map(|c| c.name());
+    let mut buffers = Vec::new();
+    let mut undefined = 0usize;
+    for (c, i) in module.instructions() {
+        let skip = inlined.contains(c.name())
+            || ALIASING.contains(&i.opcode())
+            || (i.opcode() == "parameter" && Some(c.name()) != entry);
+        let Some(Ok(shape)) = i.shape() else { continue };
+        if skip {
+            continue;
+        }
+        for (index, leaf) in leaves(&shape) {
+            let name = format!("{}{index}", i.name());
+            let Shape::Array(a) = leaf else { continue };
+            match array_bytes(leaf) {
+                Some(bytes) => buffers.push(Buffer {
+                    computation: c.name(),
+                    name,
+                    shape: leaf.to_string(),
+                    space: a.memory_space(),
+                    bytes,
+                }),
+                None => undefined += 1,
+            }
+        }
+    }
+    buffers.sort_by(|a, b| b.bytes.exact.cmp(&a.bytes.exact).then(a.name.cmp(&b.name)));
+    let mut out = std::io::BufWriter::new(out);
+    let instructions = module.instructions().count();
+    writeln!(
+        out,
+        "{}: {} computations ({} fusion bodies or reducers), {instructions} instructions, {} buffers",
+        module.name().unwrap_or(path),
+        module.computations().len(),
+        inlined.len(),
+        buffers.len()
+    )?;
+    writeln!(
+        out,
+        "buffers: instruction results outside fusion bodies and reducers, except those that\n\
+         alias another buffer ({}, parameters\n\
+         of non-entry computations); tuple results count per element\n",
+        ALIASING.join(", ")
+    )?;
+    writeln!(
+        out,
+        "{:>15} {:>13} {:>6}  {:<5} {}",
+        "bytes", "padding", "pad%", "space", "buffer and shape"
+    )?;
+    for b in buffers.iter().take(top) {
+        let padding = b.bytes.exact - b.bytes.elements.min(b.bytes.exact);
+        writeln!(
+            out,
+            "{:>15} {:>13} {:>5.1}%  S({})  {}/{}  {}",
+            group(b.bytes.exact),
+            group(padding),
+            percent(padding, b.bytes.exact),
+            b.space,
+            b.computation,
+            b.name,
+            b.shape
+        )?;
+    }
+    if buffers.len() > top {
+        writeln!(out, "{:>15} ({} more)", "...", buffers.len() - top)?;
+    }
+    let total: u64 = buffers.iter().map(|b| b.bytes.exact).sum();
+    let padding: u64 = buffers
+        .iter()
+        .map(|b| b.bytes.exact - b.bytes.elements.min(b.bytes.exact))
+        .sum();
+    writeln!(
+        out,
+        "\ntotal {} bytes in {} buffers, {} of them ({:.1}%) padding",
+        group(total),
+        buffers.len(),
+        group(padding),
+        percent(padding, total)
+    )?;
+    if undefined > 0 {
+        writeln!(
+            out,
+            "{undefined} buffers have no defined size (invalid layout or unbounded dimension)"
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The non-tuple parts of a shape with their XLA shape index (`{1,0}`;
+/// empty for a shape that is not a tuple).
+fn leaves(shape: &Shape) -> Vec<(String, &Shape)> {
+    let mut path: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    let index = |path: &[usize], last: usize| {
+        let all: Vec<String> = path
+            .iter()
+            .chain(Some(&last))
+            .map(usize::to_string)
+            .collect();
+        format!("{{{}}}", all.join(","))
+    };
+    let mut depth = 0usize;
+    for event in shape.events() {
+        match event {
+            ShapeEvent::TupleStart { index: i, .. } => {
+                if depth > 0 {
+                    path.push(i);
+                }
+                depth += 1;
+            }
+            ShapeEvent::TupleEnd => {
+                depth -= 1;
+                if depth > 0 {
+                    path.pop();
+                }
+            }
+            ShapeEvent::Leaf { index: i, shape } => {
+                let name = if depth == 0 {
+                    String::new()
+                } else {
+                    index(&path, i)
+                };
+                out.push((name, shape));
+            }
+        }
+    }
+    out
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// `12345678` as `12,345,678`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,137 @@
+//! `hlo("dump.hlo", "name")`: an instruction's shape, read from an HLO dump
+//! at expansion time with layout-core's HLO reader, then checked like any
+//! other shape.
+
+use std::path::PathBuf;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::LitStr;
+use xla_layout_core::Shape;
+use xla_layout_core::hlo::{LookupError, Module};
+
+use crate::input::HloRef;
+use crate::to_text::SourceText;
+
+/// The imported shape's text, and the file to track for rebuilds.
+pub struct Imported {
+    pub text: SourceText,
+    /// `const _: &[u8] = include_bytes!(…);`, so that cargo rebuilds the
+    /// crate when the dump changes.
+    pub track: TokenStream,
+}
+
+/// Reads the dump and finds the instruction's (array) shape.
+pub fn import(r: &HloRef) -> syn::Result<Imported> {
+    let relative = r.path.value();
+    let path = manifest_dir().join(&relative);
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        let message = format!(
+            "cannot read the HLO dump `{relative}` (paths start at the crate's manifest directory): {e}"
+        );
+        syn::Error::new_spanned(&r.path, message)
+    })?;
+    let module = Module::parse(&text).map_err(|e| {
+        let (line, column) = e.line_column(&text);
+        syn::Error::new_spanned(
+            &r.path,
+            format!("`{relative}` does not read as HLO text: line {line}, column {column}: {e}"),
+        )
+    })?;
+    let query = r.name.value();
+    let (_, instruction) = module
+        .instruction(&query)
+        .map_err(|e| lookup_error(&r.name, &relative, &e))?;
+    let shape = match instruction.shape() {
+        Some(Ok(shape)) => shape,
+        Some(Err(e)) => return Err(syn::Error::new_spanned(&r.name, e.to_string())),
+        None => {
+            return Err(syn::Error::new_spanned(
+                &r.name,
+                format!("`{query}` has no shape written in `{relative}`"),
+            ));
+        }
+    };
+    let element = select(&shape, &r.index, &r.name)?;
+    if !matches!(element, Shape::Array(_)) {
+        let what = format!("`{query}` has the shape `{element}`, which is not an array");
+        return Err(syn::Error::new_spanned(&r.name, what));
+    }
+    let absolute = LitStr::new(&shown, r.path.span());
+    Ok(Imported {
+        text: SourceText::from_text_at(element.to_string(), r.name.span()),
+        track: quote!(
+            const _: &[u8] = ::core::include_bytes!(#absolute);
+        ),
+    })
+}
+
+/// The crate being compiled, where relative dump paths start.
+fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from)
+}
+
+fn lookup_error(name: &LitStr, file: &str, e: &LookupError<'_>) -> syn::Error {
+    let query = name.value();
+    let message = match e {
+        LookupError::NotFound { closest } if closest.is_empty() => {
+            format!("no instruction `{query}` in `{file}`")
+        }
+        LookupError::NotFound { closest } => format!(
+            "no instruction `{query}` in `{file}`; did you mean {}?",
+            quoted(closest, " or ")
+        ),
+        LookupError::Ambiguous { computations } => format!(
+            "`{query}` names an instruction in each of {}; write `\"computation/{query}\"`",
+            quoted(computations, ", ")
+        ),
+    };
+    syn::Error::new_spanned(name, message)
+}
+
+/// `` `a`, `b` ``.
+fn quoted(names: &[&str], separator: &str) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// The element of `shape` at `index` (one number per tuple level).
+fn select<'s>(shape: &'s Shape, index: &[syn::LitInt], name: &LitStr) -> syn::Result<&'s Shape> {
+    let query = name.value();
+    let mut at = shape;
+    for (level, lit) in index.iter().enumerate() {
+        let Shape::Tuple(elements) = at else {
+            let what = if level == 0 {
+                format!("`{query}` has the array shape `{at}`: it takes no tuple index")
+            } else {
+                format!("this index goes into `{at}`, which is not a tuple")
+            };
+            return Err(syn::Error::new_spanned(lit, what));
+        };
+        let i: usize = lit.base10_parse()?;
+        at = elements.get(i).ok_or_else(|| {
+            syn::Error::new_spanned(
+                lit,
+                format!(
+                    "index {i} is out of range: the tuple `{at}` has {} elements",
+                    elements.len()
+                ),
+            )
+        })?;
+    }
+    if let Shape::Tuple(elements) = at {
+        let hint = format!(
+            "`{query}` has the tuple shape `{at}`; add the index of an element (0 to {}) after the name",
+            elements.len().saturating_sub(1)
+        );
+        return Err(match index.last() {
+            Some(lit) => syn::Error::new_spanned(lit, hint),
+            None => syn::Error::new_spanned(name, hint),
+        });
+    }
+    Ok(at)
+}
