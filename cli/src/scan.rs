@@ -212,8 +212,8 @@ fn write_summary(text: &str, path: &str, top: usize, out: impl Write) -> Result<
     )?;
     writeln!(
         out,
-        "{:>15} {:>13} {:>6}  {:<5} {}",
-        "bytes", "padding", "pad%", "space", "buffer and shape"
+        "{:>15} {:>13} {:>6}  {:<5} buffer and shape",
+        "bytes", "padding", "pad%", "space"
     )?;
     for b in buffers.iter().take(top) {
         let padding = b.bytes.exact - b.bytes.elements.min(b.bytes.exact);
