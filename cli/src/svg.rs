@@ -6,6 +6,7 @@
 //! in the colour of the tile it belongs to and labelled with the element it
 //! holds; padding slots are grey and hatched.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use xla_layout_core::{ArrayShape, COMBINE, TiledShape};
@@ -180,15 +181,12 @@ impl Picture<'_> {
                 grid_y + r * CELL_H + 16
             );
         }
+        let colours = Colours::assign(&offsets, shown_slots, |slot| tile_of(slot, 0));
         // Cells.
         for (r, row) in offsets.iter().enumerate() {
             for (c, &slot) in row.iter().enumerate() {
                 let (x, y) = (grid_x + c as u64 * cell_w, grid_y + r as u64 * CELL_H);
-                let fill = if tiles.is_empty() {
-                    PALETTE[0]
-                } else {
-                    PALETTE[(tile_of(slot, 0) % PALETTE.len() as u64) as usize]
-                };
+                let fill = colours.of(tile_of(slot, 0));
                 let _ = writeln!(
                     s,
                     r##"<rect x="{x}" y="{y}" width="{cell_w}" height="{CELL_H}" fill="{fill}" stroke="#ffffff" stroke-width="0.5"/><text x="{}" y="{}" text-anchor="middle">{slot}</text>"##,
@@ -251,11 +249,7 @@ impl Picture<'_> {
             let (fill, label) = match element {
                 None => ("url(#pad)".to_string(), "pad".to_string()),
                 Some(index) => {
-                    let fill = if tiles.is_empty() {
-                        PALETTE[0]
-                    } else {
-                        PALETTE[(tile_of(slot, 0) % PALETTE.len() as u64) as usize]
-                    };
+                    let fill = colours.of(tile_of(slot, 0));
                     let label: Vec<String> = index.as_slice().iter().map(u64::to_string).collect();
                     (fill.to_string(), label.join(","))
                 }
@@ -290,6 +284,48 @@ impl Picture<'_> {
         );
         s.push_str("</svg>\n");
         s
+    }
+}
+
+/// A colour per first-level tile, chosen so that tiles side by side in the
+/// grid (or in a row of memory) never share one: each new tile takes the
+/// first palette colour its left and upper neighbours do not have.
+struct Colours {
+    of_tile: HashMap<u64, usize>,
+}
+
+impl Colours {
+    fn assign(grid: &[Vec<u64>], slots: u64, tile_of: impl Fn(u64) -> u64) -> Colours {
+        let mut of_tile: HashMap<u64, usize> = HashMap::new();
+        let pick = |tile: u64, neighbours: &[Option<u64>], of_tile: &mut HashMap<u64, usize>| {
+            if of_tile.contains_key(&tile) {
+                return;
+            }
+            let taken: Vec<usize> = neighbours
+                .iter()
+                .flatten()
+                .filter_map(|t| of_tile.get(t).copied())
+                .collect();
+            let colour = (0..PALETTE.len()).find(|c| !taken.contains(c)).unwrap_or(0);
+            of_tile.insert(tile, colour);
+        };
+        for (r, row) in grid.iter().enumerate() {
+            for (c, &slot) in row.iter().enumerate() {
+                let left = c.checked_sub(1).map(|c| tile_of(row[c]));
+                let up = r.checked_sub(1).map(|r| tile_of(grid[r][c]));
+                pick(tile_of(slot), &[left, up], &mut of_tile);
+            }
+        }
+        // Tiles only in the memory panel: differ from the one before.
+        for slot in 0..slots {
+            let before = slot.checked_sub(1).map(&tile_of);
+            pick(tile_of(slot), &[before], &mut of_tile);
+        }
+        Colours { of_tile }
+    }
+
+    fn of(&self, tile: u64) -> &'static str {
+        PALETTE[self.of_tile.get(&tile).copied().unwrap_or(0)]
     }
 }
 

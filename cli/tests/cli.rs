@@ -408,13 +408,25 @@ fn explain_writes_an_svg_picture() {
     assert_eq!(svg.matches(">pad</text>").count(), 9);
     // Memory slot 8 holds element (0,4); grid cell (0,4) says slot 8.
     assert!(svg.contains(">0,4</text>"));
-    // Six first-level tiles, six colours.
-    let colours: std::collections::BTreeSet<&str> = svg
+    // The grid's cells come first, row by row: a tile's cells share a
+    // colour, and side-by-side cells of different tiles do not.
+    let fills: Vec<&str> = svg
         .lines()
-        .filter(|l| l.contains("text-anchor=\"middle\">") && l.starts_with("<rect"))
-        .filter_map(|l| l.split("fill=\"").nth(1)?.split('"').next())
-        .filter(|f| f.starts_with('#'))
+        .filter(|l| l.starts_with("<rect x="))
+        .take(15)
+        .map(|l| l.split("fill=\"").nth(1).unwrap().split('"').next().unwrap())
         .collect();
-    assert_eq!(colours.len(), 6, "{colours:?}");
+    let tile = |r: usize, c: usize| (r / 2, c / 2);
+    for r in 0..3 {
+        for c in 0..5 {
+            for (r2, c2) in [(r + 1, c), (r, c + 1)] {
+                if r2 < 3 && c2 < 5 {
+                    let same_tile = tile(r, c) == tile(r2, c2);
+                    let same_fill = fills[r * 5 + c] == fills[r2 * 5 + c2];
+                    assert_eq!(same_tile, same_fill, "({r},{c}) and ({r2},{c2})");
+                }
+            }
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
