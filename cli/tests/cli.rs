@@ -414,7 +414,14 @@ fn explain_writes_an_svg_picture() {
         .lines()
         .filter(|l| l.starts_with("<rect x="))
         .take(15)
-        .map(|l| l.split("fill=\"").nth(1).unwrap().split('"').next().unwrap())
+        .map(|l| {
+            l.split("fill=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+        })
         .collect();
     let tile = |r: usize, c: usize| (r / 2, c / 2);
     for r in 0..3 {
