@@ -1,5 +1,5 @@
 //! The few symbols a freestanding binary must bring itself: the compiler
-//! may call `memcpy`/`memmove`/`memset`/`memcmp` for copies it emits, and
+//! may call `memcpy`/`memmove`/`memset`/`memcmp`/`bcmp` for code it emits, and
 //! the precompiled `core` of a hosted target names an unwinding
 //! personality even though this program aborts on panic. This is the usual
 //! firmware boilerplate, not something xla-layout needs.
@@ -60,6 +60,14 @@ pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
         }
     }
     0
+}
+
+/// # Safety
+/// As C's `bcmp` (equality only), which LLVM calls for slice equality.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+    // SAFETY: forwarded contract.
+    unsafe { memcmp(a, b, n) }
 }
 
 /// Named by the hosted target's precompiled `core`; never called, since
