@@ -2,12 +2,14 @@
 //!
 //! A sensor frame is laid out in a tiled format fixed at compile time; the
 //! program fills it through `layout!` offsets (plain arithmetic on
-//! constants) and checks a few slots against hand-computed values. On
+//! constants), checks a few slots against hand-computed values, and prints
+//! the layout's offset grid (formatted with `core::fmt`, no allocator). On
 //! x86_64 Linux it exits with status 0 when every check holds, so CI can
 //! run it as well as link it.
 #![no_std]
 #![no_main]
 
+use core::fmt::Write;
 use core::panic::PanicInfo;
 use xla_layout::layout;
 
@@ -31,7 +33,14 @@ fn run() -> u8 {
     }
     // 2×32 tiles, row-major within and across tiles: (r, c) goes to
     // ((r/2)·2 + c/32)·64 + (r%2)·32 + c%32.
-    let expected = [((0, 0), 0), ((0, 31), 31), ((1, 0), 32), ((0, 32), 64), ((2, 0), 128), ((3, 63), 255)];
+    let expected = [
+        ((0, 0), 0),
+        ((0, 31), 31),
+        ((1, 0), 32),
+        ((0, 32), 64),
+        ((2, 0), 128),
+        ((3, 63), 255),
+    ];
     let mut failures = 0u8;
     for ((r, c), slot) in expected {
         if Frame.offset([r, c]) != slot || frame[slot] != (r * 64 + c) as u8 {
@@ -46,12 +55,63 @@ fn run() -> u8 {
     let figure1 = xla_layout::ArrayShape::parse("f32[3,5]{1,0:T(2,2)}");
     let offset = match figure1.map(|s| s.tiled()) {
         Ok(Ok(tiled)) => tiled.offset(&[2, 3]),
-        _ => Err(xla_layout::IndexError::WrongRank { expected: 0, got: 0 }),
+        _ => Err(xla_layout::IndexError::WrongRank {
+            expected: 0,
+            got: 0,
+        }),
     };
     if offset != Ok(17) {
         failures += 1;
     }
+    // The offset grid is written through core::fmt, into a fixed buffer:
+    // firmware can print a layout for a person, too.
+    let mut text = Buffer::new();
+    if let Ok(tiled) = Frame::SHAPE.tiled() {
+        let _ = write!(text, "{}", tiled.offset_grid().max(8, 8));
+    }
+    let grid = text.as_str();
+    if !grid.starts_with("rows: d0 (4), columns: d1 (64)\nd0\\d1   0   1   2") {
+        failures += 1;
+    }
+    // Row 1 is the second row of the first 2×32 tile: slots 32, 33, ….
+    if !grid
+        .lines()
+        .nth(3)
+        .is_some_and(|row| row.contains("  32  33"))
+    {
+        failures += 1;
+    }
+    write_out(grid.as_bytes());
     failures
+}
+
+/// Text in a fixed array, for `core::fmt` without an allocator.
+struct Buffer {
+    bytes: [u8; 1024],
+    len: usize,
+}
+
+impl Buffer {
+    const fn new() -> Buffer {
+        Buffer {
+            bytes: [0; 1024],
+            len: 0,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        core::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl core::fmt::Write for Buffer {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let end = self.len + s.len();
+        let room = self.bytes.get_mut(self.len..end).ok_or(core::fmt::Error)?;
+        room.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// The program proper; `_start` calls it on an ABI-aligned stack.
@@ -87,6 +147,27 @@ fn exit(code: u8) -> ! {
 fn exit(_: u8) -> ! {
     loop {}
 }
+
+/// Writes to standard output (Linux x86_64; elsewhere, nowhere).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+fn write_out(bytes: &[u8]) {
+    // SAFETY: write(1, bytes, len) reads `len` bytes of a live slice.
+    unsafe {
+        core::arch::asm!(
+            "syscall",
+            inlateout("rax") 1usize => _,
+            in("rdi") 1usize,
+            in("rsi") bytes.as_ptr(),
+            in("rdx") bytes.len(),
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack)
+        );
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+fn write_out(_: &[u8]) {}
 
 #[panic_handler]
 fn panic(_: &PanicInfo) -> ! {
