@@ -237,20 +237,8 @@ impl ElementType {
     /// assert_eq!(ElementType::from_name_bytes(b"u4"), Some(ElementType::U4));
     /// ```
     pub const fn from_name_bytes(name: &[u8]) -> Option<ElementType> {
-        // Every identifier the lexer meets is looked up here, so this is a
-        // hash probe rather than a scan of all names.
-        let mut slot = name_slot(name);
-        loop {
-            let entry = NAME_TABLE[slot];
-            if entry == 0 {
-                return None;
-            }
-            let t = Self::ALL[entry as usize - 1];
-            if bytes_eq(t.name().as_bytes(), name) {
-                return Some(t);
-            }
-            slot = (slot + 1) % NAME_SLOTS;
-        }
+        // One table of names serves this and the lexer.
+        crate::text::element_type_named(name)
     }
 
     /// Whether the name of this type lexes as an element-type token.
@@ -433,60 +421,6 @@ impl core::fmt::Display for ElementType {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// Slots in [`NAME_TABLE`]: a power of two well above the number of names,
-/// so probes are short.
-const NAME_SLOTS: usize = 128;
-
-/// FNV-1a of a name (type names here, identifiers in the lexer).
-pub(crate) const fn name_hash(name: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    let mut i = 0;
-    while i < name.len() {
-        h = (h ^ name[i] as u32).wrapping_mul(0x0100_0193);
-        i += 1;
-    }
-    h
-}
-
-/// A type name's first slot in [`NAME_TABLE`].
-const fn name_slot(name: &[u8]) -> usize {
-    (name_hash(name) >> 25) as usize % NAME_SLOTS
-}
-
-/// An open-addressing table from type name to `1 + index` in
-/// [`ElementType::ALL`] (0 is an empty slot), built at compile time from
-/// [`ElementType::name`], so the names have one source.
-const NAME_TABLE: [u8; NAME_SLOTS] = {
-    let mut table = [0u8; NAME_SLOTS];
-    let mut i = 0;
-    while i < ElementType::ALL.len() {
-        let t = ElementType::ALL[i];
-        if t.is_type_token() {
-            let mut slot = name_slot(t.name().as_bytes());
-            while table[slot] != 0 {
-                slot = (slot + 1) % NAME_SLOTS;
-            }
-            table[slot] = i as u8 + 1;
-        }
-        i += 1;
-    }
-    table
-};
-
-const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 #[cfg(test)]

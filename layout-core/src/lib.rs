@@ -29,6 +29,7 @@ extern crate alloc;
 extern crate std;
 
 mod address;
+mod const_eq;
 mod element_type;
 #[cfg(feature = "alloc")]
 pub mod hlo;

@@ -11,7 +11,9 @@
 //! the other by loops over digits with constant strides — no per-element
 //! offset function.
 
+use super::next_row_major;
 use super::tiled::{CoordOp, MAX_COORDS, TiledShape};
+use crate::const_eq::same_u64s;
 use crate::limits::MAX_RANK;
 
 /// At most this many digits in a decomposition: each coordinate of both
@@ -173,7 +175,7 @@ impl DigitPair {
     /// assert_eq!(places, [(0, 1, 256, 1), (0, 2, 512, 256), (0, 8, 2048, 2048), (1, 1, 1, 2), (1, 128, 128, 1024)]);
     /// ```
     pub const fn new(a: &TiledShape, b: &TiledShape) -> Option<DigitPair> {
-        if !same_dims(a.logical_dims(), b.logical_dims()) {
+        if !same_u64s(a.logical_dims(), b.logical_dims()) {
             return None;
         }
         match (terms_of(a), terms_of(b)) {
@@ -361,31 +363,10 @@ impl TiledShape {
     /// assert_eq!(t("f32[8,128]{1,0}").same_offsets(&t("f32[8,128]{0,1}")), Comparison::No);
     /// ```
     pub const fn same_offsets(&self, other: &TiledShape) -> Comparison {
-        if !same_dims(self.logical_dims(), other.logical_dims()) {
+        if !same_u64s(self.logical_dims(), other.logical_dims()) {
             return Comparison::No;
         }
-        if let Some(pair) = DigitPair::new(self, other) {
-            return if pair.same_offsets() {
-                Comparison::Yes
-            } else {
-                Comparison::No
-            };
-        }
-        if self.element_count() > BRUTE_FORCE_LIMIT {
-            return Comparison::Undecided;
-        }
-        let mut index = [0u64; MAX_RANK];
-        let dims = self.logical_dims();
-        let mut n = 0;
-        while n < self.element_count() {
-            let idx = index.split_at(dims.len()).0;
-            if self.offset_unchecked(idx) != other.offset_unchecked(idx) {
-                return Comparison::No;
-            }
-            advance(&mut index, dims);
-            n += 1;
-        }
-        Comparison::Yes
+        same_slots_in_order(self, other, DigitPair::new(self, other))
     }
 
     /// Whether a bitcast between `self` and `other` is legal: the same
@@ -407,58 +388,8 @@ impl TiledShape {
         {
             return Comparison::No;
         }
-        if let Some(pair) = DigitPair::flattened(self, other) {
-            return if pair.same_offsets() {
-                Comparison::Yes
-            } else {
-                Comparison::No
-            };
-        }
-        if self.element_count() > BRUTE_FORCE_LIMIT {
-            return Comparison::Undecided;
-        }
-        let (mut ia, mut ib) = ([0u64; MAX_RANK], [0u64; MAX_RANK]);
-        let (da, db) = (self.logical_dims(), other.logical_dims());
-        let mut n = 0;
-        while n < self.element_count() {
-            let oa = self.offset_unchecked(ia.split_at(da.len()).0);
-            let ob = other.offset_unchecked(ib.split_at(db.len()).0);
-            if oa != ob {
-                return Comparison::No;
-            }
-            advance(&mut ia, da);
-            advance(&mut ib, db);
-            n += 1;
-        }
-        Comparison::Yes
+        same_slots_in_order(self, other, DigitPair::flattened(self, other))
     }
-}
-
-/// The next index in row-major order.
-const fn advance(index: &mut [u64; MAX_RANK], dims: &[u64]) {
-    let mut d = dims.len();
-    while d > 0 {
-        d -= 1;
-        index[d] += 1;
-        if index[d] < dims[d] {
-            return;
-        }
-        index[d] = 0;
-    }
-}
-
-const fn same_dims(a: &[u64], b: &[u64]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Adds the place values where `terms` cut dimension `d` (a term covers
@@ -529,4 +460,39 @@ const fn stride_of(terms: &Terms, d: usize, place: u64) -> u64 {
         i += 1;
     }
     s
+}
+
+/// Whether `a` and `b` (as many elements each) put their elements, taken
+/// in row-major logical order, at the same slots: decided by `digits` when
+/// both layouts are affine in them, element by element for small arrays,
+/// and undecided otherwise.
+const fn same_slots_in_order(
+    a: &TiledShape,
+    b: &TiledShape,
+    digits: Option<DigitPair>,
+) -> Comparison {
+    if let Some(pair) = digits {
+        return if pair.same_offsets() {
+            Comparison::Yes
+        } else {
+            Comparison::No
+        };
+    }
+    if a.element_count() > BRUTE_FORCE_LIMIT {
+        return Comparison::Undecided;
+    }
+    let (mut ia, mut ib) = ([0u64; MAX_RANK], [0u64; MAX_RANK]);
+    let (da, db) = (a.logical_dims(), b.logical_dims());
+    let mut n = 0;
+    while n < a.element_count() {
+        let oa = a.offset_unchecked(ia.split_at(da.len()).0);
+        let ob = b.offset_unchecked(ib.split_at(db.len()).0);
+        if oa != ob {
+            return Comparison::No;
+        }
+        next_row_major(ia.split_at_mut(da.len()).0, da);
+        next_row_major(ib.split_at_mut(db.len()).0, db);
+        n += 1;
+    }
+    Comparison::Yes
 }

@@ -10,3 +10,18 @@ pub use digits::{Comparison, Digit, DigitPair, MAX_DIGITS};
 pub use error::{AddressError, IndexError};
 pub use relayout::{Relayout, RelayoutError};
 pub use tiled::{Coord, CoordOp, MAX_COORDS, PerDim, TiledShape};
+
+/// Steps `index` to the next index in row-major order within `dims`;
+/// `false` (with `index` back at zeros) after the last one.
+pub(crate) const fn next_row_major(index: &mut [u64], dims: &[u64]) -> bool {
+    let mut d = dims.len();
+    while d > 0 {
+        d -= 1;
+        index[d] += 1;
+        if index[d] < dims[d] {
+            return true;
+        }
+        index[d] = 0;
+    }
+    false
+}

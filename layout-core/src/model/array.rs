@@ -224,9 +224,6 @@ impl ArrayShape {
     /// Gives the shape an empty layout and returns it for the parser to fill
     /// in place.
     pub(crate) fn empty_layout_mut(&mut self) -> &mut Layout {
-        if self.layout.is_none() {
-            self.layout = Some(Layout::EMPTY);
-        }
         let layout = self.layout.get_or_insert(Layout::EMPTY);
         layout.clear();
         layout

@@ -703,11 +703,27 @@ const KEYWORD_BASE: usize = 128;
 
 /// An identifier's first slot in [`WORDS`].
 const fn word_slot(name: &[u8]) -> usize {
-    (crate::element_type::name_hash(name) >> 24) as usize % WORD_SLOTS
+    // FNV-1a; its top byte picks the slot.
+    let mut h: u32 = 0x811c_9dc5;
+    let mut i = 0;
+    while i < name.len() {
+        h = (h ^ name[i] as u32).wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    (h >> 24) as usize % WORD_SLOTS
+}
+
+/// The element type called `name` (what [`ElementType::from_name_bytes`]
+/// answers, from the lexer's table).
+pub(crate) const fn element_type_named(name: &[u8]) -> Option<ElementType> {
+    match lookup_identifier(name) {
+        Some(Word::Type(t)) => Some(t),
+        _ => None,
+    }
 }
 
 /// Whether `ident` is a type name or a keyword, and which.
-fn lookup_identifier(ident: &[u8]) -> Option<Word> {
+const fn lookup_identifier(ident: &[u8]) -> Option<Word> {
     let mut slot = word_slot(ident);
     loop {
         let entry = WORDS[slot] as usize;
@@ -723,7 +739,7 @@ fn lookup_identifier(ident: &[u8]) -> Option<Word> {
             let t = ElementType::ALL[entry - 1];
             (t.name(), Word::Type(t))
         };
-        if name.as_bytes() == ident {
+        if crate::const_eq::same_bytes(name.as_bytes(), ident) {
             return Some(word);
         }
         slot = (slot + 1) % WORD_SLOTS;

@@ -14,6 +14,7 @@ mod spans;
 pub use api::{Error, Stage};
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
 pub use grid::{GridError, OffsetGrid};
+pub(crate) use lexer::element_type_named;
 pub use lexer::{Lexer, Token, TokenKind};
 pub use parser::{
     ParseOptions, parse_array, parse_array_with_spans, parse_layout, parse_shape, parse_shape_with,

@@ -20,7 +20,9 @@ mod plan;
 mod streaming;
 
 use super::digits::{DigitPair, MAX_DIGITS};
+use super::next_row_major;
 use super::tiled::TiledShape;
+use crate::const_eq::same_u64s;
 use crate::limits::MAX_RANK;
 use kernels::{Block, Line, run_block};
 use plan::{Level, NO_LEVEL, Nest};
@@ -101,7 +103,7 @@ impl Relayout {
     /// types are the caller's business).
     pub const fn new(src: &TiledShape, dst: &TiledShape) -> Result<Relayout, RelayoutError> {
         let dims = src.logical_dims();
-        if !same(dims, dst.logical_dims()) {
+        if !same_u64s(dims, dst.logical_dims()) {
             return Err(RelayoutError::ShapeMismatch);
         }
         let mut plan = Relayout {
@@ -378,32 +380,9 @@ impl Relayout {
                 self.src.offset_unchecked(index),
                 self.dst.offset_unchecked(index),
             );
-            let mut d = self.rank;
-            loop {
-                if d == 0 {
-                    return;
-                }
-                d -= 1;
-                index[d] += 1;
-                if index[d] < dims[d] {
-                    break;
-                }
-                index[d] = 0;
+            if !next_row_major(index, dims) {
+                return;
             }
         }
     }
-}
-
-const fn same(a: &[u64], b: &[u64]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
