@@ -66,18 +66,7 @@ pub const fn fail(message: &([u8; MESSAGE], usize)) -> ! {
 /// `a == b` for strings, in `const`.
 #[doc(hidden)]
 pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    xla_layout_core::__private::same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 /// The tiled shape of a layout's `SHAPE`, in `const`.

@@ -1,7 +1,7 @@
 //! Slice equality in `const fn`s (the `==` of slices is not `const`).
 
 /// `a == b`.
-pub(crate) const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -63,3 +63,9 @@ pub use validate::{
     validate_array_with_optional_layout, validate_with_optional_layout, validation_errors,
 };
 pub use view::{BitsView, BitsViewMut, Element, Indices, Lane, Physical, View, ViewError, ViewMut};
+
+/// For the `xla-layout` facade's compile-time checks; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::const_eq::same_bytes;
+}
