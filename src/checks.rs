@@ -63,6 +63,31 @@ pub const fn fail(message: &([u8; MESSAGE], usize)) -> ! {
     }
 }
 
+/// "{prefix}`a` (a_text) and `b` (b_text){reason}": the sentence every
+/// two-layout check fails with.
+#[doc(hidden)]
+pub const fn pair_message(
+    prefix: &str,
+    (a, a_text): (&str, &str),
+    (b, b_text): (&str, &str),
+    reason: &str,
+) -> ([u8; MESSAGE], usize) {
+    use Part::Str;
+    message(&[
+        Str(prefix),
+        Str("`"),
+        Str(a),
+        Str("` ("),
+        Str(a_text),
+        Str(") and `"),
+        Str(b),
+        Str("` ("),
+        Str(b_text),
+        Str(")"),
+        Str(reason),
+    ])
+}
+
 /// `a == b` for strings, in `const`.
 #[doc(hidden)]
 pub const fn str_eq(a: &str, b: &str) -> bool {
@@ -99,14 +124,14 @@ pub const fn tiled(shape: &crate::ArrayShape) -> crate::TiledShape {
 macro_rules! assert_same_shape {
     ($a:ty, $b:ty $(,)?) => {
         const _: () = {
-            use $crate::__private::Part::Str;
             use $crate::StaticLayout;
             if !<$a as StaticLayout>::SHAPE.same_logical_shape(&<$b as StaticLayout>::SHAPE) {
-                $crate::__private::fail(&$crate::__private::message(&[
-                    Str("`"), Str(stringify!($a)), Str("` ("), Str(<$a as StaticLayout>::TEXT),
-                    Str(") and `"), Str(stringify!($b)), Str("` ("), Str(<$b as StaticLayout>::TEXT),
-                    Str(") do not have the same logical shape: element type and dimensions must match"),
-                ]));
+                $crate::__private::fail(&$crate::__private::pair_message(
+                    "",
+                    (stringify!($a), <$a as StaticLayout>::TEXT),
+                    (stringify!($b), <$b as StaticLayout>::TEXT),
+                    " do not have the same logical shape: element type and dimensions must match",
+                ));
             }
         };
     };
@@ -133,20 +158,14 @@ macro_rules! assert_same_shape {
 macro_rules! assert_layout_eq {
     ($a:ty, $b:ty $(,)?) => {
         const _: () = {
-            use $crate::__private::Part::Str;
             use $crate::StaticLayout;
             if !$crate::__private::str_eq(<$a as StaticLayout>::TEXT, <$b as StaticLayout>::TEXT) {
-                $crate::__private::fail(&$crate::__private::message(&[
-                    Str("`"),
-                    Str(stringify!($a)),
-                    Str("` ("),
-                    Str(<$a as StaticLayout>::TEXT),
-                    Str(") and `"),
-                    Str(stringify!($b)),
-                    Str("` ("),
-                    Str(<$b as StaticLayout>::TEXT),
-                    Str(") are not the same layout"),
-                ]));
+                $crate::__private::fail(&$crate::__private::pair_message(
+                    "",
+                    (stringify!($a), <$a as StaticLayout>::TEXT),
+                    (stringify!($b), <$b as StaticLayout>::TEXT),
+                    " are not the same layout",
+                ));
             }
         };
     };
@@ -176,27 +195,25 @@ macro_rules! assert_layout_eq {
 macro_rules! assert_layout_equivalent {
     ($a:ty, $b:ty $(,)?) => {
         const _: () = {
-            use $crate::__private::Part::Str;
             use $crate::StaticLayout;
             const A: $crate::TiledShape = $crate::__private::tiled(&<$a as StaticLayout>::SHAPE);
             const B: $crate::TiledShape = $crate::__private::tiled(&<$b as StaticLayout>::SHAPE);
             let same_shape = <$a as StaticLayout>::SHAPE.same_logical_shape(&<$b as StaticLayout>::SHAPE);
             let why = match A.same_offsets(&B) {
-                _ if !same_shape => Str(") do not have the same logical shape"),
-                $crate::Comparison::Yes => Str(""),
-                $crate::Comparison::No => Str(") put some elements at different slots"),
-                $crate::Comparison::Undecided => Str(
-                    ") cannot be compared: a layout has `*` or tiles that do not nest, and there are too many elements to compare one by one",
-                ),
+                _ if !same_shape => " do not have the same logical shape",
+                $crate::Comparison::Yes => "",
+                $crate::Comparison::No => " put some elements at different slots",
+                $crate::Comparison::Undecided => {
+                    " cannot be compared: a layout has `*` or tiles that do not nest, and there are too many elements to compare one by one"
+                }
             };
-            if let Str(reason) = why
-                && !reason.is_empty()
-            {
-                $crate::__private::fail(&$crate::__private::message(&[
-                    Str("`"), Str(stringify!($a)), Str("` ("), Str(<$a as StaticLayout>::TEXT),
-                    Str(") and `"), Str(stringify!($b)), Str("` ("), Str(<$b as StaticLayout>::TEXT),
-                    Str(reason),
-                ]));
+            if !why.is_empty() {
+                $crate::__private::fail(&$crate::__private::pair_message(
+                    "",
+                    (stringify!($a), <$a as StaticLayout>::TEXT),
+                    (stringify!($b), <$b as StaticLayout>::TEXT),
+                    why,
+                ));
             }
         };
     };
@@ -262,31 +279,31 @@ macro_rules! assert_bytes {
 macro_rules! assert_bitcast {
     ($a:ty, $b:ty $(,)?) => {
         const _: () = {
-            use $crate::__private::Part::Str;
             use $crate::StaticLayout;
             const A: $crate::TiledShape = $crate::__private::tiled(&<$a as StaticLayout>::SHAPE);
             const B: $crate::TiledShape = $crate::__private::tiled(&<$b as StaticLayout>::SHAPE);
             let why = if A.element_bits() != B.element_bits() {
-                Str(" store elements in different numbers of bits")
+                " is not legal: they store elements in different numbers of bits"
             } else if A.physical_slots() != B.physical_slots() {
-                Str(" have different numbers of slots")
+                " is not legal: they have different numbers of slots"
             } else {
                 match A.bitcast_compatible(&B) {
-                    $crate::Comparison::Yes => Str(""),
-                    $crate::Comparison::No => Str(" put some elements at different slots in row-major order"),
-                    $crate::Comparison::Undecided => Str(
-                        " cannot be compared: a layout is not affine in its digits, and there are too many elements to compare one by one",
-                    ),
+                    $crate::Comparison::Yes => "",
+                    $crate::Comparison::No => {
+                        " is not legal: they put some elements at different slots in row-major order"
+                    }
+                    $crate::Comparison::Undecided => {
+                        " is not legal: they cannot be compared: a layout is not affine in its digits, and there are too many elements to compare one by one"
+                    }
                 }
             };
-            if let Str(reason) = why
-                && !reason.is_empty()
-            {
-                $crate::__private::fail(&$crate::__private::message(&[
-                    Str("a bitcast between `"), Str(stringify!($a)), Str("` ("),
-                    Str(<$a as StaticLayout>::TEXT), Str(") and `"), Str(stringify!($b)), Str("` ("),
-                    Str(<$b as StaticLayout>::TEXT), Str(") is not legal: they"), Str(reason),
-                ]));
+            if !why.is_empty() {
+                $crate::__private::fail(&$crate::__private::pair_message(
+                    "a bitcast between ",
+                    (stringify!($a), <$a as StaticLayout>::TEXT),
+                    (stringify!($b), <$b as StaticLayout>::TEXT),
+                    why,
+                ));
             }
         };
     };
