@@ -297,3 +297,100 @@ fn streaming_unzip_quads_match_the_definition() {
         }
     }
 }
+
+/// The streaming unzips hold back the part of a destination line a tile
+/// shares with its neighbour (see `streaming::Carry`): the result must not
+/// depend on where in a 64-byte line the destination starts, every held
+/// part must be written out, and nothing outside the destination may be
+/// touched. Covered: each 16-byte line offset; ragged last tiles, whose
+/// rows start at varying line offsets; more rows per tile than the carry
+/// has slots; the packed-byte quads.
+#[test]
+fn streaming_unzips_do_not_depend_on_line_offset() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(
+        a: &str,
+        b: &str,
+        value: fn(u64) -> T,
+        guard: T,
+    ) {
+        let src = ArrayShape::parse_validated(a).unwrap().tiled().unwrap();
+        let dst = ArrayShape::parse_validated(b).unwrap().tiled().unwrap();
+        assert!(dst.exact_bytes() >= 8 << 20, "{b} is too small to stream");
+        let plan = Relayout::new(&src, &dst).unwrap();
+        let input: Vec<T> = (0..src.physical_slots()).map(value).collect();
+        // The expected destination, by the definition.
+        let n = dst.physical_slots() as usize;
+        let mut want = vec![guard; n];
+        let dims = src.logical_dims().to_vec();
+        let mut i = vec![0u64; dims.len()];
+        for _ in 0..src.element_count() {
+            want[dst.offset_unchecked(&i) as usize] = value(src.offset_unchecked(&i));
+            for k in (0..dims.len()).rev() {
+                i[k] += 1;
+                if i[k] < dims[k] {
+                    break;
+                }
+                i[k] = 0;
+            }
+        }
+        let size = size_of::<T>();
+        let spare = 128 / size;
+        let mut buf = vec![guard; n + 2 * spare];
+        for line_offset in [0, 16, 32, 48] {
+            buf.fill(guard);
+            let base = buf.as_ptr() as usize;
+            let off = (0..spare)
+                .find(|k| (base + (spare + k) * size) % 64 == line_offset)
+                .unwrap()
+                + spare;
+            plan.copy(&input, &mut buf[off..off + n], guard).unwrap();
+            assert!(
+                buf[..off]
+                    .iter()
+                    .chain(&buf[off + n..])
+                    .all(|&v| v == guard),
+                "{a} -> {b} at line offset {line_offset}: wrote outside the destination"
+            );
+            if let Some(k) = (0..n).find(|&k| buf[off + k] != want[k]) {
+                panic!(
+                    "{a} -> {b} at line offset {line_offset}: slot {k} is {:?}, not {:?}",
+                    buf[off + k],
+                    want[k]
+                );
+            }
+        }
+    }
+    // Hashed values keep neighbouring slots apart; they are odd and the
+    // guard is zero, so a slot left unwritten or a write outside the
+    // destination shows.
+    fn h(s: u64) -> u64 {
+        s.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
+    }
+    check(
+        "bf16[2048,2048]{1,0:T(8,128)(2,1)}",
+        "bf16[2048,2048]{1,0}",
+        |s| (h(s) as u16) | 1,
+        0,
+    );
+    // Rows of 1960 elements (3920 bytes): each row starts at a different
+    // line offset, and the last tile of each row is 40 columns wide.
+    check(
+        "bf16[2312,1960]{1,0:T(8,128)(2,1)}",
+        "bf16[2312,1960]{1,0}",
+        |s| (h(s) as u16) | 1,
+        0,
+    );
+    // 32 rows per tile: twice the carry's slots.
+    check(
+        "bf16[2048,2048]{1,0:T(32,128)(2,1)}",
+        "bf16[2048,2048]{1,0}",
+        |s| (h(s) as u16) | 1,
+        0,
+    );
+    check(
+        "s8[4096,2048]{1,0:T(8,128)(4,1)}",
+        "s8[4096,2048]{1,0}",
+        |s| (h(s) as u8) | 1,
+        0,
+    );
+}

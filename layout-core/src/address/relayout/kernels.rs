@@ -54,7 +54,7 @@ pub(super) fn run_block<T: Copy>(
     b: Block,
     src: &[T],
     dst: &mut [T],
-    stream: Option<streaming::Streamer>,
+    mut stream: Option<(streaming::Streamer, &mut streaming::Carry)>,
 ) {
     let (r, o, i) = (b.repeat, b.outer, b.inner);
     if r.count == 0 || o.count == 0 || i.count == 0 {
@@ -81,8 +81,8 @@ pub(super) fn run_block<T: Copy>(
         // combination of the block's steps, so at most the last index
         // checked above.
         unsafe {
-            if let Some(which) = stream
-                && streaming::run(which, one, sp, dp)
+            if let Some((which, carry)) = stream.as_mut()
+                && streaming::run(*which, one, sp, dp, k as usize, carry)
             {
                 continue;
             }

@@ -180,11 +180,13 @@ impl Relayout {
             let stream = self.streamer::<T>(dst);
             match stream {
                 // One closure per kernel, so that each inlines its own.
-                Some(which) => self.walk(&mut |b| run_block(b, src, dst, Some(which))),
+                Some(which) => {
+                    let mut carry = streaming::Carry::new();
+                    self.walk(&mut |b| run_block(b, src, dst, Some((which, &mut carry))));
+                    carry.finish();
+                    streaming::fence();
+                }
                 None => self.walk(&mut |b| run_block(b, src, dst, None)),
-            }
-            if stream.is_some() {
-                streaming::fence();
             }
         } else {
             self.for_each_element(|s, d| dst[d as usize] = src[s as usize]);
