@@ -366,27 +366,20 @@ fn streaming_unzips_do_not_depend_on_line_offset() {
     fn h(s: u64) -> u64 {
         s.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
     }
-    check(
-        "bf16[2048,2048]{1,0:T(8,128)(2,1)}",
-        "bf16[2048,2048]{1,0}",
-        |s| (h(s) as u16) | 1,
-        0,
-    );
-    // Rows of 1960 elements (3920 bytes): each row starts at a different
-    // line offset, and the last tile of each row is 40 columns wide.
-    check(
-        "bf16[2312,1960]{1,0:T(8,128)(2,1)}",
-        "bf16[2312,1960]{1,0}",
-        |s| (h(s) as u16) | 1,
-        0,
-    );
-    // 32 rows per tile: twice the carry's slots.
-    check(
-        "bf16[2048,2048]{1,0:T(32,128)(2,1)}",
-        "bf16[2048,2048]{1,0}",
-        |s| (h(s) as u16) | 1,
-        0,
-    );
+    for (a, b) in [
+        ("bf16[2048,2048]{1,0:T(8,128)(2,1)}", "bf16[2048,2048]{1,0}"),
+        // Rows of 1960 elements (3920 bytes): each row starts at a
+        // different line offset, and the last tile of each row is 40
+        // columns wide.
+        ("bf16[2312,1960]{1,0:T(8,128)(2,1)}", "bf16[2312,1960]{1,0}"),
+        // 32 rows per tile: twice the carry's slots.
+        (
+            "bf16[2048,2048]{1,0:T(32,128)(2,1)}",
+            "bf16[2048,2048]{1,0}",
+        ),
+    ] {
+        check(a, b, |s| (h(s) as u16) | 1, 0);
+    }
     check(
         "s8[4096,2048]{1,0:T(8,128)(4,1)}",
         "s8[4096,2048]{1,0}",
