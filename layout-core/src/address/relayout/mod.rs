@@ -247,6 +247,22 @@ impl Relayout {
             !r.ragged && inner.iter().all(|l| !(l.ragged && l.dim == r.dim))
         };
         let outer = self.nest.len.saturating_sub(if folded { 3 } else { 2 });
+        let leaf = self.nest.len.saturating_sub(2);
+        // The next loop out runs directly over one leaf block, not through
+        // the odometer, when its count is fixed, nothing inside depends on
+        // its digit, and the leaf is a single block: no odometer step and
+        // no fresh leaf per block (callgrind, s8 `(4,1)` host → TPU of
+        // 8 MiB: 9.7M → 8.8M instructions).
+        let direct = outer >= 1 && {
+            let l = self.nest.levels[outer - 1];
+            let inside = &self.nest.levels[outer..self.nest.len];
+            let split_leaf = self.nest.len - leaf == 2 && {
+                let (o, i) = (self.nest.levels[leaf], self.nest.levels[leaf + 1]);
+                o.dim == i.dim && o.ragged
+            };
+            !l.ragged && !split_leaf && inside.iter().all(|x| !(x.ragged && x.dim == l.dim))
+        };
+        let outer = if direct { outer - 1 } else { outer };
         let mut base = [0u64; MAX_RANK];
         let mut step = [0u64; MAX_DIGITS];
         let mut limit = [0u64; MAX_DIGITS];
@@ -265,9 +281,21 @@ impl Relayout {
             Line::ONE
         };
         loop {
-            self.leaf(self.nest.len.saturating_sub(2), s, d, &mut base, &mut |b| {
-                f(Block { repeat, ..b })
-            });
+            if direct {
+                let l = self.nest.levels[outer];
+                self.leaf(leaf, s, d, &mut base, &mut |b| {
+                    for j in 0..l.count {
+                        f(Block {
+                            src: b.src + j * l.src,
+                            dst: b.dst + j * l.dst,
+                            repeat,
+                            ..b
+                        })
+                    }
+                });
+            } else {
+                self.leaf(leaf, s, d, &mut base, &mut |b| f(Block { repeat, ..b }));
+            }
             // Advance the innermost outer loop that has values left.
             let mut level = outer;
             loop {
