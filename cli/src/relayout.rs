@@ -82,8 +82,11 @@ pub fn run_in_slabs_of(
             "'{src}' takes {need} bytes but the input has {got}"
         ))
     };
-    let slabs = Slabs::find(src, dst, slab_bytes).unwrap_or(Slabs { count: 1, from, to });
-    let src_bytes = (slabs.from.exact_bytes()) as usize;
+    let slabs =
+        Slabs::find(src, dst, &from, &to, slab_bytes).unwrap_or(Slabs { count: 1, from, to });
+    // Every slab has the same layouts: one plan serves them all.
+    let plan = Relayout::new(&slabs.from, &slabs.to).map_err(|e| Failure::Input(e.to_string()))?;
+    let src_bytes = slabs.from.exact_bytes() as usize;
     let mut bytes = vec![0; src_bytes];
     let mut out = Vec::new();
     for k in 0..slabs.count {
@@ -91,7 +94,7 @@ pub fn run_in_slabs_of(
         if got < src_bytes {
             return Err(short(k * src_bytes + got));
         }
-        relayout_into(&slabs.from, &slabs.to, ty, &bytes, pad, &mut out)?;
+        relayout_into(&plan, &slabs.from, &slabs.to, ty, &bytes, pad, &mut out)?;
         output.write_all(&out)?;
     }
     if input.read(&mut [0])? != 0 {
@@ -133,13 +136,18 @@ impl Slabs {
     /// elements of one width, and slab boundaries that fall on tile
     /// boundaries of every level — checked by asking both layouts where
     /// the second slab starts and where it ends.
-    fn find(src: &ArrayShape, dst: &ArrayShape, min_bytes: usize) -> Option<Slabs> {
+    fn find(
+        src: &ArrayShape,
+        dst: &ArrayShape,
+        from: &TiledShape,
+        to: &TiledShape,
+        min_bytes: usize,
+    ) -> Option<Slabs> {
         let major = |s: &ArrayShape| s.layout_or_default().minor_to_major().last().copied();
         let d0 = usize::try_from(major(src)?).ok()?;
         if major(dst)? != d0 as i64 {
             return None;
         }
-        let (from, to) = (src.tiled().ok()?, dst.tiled().ok()?);
         let bits = from.element_bits();
         if bits != to.element_bits() || !bits.is_multiple_of(8) {
             return None;
@@ -148,10 +156,10 @@ impl Slabs {
         let n = u64::try_from(dims[d0]).ok()?;
         let row_bytes = (from.exact_bytes().max(to.exact_bytes()) / n.max(1)).max(1);
         let first = (min_bytes as u64).div_ceil(row_bytes).max(1);
-        // A bounded search: beyond it the array is streamed whole.
+        // A bounded search: past it the array is copied whole.
         (first..n.min(first.saturating_mul(64)))
             .filter(|m| n.is_multiple_of(*m))
-            .find_map(|m| Self::of_height(src, dst, &from, &to, d0, m))
+            .find_map(|m| Self::of_height(src, dst, from, to, d0, m))
     }
 
     /// Slabs `m` high along `d0`, if they are contiguous in both layouts.
@@ -202,8 +210,9 @@ impl Slabs {
 }
 
 /// Writes into `out` (resized) the destination bytes for `bytes` in the
-/// source layout.
+/// source layout, by `plan` (from `from` to `to`).
 pub fn relayout_into(
+    plan: &Relayout,
     from: &TiledShape,
     to: &TiledShape,
     ty: ElementType,
@@ -211,7 +220,6 @@ pub fn relayout_into(
     pad: u8,
     out: &mut Vec<u8>,
 ) -> Result<(), Failure> {
-    let plan = Relayout::new(from, to).map_err(|e| Failure::Input(e.to_string()))?;
     let size = usize::try_from(to.exact_bytes())
         .map_err(|_| Failure::Input("the destination is too large".into()))?;
     out.clear();
@@ -221,12 +229,12 @@ pub fn relayout_into(
     // Whole-byte elements of one width move as units of that width.
     match (sb == db, sb) {
         (true, 8) => plan.copy(bytes, out, pad).map_err(fail)?,
-        (true, 16) => copy_units::<2>(&plan, bytes, out, pad)?,
-        (true, 32) => copy_units::<4>(&plan, bytes, out, pad)?,
-        (true, 64) => copy_units::<8>(&plan, bytes, out, pad)?,
-        (true, 128) => copy_units::<16>(&plan, bytes, out, pad)?,
+        (true, 16) => copy_units::<2>(plan, bytes, out, pad)?,
+        (true, 32) => copy_units::<4>(plan, bytes, out, pad)?,
+        (true, 64) => copy_units::<8>(plan, bytes, out, pad)?,
+        (true, 128) => copy_units::<16>(plan, bytes, out, pad)?,
         // Packed or differently stored elements: bit by bit.
-        _ => copy_bits(&plan, from, to, ty, bytes, out),
+        _ => copy_bits(plan, from, to, ty, bytes, out),
     }
     Ok(())
 }
@@ -302,6 +310,11 @@ mod tests {
             .collect()
     }
 
+    fn find(src: &ArrayShape, dst: &ArrayShape, min_bytes: usize) -> Option<Slabs> {
+        let (from, to) = (src.tiled().unwrap(), dst.tiled().unwrap());
+        Slabs::find(src, dst, &from, &to, min_bytes)
+    }
+
     fn relayout(src: &str, dst: &str, input: &[u8], slab_bytes: usize) -> Result<Vec<u8>, Failure> {
         let mut out = Vec::new();
         run_in_slabs_of(&array(src), &array(dst), 0xAB, input, &mut out, slab_bytes)?;
@@ -333,7 +346,7 @@ mod tests {
         ];
         for (src, dst, cuts) in cases {
             assert_eq!(
-                Slabs::find(&array(src), &array(dst), 1).is_some(),
+                find(&array(src), &array(dst), 1).is_some(),
                 cuts,
                 "{src} -> {dst}"
             );
@@ -356,10 +369,10 @@ mod tests {
             array("bf16[64,256]{1,0}"),
             array("bf16[64,256]{1,0:T(8,128)(2,1)}"),
         );
-        let slabs = Slabs::find(&src, &dst, 1).unwrap();
+        let slabs = find(&src, &dst, 1).unwrap();
         assert_eq!((slabs.count, slabs.from.exact_bytes()), (8, 8 * 256 * 2));
         // At least 5000 bytes: 10 rows is not a multiple of 8, 16 is.
-        let slabs = Slabs::find(&src, &dst, 5000).unwrap();
+        let slabs = find(&src, &dst, 5000).unwrap();
         assert_eq!((slabs.count, slabs.to.exact_bytes()), (4, 16 * 256 * 2));
     }
 
