@@ -241,11 +241,7 @@ impl Relayout {
         // The loop just outside the innermost two repeats whole blocks
         // (fewer, larger calls) when its count is fixed and the inner
         // counts do not depend on it.
-        let folded = self.nest.len >= 3 && {
-            let r = self.nest.levels[self.nest.len - 3];
-            let inner = &self.nest.levels[self.nest.len - 2..self.nest.len];
-            !r.ragged && inner.iter().all(|l| !(l.ragged && l.dim == r.dim))
-        };
+        let folded = self.nest.len >= 3 && self.fixed_for_inner_loops(self.nest.len - 3);
         let outer = self.nest.len.saturating_sub(if folded { 3 } else { 2 });
         let leaf = self.nest.len.saturating_sub(2);
         // The next loop out runs directly over one leaf block, not through
@@ -253,49 +249,33 @@ impl Relayout {
         // its digit, and the leaf is a single block: no odometer step and
         // no fresh leaf per block (callgrind, s8 `(4,1)` host → TPU of
         // 8 MiB: 9.7M → 8.8M instructions).
-        let direct = outer >= 1 && {
-            let l = self.nest.levels[outer - 1];
-            let inside = &self.nest.levels[outer..self.nest.len];
-            let split_leaf = self.nest.len - leaf == 2 && {
-                let (o, i) = (self.nest.levels[leaf], self.nest.levels[leaf + 1]);
-                o.dim == i.dim && o.ragged
-            };
-            !l.ragged && !split_leaf && inside.iter().all(|x| !(x.ragged && x.dim == l.dim))
-        };
+        let direct = outer >= 1 && self.fixed_for_inner_loops(outer - 1) && !self.leaf_splits(leaf);
         let outer = if direct { outer - 1 } else { outer };
         let mut base = [0u64; MAX_RANK];
+        // Both loops have fixed counts: their lines do not depend on `base`.
+        let fixed_line = |is: bool, level: usize| match is {
+            true => self.line(level, &base),
+            false => Line::ONE,
+        };
+        let run = fixed_line(direct, outer);
+        let repeat = fixed_line(folded, self.nest.len.saturating_sub(3));
         let mut step = [0u64; MAX_DIGITS];
         let mut limit = [0u64; MAX_DIGITS];
         for (level, limit) in limit.iter_mut().enumerate().take(outer) {
             *limit = self.count_at(level, &base);
         }
         let (mut s, mut d) = (0u64, 0u64);
-        let repeat = if folded {
-            let r = self.nest.levels[self.nest.len - 3];
-            Line {
-                count: r.count,
-                src: r.src,
-                dst: r.dst,
-            }
-        } else {
-            Line::ONE
-        };
         loop {
-            if direct {
-                let l = self.nest.levels[outer];
-                self.leaf(leaf, s, d, &mut base, &mut |b| {
-                    for j in 0..l.count {
-                        f(Block {
-                            src: b.src + j * l.src,
-                            dst: b.dst + j * l.dst,
-                            repeat,
-                            ..b
-                        })
-                    }
-                });
-            } else {
-                self.leaf(leaf, s, d, &mut base, &mut |b| f(Block { repeat, ..b }));
-            }
+            self.leaf(leaf, s, d, &mut base, &mut |b| {
+                for j in 0..run.count {
+                    f(Block {
+                        src: b.src + j * run.src,
+                        dst: b.dst + j * run.dst,
+                        repeat,
+                        ..b
+                    })
+                }
+            });
             // Advance the innermost outer loop that has values left.
             let mut level = outer;
             loop {
@@ -351,9 +331,9 @@ impl Relayout {
                 inner: self.line(level, base),
             }),
             _ => {
-                let (o, i) = (self.nest.levels[level], self.nest.levels[level + 1]);
+                let o = self.nest.levels[level];
                 let outer = self.line(level, base);
-                if o.dim == i.dim && o.ragged {
+                if self.leaf_splits(level) {
                     // The inner count depends on the outer digit.
                     for k in 0..outer.count {
                         base[o.dim] += k * o.place;
@@ -378,6 +358,25 @@ impl Relayout {
                 }
             }
         }
+    }
+
+    /// Whether loop `level` always takes the same count and no loop inside
+    /// it takes a count that depends on its digit: its iterations are the
+    /// same blocks, shifted.
+    fn fixed_for_inner_loops(&self, level: usize) -> bool {
+        let l = self.nest.levels[level];
+        let inside = &self.nest.levels[level + 1..self.nest.len];
+        !l.ragged && inside.iter().all(|x| !(x.ragged && x.dim == l.dim))
+    }
+
+    /// Whether the two-loop leaf at `level` runs as one block per outer
+    /// value (the inner count depends on the outer digit).
+    fn leaf_splits(&self, level: usize) -> bool {
+        if self.nest.len - level < 2 {
+            return false;
+        }
+        let (o, i) = (self.nest.levels[level], self.nest.levels[level + 1]);
+        o.dim == i.dim && o.ragged
     }
 
     fn line(&self, level: usize, base: &[u64; MAX_RANK]) -> Line {
