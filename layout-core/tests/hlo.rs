@@ -218,6 +218,32 @@ fn an_unmarked_entry_is_the_last_computation() {
 }
 
 /// `(line, column)` and the start of the message of the error in `text`.
+/// Walks every operand and attribute of every instruction: each iterator
+/// must end (a lexer that stops advancing would spin here).
+fn visit_every_part(m: &Module<'_>) {
+    for c in m.computations() {
+        for i in c.instructions() {
+            for o in i.operands() {
+                let _ = (o.shape_text(), o.name());
+            }
+            for a in i.attributes() {
+                let _ = (a.name, a.value);
+            }
+        }
+    }
+}
+
+#[test]
+fn operands_beyond_64_bits_end() {
+    let m =
+        Module::parse("HloModule m\nENTRY e {\n ROOT x = f32[] add(18446744073709551616, %y)\n}")
+            .unwrap();
+    let x = m.entry().unwrap().root().unwrap();
+    let operands: Vec<&str> = x.operands().map(|o| o.text()).collect();
+    assert_eq!(operands, ["18446744073709551616", "%y"]);
+    visit_every_part(&m);
+}
+
 fn error(text: &str) -> ((usize, usize), String) {
     let e = Module::parse(text).unwrap_err();
     assert!(e.span.start <= text.len() && e.span.end <= text.len());
@@ -414,23 +440,29 @@ proptest! {
     #[test]
     fn edited_dumps_never_panic(
         cut in 0usize..DUMP.len(),
-        insert in prop::sample::select(vec!["", "{", "}", "(", ")", "\"", "/*", ",", "=", "%", "[", "]", "ROOT", "ENTRY"]),
+        insert in prop::sample::select(vec!["", "{", "}", "(", ")", "\"", "/*", ",", "=", "%", "[", "]", "ROOT", "ENTRY", "18446744073709551616", "-99999999999999999999"]),
         drop in 0usize..4,
     ) {
         let mut text = String::from(&DUMP[..cut]);
         text.push_str(insert);
         text.push_str(DUMP.get((cut + drop).min(DUMP.len())..).unwrap_or(""));
-        if let Err(e) = Module::parse(&text) {
-            prop_assert!(e.span.start <= text.len() && e.span.end <= text.len());
-            let _ = e.render(&text, "x");
+        match Module::parse(&text) {
+            Err(e) => {
+                prop_assert!(e.span.start <= text.len() && e.span.end <= text.len());
+                let _ = e.render(&text, "x");
+            }
+            Ok(m) => visit_every_part(&m),
         }
     }
 
     #[test]
     fn arbitrary_text_never_panics(text in "[ -~\n]{0,200}") {
-        if let Err(e) = Module::parse(&text) {
-            prop_assert!(e.span.start <= text.len());
-            let _ = e.render(&text, "x");
+        match Module::parse(&text) {
+            Err(e) => {
+                prop_assert!(e.span.start <= text.len());
+                let _ = e.render(&text, "x");
+            }
+            Ok(m) => visit_every_part(&m),
         }
     }
 }

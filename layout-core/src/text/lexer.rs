@@ -381,8 +381,16 @@ impl<'a> Lexer<'a> {
         } else if s[start] == b'?' {
             TokenKind::QuestionMark
         } else {
+            // An integer too large for 64 bits (or a lone `-`): the error
+            // token covers its digits, so that the next token starts
+            // after them.
+            let sign = usize::from(s[start] == b'-');
+            self.pos = start + sign + digits(s, start + sign);
             TokenKind::Error
         };
+        // Every token but `Eof` is at least one byte long: loops over
+        // tokens always make progress.
+        self.pos = self.pos.max(start + 1);
         Token::new(kind, start, self.pos)
     }
 
@@ -1109,6 +1117,57 @@ mod tests {
         assert_eq!(lex("-9223372036854775809").kind, K::Error);
         assert_eq!(lex("-").kind, K::Error);
         assert_eq!(lex("->").kind, K::Arrow);
+    }
+
+    /// All tokens of `src`, errors included, with a bound on the steps.
+    fn all_tokens(src: &[u8]) -> Vec<Token> {
+        let mut lx = Lexer::new(src);
+        let mut out = Vec::new();
+        for _ in 0..=src.len() {
+            let t = lx.next_token();
+            if t.kind == K::Eof {
+                return out;
+            }
+            out.push(t);
+        }
+        panic!("the lexer did not reach the end of {src:?}");
+    }
+
+    #[test]
+    fn an_integer_too_large_is_one_error_token_over_its_digits() {
+        let src = "add(18446744073709551616, -92233720368547758090 x)";
+        let tokens: Vec<(K, &str)> = all_tokens(src.as_bytes())
+            .iter()
+            .map(|t| (t.kind, &src[t.start..t.end]))
+            .collect();
+        assert_eq!(
+            tokens,
+            [
+                (K::Ident, "add"),
+                (K::Lparen, "("),
+                (K::Error, "18446744073709551616"),
+                (K::Comma, ","),
+                (K::Error, "-92233720368547758090"),
+                (K::Ident, "x"),
+                (K::Rparen, ")"),
+            ]
+        );
+    }
+
+    proptest::proptest! {
+        /// Every token but `Eof` is at least one byte long and starts where
+        /// the previous one ended or later, whatever the input.
+        #[test]
+        fn every_token_makes_progress(src in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+                                      digits in "[0-9]{15,30}") {
+            for src in [src, [digits.as_bytes(), b"x", digits.as_bytes()].concat()] {
+                let mut end = 0;
+                for t in all_tokens(&src) {
+                    proptest::prop_assert!(t.start >= end && t.end > t.start, "{:?} in {:?}", t, src);
+                    end = t.end;
+                }
+            }
+        }
     }
 
     #[test]
