@@ -43,7 +43,12 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("check") if args.len() == 1 => check::run(io::stdin().lock(), io::stdout().lock()),
         Some("offsets") if args.len() == 2 => offsets::run(&args[1], io::stdout().lock()),
-        Some("relayout") => relayout::main(&args[1..], io::stdin().lock(), io::stdout().lock()),
+        Some("relayout") => relayout::main(
+            &args[1..],
+            io::stdin().lock(),
+            io::stdout().lock(),
+            stdin_file_len(),
+        ),
         Some("explain") => explain::main(&args[1..], io::stdout().lock()),
         Some("scan") => scan::main(&args[1..], io::stdin().lock(), io::stdout().lock()),
         Some("help" | "--help" | "-h") => {
@@ -63,6 +68,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The bytes left in stdin when it is a regular file (so a size can be
+/// checked before anything is read), else `None`.
+fn stdin_file_len() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::io::Seek;
+        use std::os::fd::AsFd;
+        let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+        let mut file = std::fs::File::from(fd);
+        let meta = file.metadata().ok()?;
+        let at = file.stream_position().ok()?;
+        meta.is_file().then(|| meta.len().saturating_sub(at))
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// Why a command failed.

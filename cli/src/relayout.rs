@@ -6,12 +6,17 @@
 
 use std::io::{Read, Write};
 
-use xla_layout_core::{ArrayShape, ElementType, Relayout, TiledShape};
+use xla_layout_core::{ArrayShape, Relayout, Slabs, TiledShape};
 
 use crate::{Failure, array_argument};
 
 /// Parses `args` (after `relayout`) and runs.
-pub fn main(args: &[String], input: impl Read, output: impl Write) -> Result<(), Failure> {
+pub fn main(
+    args: &[String],
+    input: impl Read,
+    output: impl Write,
+    input_len: Option<u64>,
+) -> Result<(), Failure> {
     let usage =
         || Failure::Input("usage: xla-layout relayout 'SRC_SHAPE' 'DST_SHAPE' [--pad BYTE]".into());
     let (src, dst, pad) = match args {
@@ -32,6 +37,7 @@ pub fn main(args: &[String], input: impl Read, output: impl Write) -> Result<(),
         pad,
         input,
         output,
+        input_len,
     )
 }
 
@@ -43,29 +49,38 @@ fn parse_byte(text: &str) -> Option<u8> {
 }
 
 /// Slabs of at least this many bytes are streamed one at a time.
-const SLAB_BYTES: usize = 4 << 20;
+const SLAB_BYTES: u64 = 4 << 20;
 
 /// Relayouts one array from `input` to `output`: slab by slab when the
 /// array splits into slabs that are contiguous in both layouts (see
-/// [`Slabs`]), else as a whole.
+/// [`Slabs`]), else as a whole. `input_len`, when known (stdin is a
+/// file), is checked before anything is read or written.
 pub fn run(
     src: &ArrayShape,
     dst: &ArrayShape,
     pad: u8,
     input: impl Read,
     output: impl Write,
+    input_len: Option<u64>,
 ) -> Result<(), Failure> {
-    run_in_slabs_of(src, dst, pad, input, output, SLAB_BYTES)
+    run_in_slabs_of(src, dst, pad, input, output, input_len, SLAB_BYTES)
 }
 
 /// [`run`] with slabs of at least `slab_bytes` (tests use small ones).
+///
+/// What is written when the input has the wrong size: nothing, when the
+/// size is known beforehand or the array is copied whole (the input is
+/// read to its end before the first byte goes out); when it streams in
+/// slabs, the slabs before the one the input ended in (or, for a long
+/// input, every slab but the last), and the error says how many bytes.
 pub fn run_in_slabs_of(
     src: &ArrayShape,
     dst: &ArrayShape,
     pad: u8,
     mut input: impl Read,
     mut output: impl Write,
-    slab_bytes: usize,
+    input_len: Option<u64>,
+    slab_bytes: u64,
 ) -> Result<(), Failure> {
     if !src.same_logical_shape(dst) {
         return Err(Failure::Input(format!(
@@ -74,223 +89,123 @@ pub fn run_in_slabs_of(
     }
     let tiled = |s: &ArrayShape| s.tiled().map_err(|e| Failure::Input(format!("'{s}': {e}")));
     let (from, to) = (tiled(src)?, tiled(dst)?);
-    let need = usize::try_from(from.exact_bytes())
-        .map_err(|_| Failure::Input(format!("'{src}' is too large")))?;
-    let ty = src.element_type();
-    let short = |got: usize| {
-        Failure::Input(format!(
-            "'{src}' takes {need} bytes but the input has {got}"
-        ))
+    let need = from.exact_bytes();
+    let wrong_size = |got: u64, written: u64| {
+        let had = if got > need {
+            format!("more than {need}")
+        } else {
+            got.to_string()
+        };
+        let mut m = format!("'{src}' takes {need} bytes but the input has {had}");
+        if written > 0 {
+            m.push_str(&format!(
+                "; the first {written} bytes of the output were written before that was seen"
+            ));
+        }
+        Failure::Input(m)
     };
-    let slabs =
-        Slabs::find(src, dst, &from, &to, slab_bytes).unwrap_or(Slabs { count: 1, from, to });
-    // Every slab has the same layouts: one plan serves them all.
-    let plan = Relayout::new(&slabs.from, &slabs.to).map_err(|e| Failure::Input(e.to_string()))?;
-    let src_bytes = slabs.from.exact_bytes() as usize;
-    let mut bytes = vec![0; src_bytes];
-    let mut out = Vec::new();
-    for k in 0..slabs.count {
-        let got = read_full(&mut input, &mut bytes)?;
-        if got < src_bytes {
-            return Err(short(k * src_bytes + got));
-        }
-        relayout_into(&plan, &slabs.from, &slabs.to, ty, &bytes, pad, &mut out)?;
+    if let Some(len) = input_len
+        && len != need
+    {
+        return Err(wrong_size(len, 0));
+    }
+    let slabs = Slabs::find(src, dst, slab_bytes).filter(|s| s.count > 1);
+    let Some(slabs) = slabs else {
+        // One piece: the whole input is read (and its size checked)
+        // before anything is allocated for the output or written.
+        let plan = plan(&from, &to)?;
+        let bytes = read_exactly(&mut input, need, |got| wrong_size(got, 0))?;
+        let out = relayout(&plan, to.exact_bytes(), &bytes, pad)?;
         output.write_all(&out)?;
+        return Ok(output.flush()?);
+    };
+    // Every slab has the same layouts: one plan serves them all.
+    let plan = plan(&slabs.from, &slabs.to)?;
+    let (slab_in, slab_out) = (slabs.from.exact_bytes(), slabs.to.exact_bytes());
+    let mut written = 0u64;
+    for k in 0..slabs.count {
+        let bytes = read_exactly(&mut (&mut input).take(slab_in), slab_in, |got| {
+            wrong_size(k * slab_in + got, written)
+        })?;
+        // A long input is refused before the last slab goes out.
+        if k + 1 == slabs.count && input.read(&mut [0])? != 0 {
+            return Err(wrong_size(need + 1, written));
+        }
+        let out = relayout(&plan, slab_out, &bytes, pad)?;
+        output.write_all(&out)?;
+        written += out.len() as u64;
     }
-    if input.read(&mut [0])? != 0 {
-        return Err(Failure::Input(format!(
-            "'{src}' takes {need} bytes but the input has more than {need}"
-        )));
-    }
-    output.flush()?;
-    Ok(())
+    Ok(output.flush()?)
 }
 
-/// Reads until `buf` is full or the input ends; how many bytes came.
-fn read_full(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match input.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+/// Reads exactly `need` bytes, growing the buffer as they arrive (so a
+/// short input costs no allocation of the full size), and checks that
+/// the input ends there; `wrong_size(got)` words the failure, `got` being
+/// `need + 1` for a longer input.
+fn read_exactly(
+    input: &mut impl Read,
+    need: u64,
+    wrong_size: impl Fn(u64) -> Failure,
+) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    let limit = need.saturating_add(1);
+    let mut got = 0u64;
+    loop {
+        if bytes.len() == bytes.capacity() {
+            let more = (bytes.len() as u64)
+                .clamp(1 << 16, 1 << 30)
+                .min(limit - got);
+            reserve(&mut bytes, more, "the input")?;
         }
-    }
-    Ok(got)
-}
-
-/// The array cut along its most-major dimension into `count` equal
-/// slabs, each a contiguous run of bytes in both layouts, in order: slab
-/// `k` of the source becomes slab `k` of the destination, so the copy can
-/// stream with one slab in memory. `from` and `to` are one slab's layouts.
-struct Slabs {
-    count: usize,
-    from: TiledShape,
-    to: TiledShape,
-}
-
-impl Slabs {
-    /// The thinnest slabs of at least `min_bytes` (on either side), if the
-    /// layouts allow any: the same most-major dimension, whole-byte
-    /// elements of one width, and slab boundaries that fall on tile
-    /// boundaries of every level — checked by asking both layouts where
-    /// the second slab starts and where it ends.
-    fn find(
-        src: &ArrayShape,
-        dst: &ArrayShape,
-        from: &TiledShape,
-        to: &TiledShape,
-        min_bytes: usize,
-    ) -> Option<Slabs> {
-        let major = |s: &ArrayShape| s.layout_or_default().minor_to_major().last().copied();
-        let d0 = usize::try_from(major(src)?).ok()?;
-        if major(dst)? != d0 as i64 {
-            return None;
-        }
-        let bits = from.element_bits();
-        if bits != to.element_bits() || !bits.is_multiple_of(8) {
-            return None;
-        }
-        let dims = src.dims();
-        let n = u64::try_from(dims[d0]).ok()?;
-        let row_bytes = (from.exact_bytes().max(to.exact_bytes()) / n.max(1)).max(1);
-        let first = (min_bytes as u64).div_ceil(row_bytes).max(1);
-        // A bounded search: past it the array is copied whole.
-        (first..n.min(first.saturating_mul(64)))
-            .filter(|m| n.is_multiple_of(*m))
-            .find_map(|m| Self::of_height(src, dst, from, to, d0, m))
-    }
-
-    /// Slabs `m` high along `d0`, if they are contiguous in both layouts.
-    fn of_height(
-        src: &ArrayShape,
-        dst: &ArrayShape,
-        from: &TiledShape,
-        to: &TiledShape,
-        d0: usize,
-        m: u64,
-    ) -> Option<Slabs> {
-        let n = src.dims()[d0] as u64;
-        let slab = |s: &ArrayShape| {
-            let mut dims = s.dims().to_vec();
-            dims[d0] = m as i64;
-            ArrayShape::try_new(s.element_type(), &dims)
-                .ok()?
-                .with_layout(s.layout_or_default())
-                .tiled()
-                .ok()
+        let spare = bytes.capacity() - bytes.len();
+        let room = spare.min(usize::try_from(limit - got).unwrap_or(usize::MAX));
+        let start = bytes.len();
+        bytes.resize(start + room, 0);
+        let n = loop {
+            match input.read(&mut bytes[start..]) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                other => break other?,
+            }
         };
-        let (slab_from, slab_to) = (slab(src)?, slab(dst)?);
-        let last: Vec<u64> = from.logical_dims().iter().map(|&d| d - 1).collect();
-        let fits = |full: &TiledShape, part: &TiledShape| {
-            let slots = part.physical_slots();
-            // Slab 1 starts right after slab 0 and ends where its copy
-            // of slab 0's last element does, and the slabs fill the array.
-            let mut start = vec![0; last.len()];
-            start[d0] = m;
-            let mut end = last.clone();
-            end[d0] = 2 * m - 1;
-            let mut end_in_slab = last.clone();
-            end_in_slab[d0] = m - 1;
-            full.offset(&start) == Ok(slots)
-                && full.offset(&end).ok() == part.offset(&end_in_slab).ok().map(|o| o + slots)
-                && slots.checked_mul(n / m) == Some(full.physical_slots())
-                && part.exact_bytes().checked_mul(n / m) == Some(full.exact_bytes())
-        };
-        if !(fits(from, &slab_from) && fits(to, &slab_to)) {
-            return None;
+        bytes.truncate(start + n);
+        got += n as u64;
+        if n == 0 || got == limit {
+            break;
         }
-        Some(Slabs {
-            count: usize::try_from(n / m).ok()?,
-            from: slab_from,
-            to: slab_to,
+    }
+    if got != need {
+        return Err(wrong_size(got));
+    }
+    Ok(bytes)
+}
+
+/// Grows `v` by `more` bytes or says what could not be allocated.
+fn reserve(v: &mut Vec<u8>, more: u64, what: &str) -> Result<(), Failure> {
+    usize::try_from(more)
+        .ok()
+        .and_then(|m| v.try_reserve_exact(m).ok())
+        .ok_or_else(|| {
+            Failure::Input(format!(
+                "cannot allocate {} bytes for {what}",
+                v.len() as u64 + more
+            ))
         })
-    }
 }
 
-/// Writes into `out` (resized) the destination bytes for `bytes` in the
-/// source layout, by `plan` (from `from` to `to`).
-pub fn relayout_into(
-    plan: &Relayout,
-    from: &TiledShape,
-    to: &TiledShape,
-    ty: ElementType,
-    bytes: &[u8],
-    pad: u8,
-    out: &mut Vec<u8>,
-) -> Result<(), Failure> {
-    let size = usize::try_from(to.exact_bytes())
-        .map_err(|_| Failure::Input("the destination is too large".into()))?;
-    out.clear();
-    out.resize(size, pad);
-    let (sb, db) = (from.element_bits(), to.element_bits());
-    let fail = |e: xla_layout_core::RelayoutError| Failure::Input(e.to_string());
-    // Whole-byte elements of one width move as units of that width.
-    match (sb == db, sb) {
-        (true, 8) => plan.copy(bytes, out, pad).map_err(fail)?,
-        (true, 16) => copy_units::<2>(plan, bytes, out, pad)?,
-        (true, 32) => copy_units::<4>(plan, bytes, out, pad)?,
-        (true, 64) => copy_units::<8>(plan, bytes, out, pad)?,
-        (true, 128) => copy_units::<16>(plan, bytes, out, pad)?,
-        // Packed or differently stored elements: bit by bit.
-        _ => copy_bits(plan, from, to, ty, bytes, out),
-    }
-    Ok(())
+/// The plan from `from` to `to`.
+fn plan(from: &TiledShape, to: &TiledShape) -> Result<Relayout, Failure> {
+    Relayout::new(from, to).map_err(|e| Failure::Input(e.to_string()))
 }
 
-fn copy_units<const W: usize>(
-    plan: &Relayout,
-    bytes: &[u8],
-    out: &mut [u8],
-    pad: u8,
-) -> Result<(), Failure> {
-    let (src, _) = bytes.as_chunks::<W>();
-    let (dst, _) = out.as_chunks_mut::<W>();
-    plan.copy(src, dst, [pad; W])
-        .map_err(|e| Failure::Input(e.to_string()))
-}
-
-/// Moves each element's value between storage widths: sign-extended for
-/// signed types, LSB-first packing on both sides; padding keeps the pad
-/// byte.
-fn copy_bits(
-    plan: &Relayout,
-    from: &TiledShape,
-    to: &TiledShape,
-    ty: ElementType,
-    bytes: &[u8],
-    out: &mut [u8],
-) {
-    let (sb, db) = (from.element_bits() as usize, to.element_bits() as usize);
-    // The bit that carries the sign when a signed value is widened.
-    let sign = ty
-        .is_signed_integral()
-        .then(|| ty.bit_width().map_or(sb, |w| (w as usize).min(sb)));
-    plan.for_each_pair(|s, d| {
-        let mut value = read_bits(bytes, s as usize * sb, sb);
-        if let Some(bits) = sign
-            && bits > 0
-            && (value >> (bits - 1)) & 1 == 1
-        {
-            value |= u128::MAX << bits;
-        }
-        write_bits(out, d as usize * db, db, value);
-    });
-}
-
-fn read_bits(bytes: &[u8], bit: usize, width: usize) -> u128 {
-    (0..width).fold(0u128, |v, k| {
-        v | (u128::from((bytes[(bit + k) / 8] >> ((bit + k) % 8)) & 1) << k)
-    })
-}
-
-fn write_bits(bytes: &mut [u8], bit: usize, width: usize, value: u128) {
-    for k in 0..width {
-        let (byte, shift) = ((bit + k) / 8, (bit + k) % 8);
-        let b = ((value >> k) & 1) as u8;
-        bytes[byte] = (bytes[byte] & !(1 << shift)) | (b << shift);
-    }
+/// The destination bytes (`size` of them) for `bytes` in the source
+/// layout.
+fn relayout(plan: &Relayout, size: u64, bytes: &[u8], pad: u8) -> Result<Vec<u8>, Failure> {
+    let mut out = Vec::new();
+    reserve(&mut out, size, "the output")?;
+    out.resize(size as usize, 0); // reserved: it fits
+    plan.copy_bytes(bytes, &mut out, pad)
+        .map_err(|e| Failure::Input(e.to_string()))?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -310,14 +225,21 @@ mod tests {
             .collect()
     }
 
-    fn find(src: &ArrayShape, dst: &ArrayShape, min_bytes: usize) -> Option<Slabs> {
-        let (from, to) = (src.tiled().unwrap(), dst.tiled().unwrap());
-        Slabs::find(src, dst, &from, &to, min_bytes)
+    fn find(src: &ArrayShape, dst: &ArrayShape, min_bytes: u64) -> Option<Slabs> {
+        Slabs::find(src, dst, min_bytes)
     }
 
-    fn relayout(src: &str, dst: &str, input: &[u8], slab_bytes: usize) -> Result<Vec<u8>, Failure> {
+    fn relayout(src: &str, dst: &str, input: &[u8], slab_bytes: u64) -> Result<Vec<u8>, Failure> {
         let mut out = Vec::new();
-        run_in_slabs_of(&array(src), &array(dst), 0xAB, input, &mut out, slab_bytes)?;
+        run_in_slabs_of(
+            &array(src),
+            &array(dst),
+            0xAB,
+            input,
+            &mut out,
+            None,
+            slab_bytes,
+        )?;
         Ok(out)
     }
 
@@ -341,8 +263,9 @@ mod tests {
                 "bf16[20,256]{1,0:T(8,128)(2,1)}",
                 false,
             ),
-            // Packed elements go bit by bit, as a whole.
-            ("s4[16,16]{1,0:E(4)}", "s4[16,16]{1,0}", false),
+            // Packed elements stream too, where slabs are whole bytes.
+            ("s4[16,16]{1,0:E(4)}", "s4[16,16]{1,0}", true),
+            ("s4[15,15]{1,0:E(4)}", "s4[15,15]{1,0}", false),
         ];
         for (src, dst, cuts) in cases {
             assert_eq!(
@@ -351,7 +274,7 @@ mod tests {
                 "{src} -> {dst}"
             );
             let input = input_for(&array(src));
-            let whole = relayout(src, dst, &input, usize::MAX).unwrap();
+            let whole = relayout(src, dst, &input, u64::MAX).unwrap();
             for slab_bytes in [1, 100, 1000, 5000] {
                 let slabbed = relayout(src, dst, &input, slab_bytes).unwrap();
                 assert!(
@@ -377,24 +300,92 @@ mod tests {
     }
 
     /// A short or long input is reported with the array's byte count,
-    /// also when it ends partway through a later slab.
+    /// also when it ends partway through a later slab, with what was
+    /// written before; copied whole, nothing is written.
     #[test]
-    fn slabbed_inputs_of_the_wrong_size_are_refused() {
+    fn inputs_of_the_wrong_size_are_refused() {
+        fn run(src: &str, dst: &str, input: &[u8], known: Option<u64>) -> (String, usize) {
+            let mut out = Vec::new();
+            let r = run_in_slabs_of(&array(src), &array(dst), 0, input, &mut out, known, 1);
+            match r {
+                Err(Failure::Input(m)) => (m, out.len()),
+                other => panic!("expected an input error, got {other:?}"),
+            }
+        }
         let (src, dst) = ("bf16[64,256]{1,0}", "bf16[64,256]{1,0:T(8,128)(2,1)}");
         let input = input_for(&array(src));
-        let message = |r: Result<Vec<u8>, Failure>| match r {
-            Err(Failure::Input(m)) => m,
-            other => panic!("expected an input error, got {:?}", other.map(|v| v.len())),
-        };
+        let mut long = input.clone();
+        long.push(0);
+        // Slabs of 8 rows, 4096 bytes each.
         assert_eq!(
-            message(relayout(src, dst, &input[..10_000], 1)),
-            format!("'{src}' takes 32768 bytes but the input has 10000")
+            run(src, dst, &input[..10_000], None),
+            (
+                format!(
+                    "'{src}' takes 32768 bytes but the input has 10000; the first 8192 bytes of the output were written before that was seen"
+                ),
+                8192
+            )
         );
+        assert_eq!(
+            run(src, dst, &long, None),
+            (
+                format!(
+                    "'{src}' takes 32768 bytes but the input has more than 32768; the first 28672 bytes of the output were written before that was seen"
+                ),
+                28672
+            )
+        );
+        // A known input size is checked first: nothing is written.
+        assert_eq!(
+            run(src, dst, &input[..10_000], Some(10_000)),
+            (
+                format!("'{src}' takes 32768 bytes but the input has 10000"),
+                0
+            )
+        );
+        // Copied whole (a transpose): nothing is written either way.
+        let (src, dst) = ("f32[32,32]{1,0}", "f32[32,32]{0,1}");
+        let input = input_for(&array(src));
         let mut long = input.clone();
         long.push(0);
         assert_eq!(
-            message(relayout(src, dst, &long, 1)),
-            format!("'{src}' takes 32768 bytes but the input has more than 32768")
+            run(src, dst, &input[..4095], None),
+            (
+                format!("'{src}' takes 4096 bytes but the input has 4095"),
+                0
+            )
         );
+        assert_eq!(
+            run(src, dst, &long, None),
+            (
+                format!("'{src}' takes 4096 bytes but the input has more than 4096"),
+                0
+            )
+        );
+    }
+
+    /// A huge array on an empty input fails on the size, before any
+    /// allocation of the array's size.
+    #[test]
+    fn a_huge_array_on_a_short_input_allocates_nothing_large() {
+        let (src, dst) = ("u8[1048576,1048576]{1,0}", "u8[1048576,1048576]{0,1}");
+        let mut out = Vec::new();
+        let r = run_in_slabs_of(
+            &array(src),
+            &array(dst),
+            0,
+            &[][..],
+            &mut out,
+            None,
+            SLAB_BYTES,
+        );
+        match r {
+            Err(Failure::Input(m)) => assert_eq!(
+                m,
+                format!("'{src}' takes 1099511627776 bytes but the input has 0")
+            ),
+            other => panic!("expected an input error, got {other:?}"),
+        }
+        assert!(out.is_empty());
     }
 }

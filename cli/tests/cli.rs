@@ -437,3 +437,72 @@ fn explain_writes_an_svg_picture() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `relayout` over the layouts that showed a plan overrun (transposes
+/// whose block counts are not multiples of 8, TPU formats on ragged
+/// sizes, packed `s4`), whole and streamed in slabs, against layout-core's
+/// offsets: every element's bytes at its slot, padding bytes = `--pad`.
+#[test]
+fn relayout_sweep_matches_the_offsets() {
+    use xla_layout_core::{ArrayShape, TiledShape, bits};
+    fn tiled(text: &str) -> TiledShape {
+        ArrayShape::parse_validated(text).unwrap().tiled().unwrap()
+    }
+    let cases = [
+        ("f32[64,544]{0,1}", "f32[64,544]{1,0}"),
+        ("u8[72,576]{0,1}", "u8[72,576]{1,0}"),
+        ("s4[64,544]{0,1:E(4)}", "s4[64,544]{1,0:E(4)}"),
+        ("s4[64,544]{0,1}", "s4[64,544]{1,0:E(4)}"),
+        ("bf16[7,300]{1,0}", "bf16[7,300]{1,0:T(8,128)(2,1)}"),
+        ("bf16[24,300]{1,0:T(8,128)(2,1)}", "bf16[24,300]{1,0}"),
+        ("s8[9,129]{0,1}", "s8[9,129]{1,0:T(8,128)(4,1)}"),
+        ("pred[33,129]{1,0}", "pred[33,129]{1,0:T(32,128)(32,1)}"),
+        ("s4[3,129]{1,0}", "s4[3,129]{1,0:T(8,128)(8,1)E(4)}"),
+    ];
+    for (a, b) in cases {
+        let (src, dst) = (tiled(a), tiled(b));
+        let (sb, db) = (src.element_bits(), dst.element_bits());
+        // Element number n (row-major) holds a hash of n in its low bits;
+        // the destination's value is the library's move of it (widening
+        // sign-extends), placed by the two layouts' offsets.
+        let width = sb.min(8) as u32;
+        let mover = bits::Mover::new(src.element_type(), sb, db);
+        let mut input = vec![0u8; src.exact_bytes() as usize];
+        let mut want = vec![0x77u8; dst.exact_bytes() as usize];
+        let dims = src.logical_dims().to_vec();
+        let mut i = vec![0u64; dims.len()];
+        let mut used = vec![false; dst.physical_slots() as usize];
+        for n in 0..src.element_count() {
+            let v = u128::from(n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56);
+            let (s, d) = (src.offset(&i).unwrap(), dst.offset(&i).unwrap());
+            bits::write_bits(&mut input, s * sb, width, v);
+            mover.move_element(&input, s, &mut want, d);
+            used[d as usize] = true;
+            if let Some(k) = (0..dims.len()).rev().find(|&k| i[k] + 1 < dims[k]) {
+                i[k] += 1;
+                i[k + 1..].fill(0);
+            }
+        }
+        let out = run_bytes(&["relayout", a, b, "--pad", "0x77"], &input);
+        assert!(
+            out.status.success(),
+            "{a} -> {b}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (slot, &u) in used.iter().enumerate() {
+            let at = slot as u64 * db;
+            let (got, exp) = (
+                bits::read_bits(&out.stdout, at, db.min(128) as u32),
+                bits::read_bits(&want, at, db.min(128) as u32),
+            );
+            if u {
+                assert_eq!(got, exp, "{a} -> {b}: slot {slot}");
+            } else {
+                // Padding slots hold the pad byte's bits.
+                let pad = bits::read_bits(&[0x77u8; 32], at % 8, db.min(128) as u32);
+                assert_eq!(got, pad, "{a} -> {b}: padding slot {slot}");
+            }
+        }
+        assert_eq!(out.stdout.len(), want.len(), "{a} -> {b}: output size");
+    }
+}

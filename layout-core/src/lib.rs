@@ -42,9 +42,10 @@ pub mod text;
 mod validate;
 mod view;
 
+pub use address::relayout::bits;
 pub use address::{
     AddressError, Comparison, Coord, CoordOp, Digit, DigitPair, IndexError, MAX_COORDS, MAX_DIGITS,
-    PerDim, Relayout, RelayoutError, TiledShape,
+    PerDim, Relayout, RelayoutError, Slabs, TiledShape,
 };
 pub use element_type::ElementType;
 pub use inline_str::InlineStr;

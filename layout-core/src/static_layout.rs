@@ -29,7 +29,9 @@ use crate::{ArrayShape, ElementType};
 /// `d`, `offset(index)` is below `PHYSICAL_ELEMENTS`, distinct indices give
 /// distinct offsets, and `offset_checked` returns `Some(offset(index))` for
 /// exactly those indices. `BYTES` is at least
-/// `⌈PHYSICAL_ELEMENTS · ELEMENT_BITS / 8⌉`. Implement it with `layout!`.
+/// `⌈PHYSICAL_ELEMENTS · ELEMENT_BITS / 8⌉`, and `PHYSICAL_ELEMENTS ·
+/// ELEMENT_BITS` fits in `usize` (so every bit offset does). Implement it
+/// with `layout!`.
 pub unsafe trait StaticLayout:
     Copy + Default + Debug + Display + Eq + Hash + 'static
 {
@@ -52,7 +54,7 @@ pub unsafe trait StaticLayout:
     /// The exact size in bytes (`⌈PHYSICAL_ELEMENTS · ELEMENT_BITS / 8⌉`).
     const BYTES: usize;
     /// Storage bits per slot (`E(n)`, else 8 × the byte width).
-    const ELEMENT_BITS: u32;
+    const ELEMENT_BITS: u64;
     /// The element type.
     const ELEMENT_TYPE: ElementType;
     /// `S(n)`.
@@ -70,7 +72,8 @@ pub unsafe trait StaticLayout:
     /// The bit offset of `index`'s element: `offset · ELEMENT_BITS`
     /// (packed elements fill bytes from the least significant bit).
     fn bit_offset(self, index: Self::Index) -> usize {
-        self.offset(index) * Self::ELEMENT_BITS as usize
+        // Cannot overflow: the contract bounds the storage's bit count.
+        self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
 

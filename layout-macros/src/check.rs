@@ -56,6 +56,22 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
         return Err(partial);
     }
     match shape.tiled() {
+        // Every generated `bit_offset` must be exact: the storage's bit
+        // count must fit in 64 bits (the target's usize is checked in the
+        // generated code).
+        Ok(tiled) if tiled.total_bits().is_none() => {
+            let at = spans.element_size.unwrap_or(spans.dims);
+            errors.push(src.error(
+                at.start,
+                at.end,
+                format!(
+                    "the layout's storage, {} slots of {} bits, has bit offsets beyond 64 bits: layout! types must address every element's bits",
+                    tiled.physical_slots(),
+                    tiled.element_bits()
+                ),
+            ));
+            Err(partial)
+        }
         Ok(tiled) => Ok(Checked { shape, tiled }),
         Err(e) => {
             let (at, message) = match e {

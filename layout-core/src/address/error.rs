@@ -58,6 +58,7 @@ impl core::error::Error for AddressError {}
 /// assert_eq!(t.offset(&[1]), Err(IndexError::WrongRank { expected: 2, got: 1 }));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IndexError {
     /// The index has the wrong number of entries.
     WrongRank {
@@ -82,6 +83,14 @@ pub enum IndexError {
         /// The allocated slots.
         slots: u64,
     },
+    /// The element's bit offset (`slot · element_bits`) does not fit in
+    /// 64 bits, though its slot does.
+    BitOffsetOverflow {
+        /// The element's slot.
+        slot: u64,
+        /// Storage bits per slot.
+        element_bits: u64,
+    },
 }
 
 impl Display for IndexError {
@@ -102,6 +111,10 @@ impl Display for IndexError {
             IndexError::OffsetOutOfRange { offset, slots } => {
                 write!(f, "offset {offset} is outside the {slots} allocated slots")
             }
+            IndexError::BitOffsetOverflow { slot, element_bits } => write!(
+                f,
+                "the bit offset of slot {slot} ({slot} × {element_bits} bits) does not fit in 64 bits"
+            ),
         }
     }
 }

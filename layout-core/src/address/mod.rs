@@ -2,13 +2,13 @@
 
 mod digits;
 mod error;
-mod relayout;
+pub(crate) mod relayout;
 mod tiled;
 mod xla_sizes;
 
 pub use digits::{Comparison, Digit, DigitPair, MAX_DIGITS};
 pub use error::{AddressError, IndexError};
-pub use relayout::{Relayout, RelayoutError};
+pub use relayout::{Relayout, RelayoutError, Slabs};
 pub use tiled::{Coord, CoordOp, MAX_COORDS, PerDim, TiledShape};
 
 /// Steps `index` to the next index in row-major order within `dims`;

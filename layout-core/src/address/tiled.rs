@@ -11,7 +11,7 @@
 
 use super::{AddressError, IndexError};
 use crate::limits::{COMBINE, MAX_RANK, MAX_TILE_ENTRIES, UNBOUNDED};
-use crate::{ArrayShape, validate_array};
+use crate::{ArrayShape, ElementType, validate_array};
 
 /// The most coordinates a program can hold: the logical ones, then per
 /// tile entry at most a padding dimension, a combination, an outer and an
@@ -91,6 +91,7 @@ pub struct TiledShape {
     slots: u64,
     allocated_slots: u64,
     element_bits: u64,
+    element_type: ElementType,
 }
 
 /// One value per logical dimension: a logical index
@@ -179,6 +180,7 @@ impl TiledShape {
             slots: 0,
             allocated_slots: 0,
             element_bits: 0,
+            element_type: shape.element_type(),
         };
         let mut d = 0;
         while d < rank {
@@ -385,6 +387,11 @@ impl TiledShape {
         self.element_bits
     }
 
+    /// The element type.
+    pub const fn element_type(&self) -> ElementType {
+        self.element_type
+    }
+
     /// The exact size in bytes: every tile level, `L` and `E` counted
     /// (`⌈slots · bits / 8⌉`).
     ///
@@ -548,12 +555,43 @@ impl TiledShape {
     /// let t = ArrayShape::parse_validated("s4[4]{0:E(4)}").unwrap().tiled().unwrap();
     /// assert_eq!(t.bit_offset(&[3]), Ok(12)); // byte 1, bits 4..8
     /// ```
+    ///
+    /// A slot's byte offset always fits in 64 bits, its bit offset not
+    /// always (`u8[2305843009213693953]{0}` at 2⁶¹, or a huge `E(n)`):
+    /// then the result is [`IndexError::BitOffsetOverflow`], never a wrapped
+    /// value.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ArrayShape, IndexError};
+    /// let t = ArrayShape::parse_validated("u8[9]{0:E(9223372036854775807)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.bit_offset(&[1]), Ok(9223372036854775807));
+    /// assert!(matches!(t.bit_offset(&[8]), Err(IndexError::BitOffsetOverflow { slot: 8, .. })));
+    /// ```
     pub const fn bit_offset(&self, index: &[u64]) -> Result<u64, IndexError> {
         match self.offset(index) {
-            // Fits: slots · bits was checked when building.
-            Ok(o) => Ok(o * self.element_bits),
+            Ok(slot) => match slot.checked_mul(self.element_bits) {
+                Some(bit) => Ok(bit),
+                None => Err(IndexError::BitOffsetOverflow {
+                    slot,
+                    element_bits: self.element_bits,
+                }),
+            },
             Err(e) => Err(e),
         }
+    }
+
+    /// The storage size in bits (`physical_slots · element_bits`), or
+    /// `None` when it does not fit in 64 bits; when it does, every bit
+    /// offset does.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// assert_eq!(t("s4[3]{0:E(4)}").total_bits(), Some(12));
+    /// assert_eq!(t("u8[2305843009213693953]{0}").total_bits(), None);
+    /// ```
+    pub const fn total_bits(&self) -> Option<u64> {
+        self.allocated_slots.checked_mul(self.element_bits)
     }
 }
 

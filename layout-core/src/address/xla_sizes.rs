@@ -315,7 +315,10 @@ impl ArrayShape {
             d += 1;
         }
         match self.xla_linear_index(last.split_at(self.rank()).0) {
-            Ok(i) => bytes_of(self, layout, i + 1),
+            Ok(i) => match i.checked_add(1) {
+                Some(n) => bytes_of(self, layout, n),
+                None => Err(AddressError::Overflow),
+            },
             Err(e) => Err(e),
         }
     }

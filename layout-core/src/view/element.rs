@@ -26,8 +26,9 @@ pub trait Element: Copy + 'static {
     const BITS: u32;
     /// Whether values of this type stand for elements of `ty`.
     fn holds(ty: ElementType) -> bool;
-    /// The value from the element's bits (the low `bit_width(ty)` bits, or
-    /// more for storage wider than the type, e.g. `E(8)` on `s4`).
+    /// The value from the element's bits: the low `bit_width(ty)` bits
+    /// (bit views pass them sign-extended from narrower storage, such as
+    /// `E(4)` on `s8`).
     fn decode(bits: u64, ty: ElementType) -> Self;
     /// The element's bits.
     fn encode(self, ty: ElementType) -> u64;
@@ -35,8 +36,7 @@ pub trait Element: Copy + 'static {
 
 /// Sign-extends the low `width` bits.
 const fn sign_extend(bits: u64, width: u32) -> i64 {
-    let shift = 64 - width;
-    ((bits << shift) as i64) >> shift
+    crate::bits::sign_extend(bits as u128, width) as i64
 }
 
 const fn logical_bits(ty: ElementType) -> u32 {

@@ -15,6 +15,7 @@ use core::marker::PhantomData;
 pub use element::Element;
 pub use iter::{Indices, Lane, Physical};
 
+use crate::bits::{read_value, write_bits};
 use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, TiledShape};
 
 /// Why a buffer cannot be viewed through a layout.
@@ -33,7 +34,7 @@ pub enum ViewError {
         /// The layout's element type.
         layout: ElementType,
         /// The layout's storage bits per slot.
-        slot_bits: u32,
+        slot_bits: u64,
         /// The Rust type's bits.
         rust_bits: u32,
     },
@@ -83,7 +84,7 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
 }
 
 fn check_slots<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
-    if !T::holds(L::ELEMENT_TYPE) || T::BITS != L::ELEMENT_BITS {
+    if !T::holds(L::ELEMENT_TYPE) || u64::from(T::BITS) != L::ELEMENT_BITS {
         return Err(ViewError::ElementType {
             layout: L::ELEMENT_TYPE,
             slot_bits: L::ELEMENT_BITS,
@@ -360,29 +361,6 @@ fn check_bytes<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError>
     Ok(())
 }
 
-/// `width` bits at `bit` of `bytes`, least significant first.
-fn read_bits(bytes: &[u8], bit: usize, width: u32) -> u64 {
-    let (first, shift) = (bit / 8, bit % 8);
-    let n = (shift + width as usize).div_ceil(8);
-    let mut window: u128 = 0;
-    for (k, &b) in bytes[first..first + n].iter().enumerate() {
-        window |= u128::from(b) << (8 * k);
-    }
-    ((window >> shift) & (u128::MAX >> (128 - width))) as u64
-}
-
-/// Writes the low `width` bits of `value` at `bit`, keeping the others.
-fn write_bits(bytes: &mut [u8], bit: usize, width: u32, value: u64) {
-    let (first, shift) = (bit / 8, bit % 8);
-    let n = (shift + width as usize).div_ceil(8);
-    let mask = (u128::MAX >> (128 - width)) << shift;
-    let v = (u128::from(value) << shift) & mask;
-    for (k, b) in bytes[first..first + n].iter_mut().enumerate() {
-        let m = (mask >> (8 * k)) as u8;
-        *b = (*b & !m) | ((v >> (8 * k)) as u8 & m);
-    }
-}
-
 macro_rules! bits_reads {
     () => {
         /// The element at `index`, or `None` if it is out of bounds.
@@ -403,11 +381,16 @@ macro_rules! bits_reads {
         }
 
         fn read_slot(&self, slot: usize) -> T {
+            // `check_bytes` bounded the width by 64 bits; the trait's
+            // contract bounds the bit position.
             let bits = L::ELEMENT_BITS;
-            T::decode(
-                read_bits(&self.bytes, slot * bits as usize, bits),
+            let value = read_value(
+                &self.bytes[..L::BYTES],
+                slot as u64 * bits,
+                bits,
                 L::ELEMENT_TYPE,
-            )
+            );
+            T::decode(value as u64, L::ELEMENT_TYPE)
         }
     };
 }
@@ -459,26 +442,25 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
         let slot = slot_of::<L>(index)?;
         let bits = L::ELEMENT_BITS;
         write_bits(
-            self.bytes,
-            slot * bits as usize,
-            bits,
-            value.encode(L::ELEMENT_TYPE),
+            &mut self.bytes[..L::BYTES],
+            slot as u64 * bits,
+            bits as u32,
+            u128::from(value.encode(L::ELEMENT_TYPE)),
         );
         Ok(())
     }
 
     /// Copies every element of `src` (same logical shape) into this
-    /// layout, bit by bit; padding slots become 0.
+    /// layout ([`Relayout::copy_bytes`]: whole-byte elements by blocks,
+    /// packed ones bit by bit); bytes that hold no element become 0.
+    /// Only the first `L::BYTES` bytes of the buffer are written.
     pub fn copy_from<S>(&mut self, src: &BitsView<'_, S, T>)
     where
         S: StaticLayout<Logical = L::Logical>,
     {
-        self.bytes[..L::BYTES].fill(0);
-        let (sb, db) = (S::ELEMENT_BITS, L::ELEMENT_BITS);
-        Plan::<S, L>::PLAN.for_each_pair(|s, d| {
-            let v = read_bits(src.bytes, s as usize * sb as usize, sb);
-            let v = T::decode(v, S::ELEMENT_TYPE).encode(L::ELEMENT_TYPE);
-            write_bits(self.bytes, d as usize * db as usize, db, v);
-        });
+        let result = Plan::<S, L>::PLAN.copy_bytes(src.bytes, self.bytes, 0);
+        // Both lengths were checked at construction, and the trait's
+        // contract bounds the bit counts.
+        debug_assert_eq!(result, Ok::<(), RelayoutError>(()));
     }
 }

@@ -24,7 +24,9 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
     let bytes = tiled.exact_bytes();
     let (slots_lit, bytes_lit) = (usize_lit(slots), usize_lit(bytes));
     let (slots_u64, bytes_u64) = (Literal::u64_suffixed(slots), Literal::u64_suffixed(bytes));
-    let bits = Literal::u32_suffixed(tiled.element_bits() as u32);
+    let bits = Literal::u64_suffixed(tiled.element_bits());
+    // `check` refused layouts whose bit count does not fit in 64 bits.
+    let total_bits = Literal::u64_suffixed(tiled.total_bits().unwrap_or(u64::MAX));
     let space = Literal::i8_suffixed(shape.memory_space());
     let ty = format_ident!("{}", format!("{:?}", shape.element_type()));
     let shape_expr = shape_expression(k, shape);
@@ -35,8 +37,9 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
     let index_ty = quote!([usize; #rank]);
     // Both become format strings of `assert!`: escape the layout's braces.
     let escaped = text.replace('{', "{{").replace('}', "}}");
-    let too_big =
-        format!("layout `{escaped}` needs more slots or bytes than this target's usize can count");
+    let too_big = format!(
+        "layout `{escaped}` needs more slots, bytes or bits than this target's usize can count"
+    );
     let out_of_bounds = format!("index out of bounds for layout `{escaped}`");
     let debug_name = name.to_string();
     // Generated code must not trip the user's lints, whatever they enable.
@@ -52,7 +55,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             /// The exact size in bytes.
             pub const BYTES: usize = #bytes_lit;
             /// Storage bits per slot.
-            pub const ELEMENT_BITS: u32 = #bits;
+            pub const ELEMENT_BITS: u64 = #bits;
             /// The element type.
             pub const ELEMENT_TYPE: #k::ElementType = #k::ElementType::#ty;
             /// The memory space, `S(n)`.
@@ -84,7 +87,9 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             /// bytes from the least significant bit).
             #[inline(always)]
             pub const fn bit_offset(self, index: #index_ty) -> usize {
-                self.offset(index) * Self::ELEMENT_BITS as usize
+                // Cannot overflow: the storage's bit count fits in usize
+                // (checked below).
+                self.offset(index) * (Self::ELEMENT_BITS as usize)
             }
         }
 
@@ -93,7 +98,12 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
         // this target's usize.
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         const _: () = {
-            ::core::assert!(#k::__private::fits_usize(#slots_u64) && #k::__private::fits_usize(#bytes_u64), #too_big);
+            ::core::assert!(
+                #k::__private::fits_usize(#slots_u64)
+                    && #k::__private::fits_usize(#bytes_u64)
+                    && #k::__private::fits_usize(#total_bits),
+                #too_big
+            );
             match #k::TiledShape::new(&#name::SHAPE) {
                 ::core::result::Result::Ok(t) => ::core::assert!(
                     t.physical_slots() == #slots_u64 && t.exact_bytes() == #bytes_u64,
@@ -112,7 +122,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             const DIMS: #index_ty = #name::DIMS;
             const PHYSICAL_ELEMENTS: usize = #name::PHYSICAL_ELEMENTS;
             const BYTES: usize = #name::BYTES;
-            const ELEMENT_BITS: u32 = #name::ELEMENT_BITS;
+            const ELEMENT_BITS: u64 = #name::ELEMENT_BITS;
             const ELEMENT_TYPE: #k::ElementType = #name::ELEMENT_TYPE;
             const MEMORY_SPACE: i8 = #name::MEMORY_SPACE;
             const TEXT: &'static str = #name::TEXT;
@@ -154,7 +164,7 @@ pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
             pub const DIMS: #index_ty = [0; #rank];
             pub const PHYSICAL_ELEMENTS: usize = 0;
             pub const BYTES: usize = 0;
-            pub const ELEMENT_BITS: u32 = 0;
+            pub const ELEMENT_BITS: u64 = 0;
             pub const ELEMENT_TYPE: #k::ElementType = #k::ElementType::INVALID;
             pub const MEMORY_SPACE: i8 = 0;
             pub const TEXT: &'static str = "";
@@ -172,7 +182,7 @@ pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
             const DIMS: #index_ty = [0; #rank];
             const PHYSICAL_ELEMENTS: usize = 0;
             const BYTES: usize = 0;
-            const ELEMENT_BITS: u32 = 0;
+            const ELEMENT_BITS: u64 = 0;
             const ELEMENT_TYPE: #k::ElementType = #k::ElementType::INVALID;
             const MEMORY_SPACE: i8 = 0;
             const TEXT: &'static str = "";

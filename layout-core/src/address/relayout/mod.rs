@@ -15,9 +15,13 @@
 use core::fmt;
 use core::mem::{size_of, size_of_val};
 
+pub mod bits;
 mod kernels;
 mod plan;
+mod slabs;
 mod streaming;
+
+pub use slabs::Slabs;
 
 use super::digits::{DigitPair, MAX_DIGITS};
 use super::next_row_major;
@@ -30,8 +34,10 @@ use streaming::STREAM_THRESHOLD;
 
 /// Why a relayout cannot run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RelayoutError {
-    /// The two layouts are not of the same logical dimensions.
+    /// The two layouts are not of the same element type and logical
+    /// dimensions.
     ShapeMismatch,
     /// The source buffer has fewer elements than its layout's slots.
     SourceTooShort {
@@ -47,6 +53,23 @@ pub enum RelayoutError {
         /// Elements given.
         got: u64,
     },
+    /// The source bytes are fewer than its layout's size.
+    SourceBytesTooShort {
+        /// Bytes the layout needs.
+        needed: u64,
+        /// Bytes given.
+        got: u64,
+    },
+    /// The destination bytes are fewer than its layout's size.
+    DestinationBytesTooShort {
+        /// Bytes the layout needs.
+        needed: u64,
+        /// Bytes given.
+        got: u64,
+    },
+    /// A layout's size in bits does not fit in 64 bits (no buffer of that
+    /// size can exist).
+    TooLarge,
 }
 
 impl fmt::Display for RelayoutError {
@@ -65,6 +88,19 @@ impl fmt::Display for RelayoutError {
                     "the destination has {got} elements but its layout needs {needed}"
                 )
             }
+            Self::SourceBytesTooShort { needed, got } => {
+                write!(
+                    f,
+                    "the source has {got} bytes but its layout needs {needed}"
+                )
+            }
+            Self::DestinationBytesTooShort { needed, got } => {
+                write!(
+                    f,
+                    "the destination has {got} bytes but its layout needs {needed}"
+                )
+            }
+            Self::TooLarge => f.write_str("the array's size in bits does not fit in 64 bits"),
         }
     }
 }
@@ -94,16 +130,19 @@ pub struct Relayout {
     dst_slots: u64,
     dst_has_padding: bool,
     fast: bool,
+    stream_threshold: usize,
     src: TiledShape,
     dst: TiledShape,
 }
 
 impl Relayout {
-    /// Plans a copy from `src` to `dst` (same logical dimensions; element
-    /// types are the caller's business).
+    /// Plans a copy from `src` to `dst`: the same element type and logical
+    /// dimensions, any layouts.
     pub const fn new(src: &TiledShape, dst: &TiledShape) -> Result<Relayout, RelayoutError> {
         let dims = src.logical_dims();
-        if !same_u64s(dims, dst.logical_dims()) {
+        if !same_u64s(dims, dst.logical_dims())
+            || src.element_type() as u8 != dst.element_type() as u8
+        {
             return Err(RelayoutError::ShapeMismatch);
         }
         let mut plan = Relayout {
@@ -114,6 +153,7 @@ impl Relayout {
             dst_slots: dst.physical_slots(),
             dst_has_padding: dst.physical_slots() != dst.element_count(),
             fast: false,
+            stream_threshold: STREAM_THRESHOLD,
             src: *src,
             dst: *dst,
         };
@@ -142,6 +182,31 @@ impl Relayout {
         self.nest.levels[..self.nest.len]
             .iter()
             .map(|l| (l.count, l.src, l.dst))
+    }
+
+    /// The same plan, writing destinations of at least `bytes` bytes with
+    /// streaming (non-temporal) stores where a streaming kernel fits; the
+    /// default is 8 MiB. Streaming pays when the destination is larger
+    /// than the caches and is not read again soon; `usize::MAX` turns it
+    /// off, 0 streams whatever the size (tests use that to run the
+    /// streaming kernels on small arrays).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let plan = Relayout::new(&t("bf16[16,256]{1,0}"), &t("bf16[16,256]{1,0:T(8,128)(2,1)}"))
+    ///     .unwrap()
+    ///     .streaming_from(0);
+    /// let src: Vec<u16> = (0..4096).collect();
+    /// let mut dst = vec![0u16; 4096];
+    /// plan.copy(&src, &mut dst, 0).unwrap();
+    /// assert_eq!(&dst[..4], &[0, 256, 1, 257]);
+    /// ```
+    pub const fn streaming_from(self, bytes: usize) -> Relayout {
+        Relayout {
+            stream_threshold: bytes,
+            ..self
+        }
     }
 
     /// Whether the copy runs by blocks (affine layouts) rather than element
@@ -194,10 +259,69 @@ impl Relayout {
         Ok(())
     }
 
+    /// Copies the array from `src`, raw little-endian bytes in the source
+    /// layout, to `dst` in the destination layout: any element type,
+    /// packed `E(n)` storage included. Bytes of `dst` that hold no element
+    /// bit are set to `pad`.
+    ///
+    /// Elements of one whole-byte width on both sides move as units of
+    /// that width through the block kernels of [`Relayout::copy`]; others
+    /// bit by bit ([`bits::Mover`]: when the storage widths differ, values
+    /// are sign-extended for signed integer types). Only the first
+    /// `exact_bytes` of each buffer are read or written.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// // s4 packed two to a byte, column-major → one per byte, row-major.
+    /// let plan = Relayout::new(&t("s4[2,2]{0,1:E(4)}"), &t("s4[2,2]{1,0}")).unwrap();
+    /// let mut out = [0xEEu8; 5];
+    /// plan.copy_bytes(&[0x31, 0xE2], &mut out, 0).unwrap(); // columns (1, 3) and (2, -2)
+    /// assert_eq!(out, [1, 2, 3, 0xFE, 0xEE]);                 // the 5th byte is not the array's
+    /// ```
+    pub fn copy_bytes(&self, src: &[u8], dst: &mut [u8], pad: u8) -> Result<(), RelayoutError> {
+        let (sb, db) = (self.src.element_bits(), self.dst.element_bits());
+        if self.src.total_bits().is_none() || self.dst.total_bits().is_none() {
+            return Err(RelayoutError::TooLarge);
+        }
+        let (need_src, need_dst) = (self.src.exact_bytes(), self.dst.exact_bytes());
+        if (src.len() as u64) < need_src {
+            return Err(RelayoutError::SourceBytesTooShort {
+                needed: need_src,
+                got: src.len() as u64,
+            });
+        }
+        if (dst.len() as u64) < need_dst {
+            return Err(RelayoutError::DestinationBytesTooShort {
+                needed: need_dst,
+                got: dst.len() as u64,
+            });
+        }
+        // Both fit: the buffers are at least this long.
+        let (src, dst) = (&src[..need_src as usize], &mut dst[..need_dst as usize]);
+        match (sb == db, sb) {
+            (true, 8) => self.copy(src, dst, pad),
+            (true, 16) => self.copy(src.as_chunks::<2>().0, dst.as_chunks_mut::<2>().0, [pad; 2]),
+            (true, 32) => self.copy(src.as_chunks::<4>().0, dst.as_chunks_mut::<4>().0, [pad; 4]),
+            (true, 64) => self.copy(src.as_chunks::<8>().0, dst.as_chunks_mut::<8>().0, [pad; 8]),
+            (true, 128) => self.copy(
+                src.as_chunks::<16>().0,
+                dst.as_chunks_mut::<16>().0,
+                [pad; 16],
+            ),
+            _ => {
+                dst.fill(pad);
+                let mover = bits::Mover::new(self.src.element_type(), sb, db);
+                self.for_each_pair(|s, d| mover.move_element(src, s, dst, d));
+                Ok(())
+            }
+        }
+    }
+
     /// The streaming kernel for copying into `dst`, if it is large enough
     /// for streaming to pay and the plan has one.
     fn streamer<T>(&self, dst: &[T]) -> Option<streaming::Streamer> {
-        if size_of_val(dst) < STREAM_THRESHOLD || self.nest.len == 0 {
+        if size_of_val(dst) < self.stream_threshold || self.nest.len == 0 {
             return None;
         }
         let size = size_of::<T>();

@@ -245,18 +245,23 @@ const fn split_for_blocking(raw: &mut [Level; MAX_DIGITS], mut n: usize) -> usiz
         // Only digits that split evenly (or top digits, which clip).
         let top = top_of(raw, n, i);
         if l.count >= 2 * BLOCK && (l.count.is_multiple_of(BLOCK) || top) && n + 2 <= MAX_DIGITS {
-            // A top digit that does not split evenly makes its dimension
-            // end inside a block.
-            let ragged = l.ragged || !l.count.is_multiple_of(BLOCK);
+            let blocks = l.count.div_ceil(BLOCK);
+            let per_super = SUPER / BLOCK;
+            let supers = blocks >= 2 * per_super && (blocks.is_multiple_of(per_super) || top);
+            // The new top digit's place is the block or the super-block: a
+            // top digit whose count is not a multiple of it makes the
+            // dimension end inside one, and every loop of the dimension
+            // then clips to what is left (only a top digit gets here
+            // unevenly, so the dimension has no other digits to mark).
+            let top_place = if supers { SUPER } else { BLOCK };
+            let ragged = l.ragged || !l.count.is_multiple_of(top_place);
             raw[i] = Level {
                 count: BLOCK,
                 ragged,
                 tier: 2,
                 ..l
             };
-            let blocks = l.count.div_ceil(BLOCK);
-            let per_super = SUPER / BLOCK;
-            if blocks >= 2 * per_super && (blocks.is_multiple_of(per_super) || top) {
+            if supers {
                 raw[n] = scaled(l, BLOCK, per_super, ragged, 1);
                 raw[n + 1] = scaled(l, SUPER, blocks.div_ceil(per_super), ragged, 0);
                 n += 2;

@@ -59,9 +59,19 @@ pub(super) fn choose(
     None
 }
 
+/// Rows zipped into (or unzipped from) one group by `which`.
+#[cfg(target_arch = "x86_64")]
+const fn group(which: Streamer) -> u64 {
+    match which {
+        Streamer::Runs => 1,
+        Streamer::Zip2x16 | Streamer::Unzip2x16 => 2,
+        Streamer::Zip4x8 | Streamer::Unzip4x8 => 4,
+    }
+}
+
 /// Runs `which` on a block, the `nth` of its repeats; `false` (a block
-/// whose length does not fill whole vectors, at a ragged edge) leaves it
-/// to the ordinary kernels.
+/// clipped at a ragged edge: fewer rows than a group, or a length that
+/// does not fill whole vectors) leaves it to the ordinary kernels.
 ///
 /// # Safety
 /// As `super::kernel`; `which` must come from [`choose`] for this plan
@@ -99,7 +109,9 @@ pub(super) unsafe fn run<T: Copy>(
             }
             Streamer::Zip2x16 | Streamer::Zip4x8 => {
                 let n = o.count as usize;
-                if !n.is_multiple_of(16 / size_of::<T>()) {
+                // A ragged edge clips the block: the kernel was chosen for
+                // whole groups of rows and whole vectors only.
+                if i.count != group(which) || !n.is_multiple_of(16 / size_of::<T>()) {
                     return false;
                 }
                 let rows = i.src as usize;
@@ -128,7 +140,7 @@ pub(super) unsafe fn run<T: Copy>(
             }
             Streamer::Unzip2x16 | Streamer::Unzip4x8 => {
                 let n = i.count as usize;
-                if !n.is_multiple_of(16 / size_of::<T>()) {
+                if o.count != group(which) || !n.is_multiple_of(16 / size_of::<T>()) {
                     return false;
                 }
                 let rows = o.dst as usize;
