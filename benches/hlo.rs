@@ -37,7 +37,7 @@ fn read_all(text: &str) -> usize {
     let mut arrays = 0usize;
     while let Some(event) = reader.next() {
         if let Event::Instruction(_) = event.unwrap() {
-            arrays += usize::from(reader.shape().as_array().is_some());
+            arrays += usize::from(reader.shape().and_then(|s| s.as_array()).is_some());
         }
     }
     arrays

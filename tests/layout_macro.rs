@@ -116,6 +116,49 @@ fn offsets_are_usable_in_const_context() {
     assert_eq!(C, None);
 }
 
+/// `E(n)` beyond 32 bits is kept whole: bits, bytes and bit offsets.
+#[test]
+fn element_bits_beyond_32_bits() {
+    layout! {
+        type Wide = u8[2]{0:E(4294967304)};
+        type Wider = u8[3]{0:E(4294967296)};
+    }
+    assert_eq!(Wide::ELEMENT_BITS, 4_294_967_304);
+    assert_eq!(Wide::BYTES, 2 * 4_294_967_304 / 8);
+    assert_eq!(Wide.bit_offset([1]), 4_294_967_304);
+    assert_eq!(Wider::ELEMENT_BITS, 1 << 32);
+    assert_eq!(Wider.bit_offset([2]), 2 << 32);
+    // The core agrees.
+    let t = Wide::SHAPE.tiled().unwrap();
+    assert_eq!(t.element_bits(), Wide::ELEMENT_BITS);
+    assert_eq!(t.bit_offset(&[1]), Ok(Wide.bit_offset([1]) as u64));
+}
+
+/// Near the top of 64-bit arithmetic the generated offsets are exact
+/// (each term is at most the last offset, which fits).
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn offsets_near_the_limits_match_the_core() {
+    layout! {
+        type Tall = u8[4611686018427387903,2]{0,1:T(2,1024)E(1)};
+        type Long = pred[9223372036854775807]{0:E(1)};
+    }
+    let t = Tall::SHAPE.tiled().unwrap();
+    for index in [
+        [4611686018427387902, 1],
+        [4611686018427387902, 0],
+        [1023, 1],
+        [1024, 0],
+    ] {
+        let core = t.offset(&[index[0] as u64, index[1] as u64]).unwrap();
+        assert_eq!(Tall.offset(index) as u64, core, "{index:?}");
+        assert_eq!(Tall.bit_offset(index) as u64, core);
+    }
+    assert_eq!(Tall::PHYSICAL_ELEMENTS as u64, t.physical_slots());
+    assert_eq!(Long.offset([9223372036854775806]), 9223372036854775806);
+    assert_eq!(Long::BYTES, 9223372036854775807usize.div_ceil(8));
+}
+
 #[test]
 fn checked_offsets_and_bits() {
     assert_eq!(Act.offset_checked([7, 127]), Some(Act.offset([7, 127])));

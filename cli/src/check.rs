@@ -9,8 +9,8 @@
 use std::io::{BufRead, Write};
 
 use serde_json::{Value, json};
-use xla_layout_core::text::parse_shape;
-use xla_layout_core::{ArrayShape, Shape, validate};
+use xla_layout_core::text::{ParseEvent, parse_shape_events};
+use xla_layout_core::{ArrayShape, validate};
 
 use crate::Failure;
 
@@ -40,31 +40,47 @@ fn strip_newline(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// The JSON object for one shape text.
+/// The JSON object for one shape text. The shape is parsed as a stream
+/// of elements, so that a tuple is never built: memory stays
+/// proportional to the line, whatever the tuple's size.
 pub fn check_line(text: &[u8]) -> Value {
     let input = String::from_utf8_lossy(text);
-    let shape = match parse_shape(text) {
-        Ok(s) => s,
-        Err(e) => {
-            return report(
-                &input,
-                None,
-                Some((e.to_string(), "parse")),
-                Sizes::default(),
-            );
+    let mut canonical = String::new();
+    let mut invalid = None;
+    let (mut array, mut tuple) = (None, false);
+    let parsed = parse_shape_events(text, Default::default(), |event| {
+        use std::fmt::Write as _;
+        let _ = write!(canonical, "{event}");
+        if let ParseEvent::Leaf { shape, .. } = event {
+            // A tuple is valid when its elements are, checked in order.
+            if invalid.is_none()
+                && let Err(e) = validate(shape)
+            {
+                invalid = Some(e.to_string());
+            }
+            array = shape.as_array().copied();
         }
-    };
-    let canonical = shape.to_string();
-    if let Err(e) = validate(&shape) {
+        tuple |= matches!(event, ParseEvent::TupleStart { .. });
+    });
+    if let Err(e) = parsed {
         return report(
             &input,
-            Some(canonical),
-            Some((e.to_string(), "validate")),
+            None,
+            Some((e.to_string(), "parse")),
             Sizes::default(),
         );
     }
-    let sizes = match &shape {
-        Shape::Array(a) => Sizes::of(a),
+    if let Some(e) = invalid {
+        return report(
+            &input,
+            Some(canonical),
+            Some((e, "validate")),
+            Sizes::default(),
+        );
+    }
+    // Sizes are for arrays only.
+    let sizes = match array {
+        Some(a) if !tuple => Sizes::of(&a),
         _ => Sizes::default(),
     };
     report(&input, Some(canonical), None, sizes)

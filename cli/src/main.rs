@@ -24,7 +24,8 @@ usage:
   xla-layout offsets 'SHAPE'    JSON: every logical index (row-major) with its slot offset
   xla-layout relayout 'SRC' 'DST' [--pad BYTE]
                                 copy a raw little-endian array (stdin) from layout SRC to DST (stdout);
-                                padding bytes of DST are BYTE (default 0)
+                                padding bytes of DST are BYTE (default 0). A wrong input size is an
+                                error; output already streamed before it was seen is reported
   xla-layout explain ['SHAPE'] [--dims ROW,COL] [--at I0,I1,...] [--max N] [--svg FILE]
                                 explain a shape (default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}):
                                 sizes, tiling, padding, memory space, and a grid of slot offsets over

@@ -6,7 +6,8 @@ use std::io::{Read, Write};
 
 use serde_json::json;
 use xla_layout_core::hlo::{Event, Module, Reader};
-use xla_layout_core::{Shape, ShapeEvent, validate};
+use xla_layout_core::text::{ParseEvent, parse_shape_events};
+use xla_layout_core::{Shape, validate};
 
 use crate::Failure;
 
@@ -84,17 +85,63 @@ fn array_bytes(shape: &Shape) -> Option<Bytes> {
     })
 }
 
-/// The bytes of a shape: a tuple's are its elements' sum.
-fn shape_bytes(shape: &Shape) -> Option<Bytes> {
-    let mut total = Bytes::default();
-    for event in shape.events() {
-        if let ShapeEvent::Leaf { shape, .. } = event {
-            let b = array_bytes(shape)?;
-            total.exact = total.exact.checked_add(b.exact)?;
-            total.elements = total.elements.checked_add(b.elements)?;
+/// A shape's canonical text and its non-tuple parts, by a streamed parse
+/// (a tuple is never built: memory stays proportional to its text). `f`
+/// gets each part with its XLA shape index (`{1,0}`; empty for a shape
+/// that is not a tuple).
+fn walk_leaves(text: &str, mut f: impl FnMut(String, &Shape)) -> Option<String> {
+    let mut canonical = String::new();
+    let mut path: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    parse_shape_events(text.as_bytes(), Default::default(), |event| {
+        use std::fmt::Write as _;
+        let _ = write!(canonical, "{event}");
+        match event {
+            ParseEvent::TupleStart { index } => {
+                if depth > 0 {
+                    path.push(index);
+                }
+                depth += 1;
+            }
+            ParseEvent::TupleEnd => {
+                depth -= 1;
+                if depth > 0 {
+                    path.pop();
+                }
+            }
+            ParseEvent::Leaf { index, shape } => {
+                let name = if depth == 0 {
+                    String::new()
+                } else {
+                    let all: Vec<String> = path
+                        .iter()
+                        .chain(Some(&index))
+                        .map(usize::to_string)
+                        .collect();
+                    format!("{{{}}}", all.join(","))
+                };
+                f(name, shape);
+            }
         }
-    }
-    Some(total)
+    })
+    .ok()?;
+    Some(canonical)
+}
+
+/// A shape's canonical text and bytes (a tuple's are its elements' sum;
+/// `None` where some element's size is undefined).
+fn shape_text_and_bytes(text: &str) -> Option<(String, Option<Bytes>)> {
+    let mut total = Some(Bytes::default());
+    let canonical = walk_leaves(text, |_, leaf| {
+        total = total.and_then(|t| {
+            let b = array_bytes(leaf)?;
+            Some(Bytes {
+                exact: t.exact.checked_add(b.exact)?,
+                elements: t.elements.checked_add(b.elements)?,
+            })
+        });
+    })?;
+    Some((canonical, total))
 }
 
 fn hlo_failure(e: &xla_layout_core::hlo::HloError, text: &str, path: &str) -> Failure {
@@ -104,15 +151,16 @@ fn hlo_failure(e: &xla_layout_core::hlo::HloError, text: &str, path: &str) -> Fa
 /// One JSON object per instruction, streamed.
 fn write_json_lines(text: &str, path: &str, out: impl Write) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    let mut reader = Reader::new(text);
+    let reader = Reader::new(text);
     let mut computation = "";
-    while let Some(event) = reader.next() {
+    for event in reader {
         match event.map_err(|e| hlo_failure(&e, text, path))? {
             Event::Computation(c) => computation = c.name(),
             Event::Instruction(i) => {
-                let shape = reader.shape();
-                let (shape, bytes) = match i.shape_text() {
-                    Some(_) => (Some(shape.to_string()), shape_bytes(shape).map(|b| b.exact)),
+                // The reader checked the shape; its text is read again as
+                // a stream, so that no tuple is ever built.
+                let (shape, bytes) = match i.shape_text().and_then(shape_text_and_bytes) {
+                    Some((text, bytes)) => (Some(text), bytes.map(|b| b.exact)),
                     None => (None, None),
                 };
                 let line = json!({
@@ -173,24 +221,23 @@ fn write_summary(text: &str, path: &str, top: usize, out: impl Write) -> Result<
         let skip = inlined.contains(c.name())
             || ALIASING.contains(&i.opcode())
             || (i.opcode() == "parameter" && Some(c.name()) != entry);
-        let Some(Ok(shape)) = i.shape() else { continue };
+        let Some(text) = i.shape_text() else { continue };
         if skip {
             continue;
         }
-        for (index, leaf) in leaves(&shape) {
-            let name = format!("{}{index}", i.name());
-            let Shape::Array(a) = leaf else { continue };
+        walk_leaves(text, |index, leaf| {
+            let Shape::Array(a) = leaf else { return };
             match array_bytes(leaf) {
                 Some(bytes) => buffers.push(Buffer {
                     computation: c.name(),
-                    name,
+                    name: format!("{}{index}", i.name()),
                     shape: leaf.to_string(),
                     space: a.memory_space(),
                     bytes,
                 }),
                 None => undefined += 1,
             }
-        }
+        });
     }
     buffers.sort_by(|a, b| b.bytes.exact.cmp(&a.bytes.exact).then(a.name.cmp(&b.name)));
     let mut out = std::io::BufWriter::new(out);
@@ -253,47 +300,6 @@ fn write_summary(text: &str, path: &str, top: usize, out: impl Write) -> Result<
     }
     out.flush()?;
     Ok(())
-}
-
-/// The non-tuple parts of a shape with their XLA shape index (`{1,0}`;
-/// empty for a shape that is not a tuple).
-fn leaves(shape: &Shape) -> Vec<(String, &Shape)> {
-    let mut path: Vec<usize> = Vec::new();
-    let mut out = Vec::new();
-    let index = |path: &[usize], last: usize| {
-        let all: Vec<String> = path
-            .iter()
-            .chain(Some(&last))
-            .map(usize::to_string)
-            .collect();
-        format!("{{{}}}", all.join(","))
-    };
-    let mut depth = 0usize;
-    for event in shape.events() {
-        match event {
-            ShapeEvent::TupleStart { index: i, .. } => {
-                if depth > 0 {
-                    path.push(i);
-                }
-                depth += 1;
-            }
-            ShapeEvent::TupleEnd => {
-                depth -= 1;
-                if depth > 0 {
-                    path.pop();
-                }
-            }
-            ShapeEvent::Leaf { index: i, shape } => {
-                let name = if depth == 0 {
-                    String::new()
-                } else {
-                    index(&path, i)
-                };
-                out.push((name, shape));
-            }
-        }
-    }
-    out
 }
 
 fn percent(part: u64, whole: u64) -> f64 {

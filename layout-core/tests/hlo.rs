@@ -168,7 +168,7 @@ fn the_reader_streams_the_same_module() {
     let mut from_reader = Vec::new();
     while let Some(event) = reader.next() {
         if let Event::Instruction(i) = event.unwrap() {
-            from_reader.push((i.name(), reader.shape().to_string()));
+            from_reader.push((i.name(), reader.shape().unwrap().to_string()));
         }
     }
     let from_module: Vec<(&str, String)> = module
@@ -465,4 +465,68 @@ proptest! {
             Ok(m) => visit_every_part(&m),
         }
     }
+}
+
+/// A shape longer than `LARGE_SHAPE_TEXT` is checked as a stream and not
+/// built; its instruction reads on, and errors inside it are still found.
+#[test]
+fn large_shapes_are_checked_not_built() {
+    use xla_layout_core::hlo::LARGE_SHAPE_TEXT;
+    let n = LARGE_SHAPE_TEXT / 5;
+    let tuple = format!("({})", vec!["f32[]"; n].join(", "));
+    let text = format!("ENTRY e {{\n  ROOT t = {tuple} tuple()\n}}");
+    let mut reader = Reader::new(&text);
+    let mut seen = Vec::new();
+    while let Some(event) = reader.next() {
+        if let Event::Instruction(i) = event.unwrap() {
+            seen.push((i.name(), i.opcode(), reader.shape().is_none()));
+            assert_eq!(i.shape_text(), Some(tuple.as_str()));
+        }
+    }
+    assert_eq!(seen, [("t", "tuple", true)]);
+    // An invalid element deep inside is reported at its tuple's end.
+    let bad = tuple.replacen("f32[]", "f32[2]{0:T(0)}", 1);
+    let text = format!("ENTRY e {{\n  ROOT t = {bad} tuple()\n}}");
+    let e = Module::parse(&text).unwrap_err();
+    assert!(matches!(e.kind, HloErrorKind::Shape(_)), "{e:?}");
+    assert!(
+        e.render(&text, "x").contains("tile dimension"),
+        "{}",
+        e.render(&text, "x")
+    );
+}
+
+/// Brackets nested past the reader's limit are reported as that, with the
+/// limit; up to it they read.
+#[test]
+fn nesting_beyond_the_limit_is_named() {
+    use xla_layout_core::text::MAX_GROUP_DEPTH;
+    let module = |depth: usize| {
+        format!(
+            "ENTRY e {{\n  ROOT x = f32[] constant(0), frontend_attributes={}{}\n}}",
+            "{a=".repeat(depth),
+            "}".repeat(depth)
+        )
+    };
+    let ok = module(MAX_GROUP_DEPTH);
+    let m = Module::parse(&ok).unwrap();
+    assert_eq!(m.entry().unwrap().root().unwrap().attributes().count(), 1);
+    let deep = module(MAX_GROUP_DEPTH + 1);
+    let e = Module::parse(&deep).unwrap_err();
+    assert_eq!(
+        e.kind,
+        HloErrorKind::NestedTooDeep {
+            limit: MAX_GROUP_DEPTH
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "brackets are nested deeper than {MAX_GROUP_DEPTH} levels, more than this reader follows"
+        )
+    );
+    // It points at the first bracket past the limit.
+    let opener = 3 * MAX_GROUP_DEPTH;
+    let at = deep.find("frontend_attributes=").unwrap() + "frontend_attributes=".len() + opener;
+    assert_eq!(e.span.start, at);
 }

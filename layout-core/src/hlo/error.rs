@@ -8,6 +8,7 @@ use crate::text::{ByteSpan, ParseError, TokenKind};
 
 /// What is wrong with HLO text.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HloErrorKind {
     /// A token other than the grammar allows here.
     Expected {
@@ -19,8 +20,13 @@ pub enum HloErrorKind {
     /// A shape does not parse (the shape grammar's own error).
     Shape(Box<ParseError>),
     /// A bracket with no matching closer, a closer of the wrong kind, an
-    /// unterminated string or comment, or brackets nested over 64 deep.
+    /// unterminated string or comment.
     Unbalanced,
+    /// Brackets nested deeper than the reader follows.
+    NestedTooDeep {
+        /// The deepest nesting followed.
+        limit: usize,
+    },
     /// A second `ENTRY` computation.
     SecondEntry,
     /// An instruction over 4 GiB long (instructions keep 32-bit offsets).
@@ -56,11 +62,12 @@ impl HloError {
     /// assert_eq!(e.line_column("ab\ncdef"), (2, 2));
     /// ```
     pub fn line_column(&self, src: &str) -> (usize, usize) {
-        line_column(src, self.span.start)
+        self.span.line_column(src)
     }
 
     /// The error as a compiler prints one: `path:line:column: message`,
-    /// the line of text, and a caret under the offending bytes.
+    /// the line of text (cut around the place when it is long), and a
+    /// caret under the offending bytes ([`ByteSpan::render`]).
     ///
     /// ```
     /// use xla_layout_core::hlo::Module;
@@ -72,36 +79,8 @@ impl HloError {
     /// );
     /// ```
     pub fn render(&self, src: &str, path: &str) -> String {
-        use core::fmt::Write;
-        let (line, column) = self.line_column(src);
-        let start = self.span.start.min(src.len());
-        let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
-        let text = &src[line_start..line_end];
-        let width = self.span.end.min(line_end).saturating_sub(start).max(1);
-        let mut out = String::new();
-        let _ = write!(
-            out,
-            "{path}:{line}:{column}: {self}\n{text}\n{:pad$}{:^<width$}",
-            "",
-            "",
-            pad = column - 1
-        );
-        out
+        self.span.render(src, path, self)
     }
-}
-
-/// The 1-based line and byte column of `offset` in `src`.
-pub(crate) fn line_column(src: &str, offset: usize) -> (usize, usize) {
-    let before = &src.as_bytes()[..offset.min(src.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let column = offset
-        - before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1)
-        + 1;
-    (line, column)
 }
 
 impl fmt::Display for HloError {
@@ -113,6 +92,10 @@ impl fmt::Display for HloError {
             HloErrorKind::Shape(e) => write!(f, "bad shape: {}", e.kind()),
             HloErrorKind::Unbalanced => f.write_str(
                 "a bracket, string or comment is not closed, or closed by the wrong bracket",
+            ),
+            HloErrorKind::NestedTooDeep { limit } => write!(
+                f,
+                "brackets are nested deeper than {limit} levels, more than this reader follows"
             ),
             HloErrorKind::SecondEntry => f.write_str("a module has at most one ENTRY computation"),
             HloErrorKind::InstructionTooLong => {

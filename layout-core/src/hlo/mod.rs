@@ -20,4 +20,4 @@ pub use module::{
     Attribute, Computation, FileLocation, Instruction, LookupError, Module, Operand, StackFrame,
     StackIndex,
 };
-pub use reader::{Event, Reader};
+pub use reader::{Event, LARGE_SHAPE_TEXT, Reader};

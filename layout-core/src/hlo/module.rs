@@ -630,6 +630,10 @@ impl<'a> Module<'a> {
 
     /// The 1-based line and byte column of a byte offset of the text.
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
-        super::error::line_column(self.src, offset)
+        crate::text::ByteSpan {
+            start: offset,
+            end: offset,
+        }
+        .line_column(self.src)
     }
 }

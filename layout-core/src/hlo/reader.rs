@@ -6,7 +6,10 @@ use super::error::{HloError, HloErrorKind};
 use super::memo::{NO_SHAPE, ShapeMemo};
 use super::module::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
 use crate::Shape;
-use crate::text::{ByteSpan, Lexer, Token, TokenKind as K, shape_at, shape_extent};
+use crate::text::{
+    ByteSpan, GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind as K, shape_at, shape_events_at,
+    shape_extent,
+};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -58,7 +61,7 @@ enum State {
 /// let mut seen = Vec::new();
 /// while let Some(event) = reader.next() {
 ///     if let Event::Instruction(i) = event.unwrap() {
-///         seen.push((i.name(), i.opcode(), reader.shape().to_string()));
+///         seen.push((i.name(), i.opcode(), reader.shape().unwrap().to_string()));
 ///     }
 /// }
 /// assert_eq!(seen[1], ("n", "negate", "bf16[8,128]{1,0:T(8,128)(2,1)}".to_string()));
@@ -75,6 +78,14 @@ pub struct Reader<'a> {
 }
 
 type Step<T> = Result<T, HloError>;
+
+/// Shapes with more text than this are checked as a stream of elements
+/// and not built: a tuple element costs over a kilobyte as an
+/// `ArrayShape` but a few bytes of text.
+pub const LARGE_SHAPE_TEXT: usize = 64 << 10;
+
+/// `current` for a large shape that was not built.
+const NOT_KEPT: usize = usize::MAX;
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `src`.
@@ -93,9 +104,12 @@ impl<'a> Reader<'a> {
     }
 
     /// The parsed shape of the last [`Event::Instruction`] (`token[]`
-    /// before any, or when that instruction's shape was omitted).
-    pub fn shape(&self) -> &Shape {
-        self.shapes.shape(self.current)
+    /// before any, or when that instruction's shape was omitted); `None`
+    /// for a shape whose text is longer than [`LARGE_SHAPE_TEXT`] bytes,
+    /// which is checked but not built, so that memory stays proportional
+    /// to the text (read its text with [`crate::text::parse_shape_events`]).
+    pub fn shape(&self) -> Option<&Shape> {
+        (self.current != NOT_KEPT).then(|| self.shapes.shape(self.current))
     }
 
     fn lex(&mut self) -> Token {
@@ -145,9 +159,14 @@ impl<'a> Reader<'a> {
                     end,
                 })
             }
-            Err(at) => Err(HloError {
-                span: span(at),
-                kind: HloErrorKind::Unbalanced,
+            Err(e) => Err(HloError {
+                span: span(e.at()),
+                kind: match e {
+                    GroupError::TooDeep(_) => HloErrorKind::NestedTooDeep {
+                        limit: MAX_GROUP_DEPTH,
+                    },
+                    _ => HloErrorKind::Unbalanced,
+                },
             }),
         }
     }
@@ -172,6 +191,9 @@ impl<'a> Reader<'a> {
             return Ok(text);
         }
         let extent = shape_extent(bytes, self.tok);
+        if extent.is_some_and(|end| end - start > LARGE_SHAPE_TEXT) {
+            return self.large_shape_here(start);
+        }
         let text = extent.map(|end| self.text(start, end));
         let slot = match self.shapes.find(text) {
             Ok(hit) => return Ok(self.resume_after_shape(hit, start, extent.unwrap_or(start))),
@@ -191,14 +213,24 @@ impl<'a> Reader<'a> {
             }
             Err(e) => {
                 self.current = NO_SHAPE;
-                let at = e.span();
-                Err(HloError {
-                    span: ByteSpan {
-                        start: at.start,
-                        end: at.end,
-                    },
-                    kind: HloErrorKind::Shape(Box::new(e)),
-                })
+                Err(shape_error(e))
+            }
+        }
+    }
+
+    /// [`Reader::shape_here`] for a large shape: checked, not built.
+    fn large_shape_here(&mut self, start: usize) -> Step<&'a str> {
+        let bytes = self.src.as_bytes();
+        match shape_events_at(bytes, start, |_| {}) {
+            Ok((end, next)) => {
+                self.current = NOT_KEPT;
+                self.lexer = Lexer::at(bytes, next.end);
+                self.tok = next;
+                Ok(self.text(start, end))
+            }
+            Err(e) => {
+                self.current = NO_SHAPE;
+                Err(shape_error(e))
             }
         }
     }
@@ -556,4 +588,16 @@ pub(crate) fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item
             piece = Some(ByteSpan { start, end });
         }
     })
+}
+
+/// A shape's parse error, at its place in the module.
+fn shape_error(e: crate::text::ParseError) -> HloError {
+    let at = e.span();
+    HloError {
+        span: ByteSpan {
+            start: at.start,
+            end: at.end,
+        },
+        kind: HloErrorKind::Shape(Box::new(e)),
+    }
 }

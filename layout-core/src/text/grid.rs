@@ -209,17 +209,16 @@ impl<'a> OffsetGrid<'a> {
         self.shape.offset_unchecked(&index[..self.shape.rank()])
     }
 
-    /// The cell width: the widest label or offset shown.
+    /// The cell width: enough for `...`, every label and every slot of the
+    /// array. A bound, found in constant time, so that the first row is
+    /// written at once however large the grid (finding the widest offset
+    /// shown would visit every cell first).
     fn width(&self) -> usize {
         let (rows, cols) = (self.extent(self.rows), self.extent(self.cols));
-        let mut widest = 3; // "..."
-        for r in Self::picks(rows, self.max_rows).flatten() {
-            widest = widest.max(digits(r));
-            for c in Self::picks(cols, self.max_cols).flatten() {
-                widest = widest.max(digits(c)).max(digits(self.offset(r, c)));
-            }
-        }
-        widest
+        let last_slot = self.shape.physical_slots().saturating_sub(1);
+        3.max(digits(rows.saturating_sub(1)))
+            .max(digits(cols.saturating_sub(1)))
+            .max(digits(last_slot))
     }
 }
 

@@ -535,9 +535,9 @@ impl<'a> Lexer<'a> {
     /// are kept as text.
     ///
     /// On a mismatched or missing closer, or an unterminated string or
-    /// comment, returns an [`TokenKind::Error`] token at the offending
-    /// byte (the opener when input ends first). Nesting is limited to 64
-    /// levels.
+    /// comment, returns [`GroupError::Unbalanced`] at the offending byte
+    /// (the opener when input ends first); brackets nested deeper than
+    /// [`MAX_GROUP_DEPTH`] give [`GroupError::TooDeep`].
     ///
     /// ```
     /// # use xla_layout_core::text::{Lexer, TokenKind};
@@ -549,12 +549,14 @@ impl<'a> Lexer<'a> {
     /// let bad = b"(1, 2]";
     /// let mut lx = Lexer::new(bad);
     /// let open = lx.next_token();
-    /// assert_eq!(lx.skip_group(open).unwrap_err().start, 5);
+    /// assert_eq!(lx.skip_group(open).unwrap_err().at().start, 5);
     /// ```
-    pub fn skip_group(&mut self, open: Token) -> Result<usize, Token> {
+    pub fn skip_group(&mut self, open: Token) -> Result<usize, GroupError> {
         let s = self.src;
-        let error = |at: usize| Err(Token::new(TokenKind::Error, at, (at + 1).min(s.len())));
-        let mut closers = [0u8; MAX_GROUP_DEPTH];
+        let at = |i: usize| Token::new(TokenKind::Error, i, (i + 1).min(s.len()));
+        let error = |i: usize| Err(GroupError::Unbalanced(at(i)));
+        // The open closers, two bits each: 1 `)`, 2 `]`, 3 `}`.
+        let mut closers = [0u64; MAX_GROUP_DEPTH / 32];
         let mut depth = 0usize;
         let mut i = open.start;
         loop {
@@ -565,19 +567,30 @@ impl<'a> Lexer<'a> {
             match c {
                 b'(' | b'[' | b'{' => {
                     if depth == MAX_GROUP_DEPTH {
-                        return error(i);
+                        return Err(GroupError::TooDeep(at(i)));
                     }
-                    closers[depth] = match c {
-                        b'(' => b')',
-                        b'[' => b']',
-                        _ => b'}',
+                    let code = match c {
+                        b'(' => 1u64,
+                        b'[' => 2,
+                        _ => 3,
                     };
+                    closers[depth / 32] |= code << (2 * (depth % 32));
                     depth += 1;
                 }
                 b')' | b']' | b'}' => {
-                    if depth == 0 || closers[depth - 1] != c {
+                    let code = match c {
+                        b')' => 1u64,
+                        b']' => 2,
+                        _ => 3,
+                    };
+                    if depth == 0 {
                         return error(i);
                     }
+                    let (word, shift) = ((depth - 1) / 32, 2 * ((depth - 1) % 32));
+                    if (closers[word] >> shift) & 3 != code {
+                        return error(i);
+                    }
+                    closers[word] &= !(3 << shift);
                     depth -= 1;
                     if depth == 0 {
                         self.pos = i + 1;
@@ -774,8 +787,30 @@ const PUNCTUATION: [TokenKind; 256] = {
     t
 };
 
-/// How deep [`Lexer::skip_group`] follows brackets.
-const MAX_GROUP_DEPTH: usize = 64;
+/// How deep [`Lexer::skip_group`] follows brackets (XLA's dumps nest a
+/// few dozen levels at most, in JSON configs).
+pub const MAX_GROUP_DEPTH: usize = 512;
+
+/// Why [`Lexer::skip_group`] could not skip a group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GroupError {
+    /// A bracket, string or comment is not closed, or closed by the wrong
+    /// bracket; the token is at the offending byte.
+    Unbalanced(Token),
+    /// Brackets nest deeper than [`MAX_GROUP_DEPTH`]; the token is at the
+    /// bracket past the limit.
+    TooDeep(Token),
+}
+
+impl GroupError {
+    /// Where the problem is.
+    pub const fn at(&self) -> Token {
+        match self {
+            GroupError::Unbalanced(t) | GroupError::TooDeep(t) => *t,
+        }
+    }
+}
 
 /// A set of bytes, as a list (for SIMD compares) and a table (for single
 /// bytes).

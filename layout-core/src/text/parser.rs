@@ -74,8 +74,44 @@ pub(crate) struct Parser<'a> {
 
 enum Frame {
     Buffer,
+    /// An open tuple: its elements (only the one being parsed when
+    /// streaming), how many came before them, and the first element
+    /// found invalid (XLA reports it when the tuple closes).
     #[cfg(feature = "alloc")]
-    Tuple(Vec<Shape>),
+    Tuple {
+        elems: Vec<Shape>,
+        done: usize,
+        invalid: Option<alloc::boxed::Box<crate::ValidationError>>,
+    },
+}
+
+/// Where a streamed parse sends its events; `None` builds the tree.
+#[cfg(feature = "alloc")]
+type Sink<'s> = Option<&'s mut dyn FnMut(ParseEvent<'_>)>;
+#[cfg(not(feature = "alloc"))]
+type Sink<'s> = Option<&'s mut ()>;
+
+/// One step of a streamed parse ([`parse_shape_events`]): tuples are not
+/// built; each non-tuple element is handed over once, complete, and
+/// forgotten.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug)]
+pub enum ParseEvent<'s> {
+    /// A tuple starts (at position `index` of the enclosing tuple; 0 at
+    /// the top).
+    TupleStart {
+        /// Position in the enclosing tuple.
+        index: usize,
+    },
+    /// A shape that is not a tuple.
+    Leaf {
+        /// Position in the enclosing tuple (0 at the top).
+        index: usize,
+        /// The shape.
+        shape: &'s Shape,
+    },
+    /// The innermost open tuple ends.
+    TupleEnd,
 }
 
 /// The stack of open tuples and buffers. Without `alloc` only buffers can
@@ -109,6 +145,18 @@ impl Frames {
     }
 }
 
+/// The position in the innermost open tuple of the element about to be
+/// parsed (0 outside tuples).
+#[cfg(feature = "alloc")]
+fn tuple_index(frames: &Frames) -> usize {
+    for frame in frames.iter().rev() {
+        if let Frame::Tuple { elems, done, .. } = frame {
+            return done + elems.len() - 1;
+        }
+    }
+    0
+}
+
 /// Where the value being parsed goes: the newest element of the innermost
 /// open tuple, or `out`. (An open buffer shares its parent's slot.)
 fn slot<'s>(frames: &'s mut Frames, out: &'s mut Shape) -> &'s mut Shape {
@@ -116,7 +164,7 @@ fn slot<'s>(frames: &'s mut Frames, out: &'s mut Shape) -> &'s mut Shape {
     for frame in frames.iter_mut().rev() {
         // An open tuple always holds its pending element (pushed with the
         // `(` or `,` that opened it).
-        if let Frame::Tuple(elems) = frame
+        if let Frame::Tuple { elems, .. } = frame
             && let Some(pending) = elems.last_mut()
         {
             return pending;
@@ -321,13 +369,22 @@ impl<'a> Parser<'a> {
     /// tuple's element or `out`) because an `ArrayShape` is over a kilobyte
     /// and moving it through every return would dominate the parse.
     pub(crate) fn shape_into(&mut self, out: &mut Shape) -> Step<bool> {
+        self.shape_streamed(out, None)
+    }
+
+    /// [`Parser::shape_into`], handing tuples' elements to `sink` as they
+    /// complete instead of building the tuples (`out` then holds an empty
+    /// tuple for a tuple, or the leaf).
+    fn shape_streamed(&mut self, out: &mut Shape, sink: Sink<'_>) -> Step<bool> {
         let base_depth = self.depth;
-        let result = self.shape_iterative(out);
+        let result = self.shape_iterative(out, sink);
         self.depth = base_depth;
         result
     }
 
-    fn shape_iterative(&mut self, out: &mut Shape) -> Step<bool> {
+    fn shape_iterative(&mut self, out: &mut Shape, mut sink: Sink<'_>) -> Step<bool> {
+        #[cfg(not(feature = "alloc"))]
+        let _ = &mut sink;
         #[cfg(feature = "alloc")]
         let mut frames: Frames = Vec::new();
         #[cfg(not(feature = "alloc"))]
@@ -351,17 +408,29 @@ impl<'a> Parser<'a> {
                 #[cfg(feature = "alloc")]
                 {
                     self.lex();
+                    if let Some(f) = sink.as_mut() {
+                        f(ParseEvent::TupleStart {
+                            index: tuple_index(&frames),
+                        });
+                    }
                     if self.tok.kind != K::Rparen {
                         // Room for a few elements: growing moves them all.
-                        let mut elems = Vec::with_capacity(4);
+                        let mut elems = Vec::with_capacity(if sink.is_some() { 1 } else { 4 });
                         elems.push(BLANK);
-                        frames.push(Frame::Tuple(elems));
+                        frames.push(Frame::Tuple {
+                            elems,
+                            done: 0,
+                            invalid: None,
+                        });
                         continue 'descend;
                     }
-                    let Some(tuple) = self.finish_tuple(Vec::new()) else {
+                    if !self.expect(K::Rparen, || E::Syntax("expects ')' at the end of tuple.")) {
                         return Ok(false);
-                    };
-                    *slot(&mut frames, out) = tuple;
+                    }
+                    if let Some(f) = sink.as_mut() {
+                        f(ParseEvent::TupleEnd);
+                    }
+                    *slot(&mut frames, out) = Shape::Tuple(Vec::new());
                 }
             } else if !self.array_or_leaf(slot(&mut frames, out))? {
                 return Ok(false);
@@ -372,16 +441,60 @@ impl<'a> Parser<'a> {
                 match frames.last_mut() {
                     None => return Ok(true),
                     #[cfg(feature = "alloc")]
-                    Some(Frame::Tuple(elems)) => {
+                    Some(Frame::Tuple {
+                        elems,
+                        done,
+                        invalid,
+                    }) => {
+                        // The element just completed (a nested tuple was
+                        // checked, and streamed, when it closed).
+                        let last = elems.len() - 1;
+                        let element = &elems[last];
+                        if !matches!(element, Shape::Tuple(_)) {
+                            // XLA validates a tuple's elements
+                            // (`MakeValidatedTupleShape`) when it closes;
+                            // the first invalid one is reported then.
+                            if invalid.is_none()
+                                && let Err(e) =
+                                    crate::validate::validate_with_optional_layout(element)
+                            {
+                                *invalid = Some(alloc::boxed::Box::new(e));
+                            }
+                            if let Some(f) = sink.as_mut() {
+                                f(ParseEvent::Leaf {
+                                    index: *done + last,
+                                    shape: element,
+                                });
+                            }
+                        }
                         if self.eat(K::Comma) {
-                            elems.push(BLANK);
+                            match sink {
+                                // Streaming keeps one element at a time.
+                                Some(_) => {
+                                    *done += 1;
+                                    elems[0] = BLANK;
+                                }
+                                None => elems.push(BLANK),
+                            }
                             continue 'descend;
                         }
-                        let Some(Frame::Tuple(elems)) = frames.pop() else {
+                        let Some(Frame::Tuple { elems, invalid, .. }) = frames.pop() else {
                             unreachable!()
                         };
-                        let Some(tuple) = self.finish_tuple(elems) else {
+                        if let Some(e) = invalid {
+                            self.error(E::InvalidTupleElement(e));
                             return Ok(false);
+                        }
+                        if !self.expect(K::Rparen, || E::Syntax("expects ')' at the end of tuple."))
+                        {
+                            return Ok(false);
+                        }
+                        let tuple = match sink.as_mut() {
+                            Some(f) => {
+                                f(ParseEvent::TupleEnd);
+                                Shape::Tuple(Vec::new())
+                            }
+                            None => Shape::Tuple(elems),
                         };
                         *slot(&mut frames, out) = tuple;
                     }
@@ -402,25 +515,6 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-    }
-
-    /// XLA validates a tuple (`MakeValidatedTupleShape`) before its `)`.
-    /// Nested tuples were validated when they closed, so only the other
-    /// elements are checked here: linear work, no recursion.
-    #[cfg(feature = "alloc")]
-    fn finish_tuple(&mut self, elems: Vec<Shape>) -> Option<Shape> {
-        for e in &elems {
-            if matches!(e, Shape::Tuple(_)) {
-                continue;
-            }
-            if let Err(err) = crate::validate::validate_with_optional_layout(e) {
-                self.error(E::InvalidTupleElement(alloc::boxed::Box::new(err)));
-                return None;
-            }
-        }
-        let tuple = Shape::Tuple(elems);
-        self.expect(K::Rparen, || E::Syntax("expects ')' at the end of tuple."))
-            .then_some(tuple)
     }
 
     /// The array branch of `ParseShape`, which also reads `token[]` and
@@ -935,6 +1029,22 @@ pub(crate) fn shape_at(
     }
 }
 
+/// [`shape_at`], streaming: tuples are checked but not built (see
+/// [`parse_shape_events`]); for shapes too large to keep.
+#[cfg(feature = "alloc")]
+pub(crate) fn shape_events_at(
+    src: &[u8],
+    pos: usize,
+    mut f: impl FnMut(ParseEvent<'_>),
+) -> Result<(usize, Token), ParseError> {
+    let mut p = Parser::new(src, pos, ParseOptions::default());
+    let mut out = BLANK;
+    match p.shape_streamed(&mut out, Some(&mut f)) {
+        Ok(true) => Ok((p.prev_end, p.tok)),
+        Ok(false) | Err(Stop) => Err(p.take_error()),
+    }
+}
+
 /// Parses shape text of any kind, as `xla::ParseShape` (no validation).
 ///
 /// ```
@@ -958,6 +1068,44 @@ pub fn parse_shape_with(text: &[u8], options: ParseOptions) -> Result<Shape, Par
     let mut out = BLANK;
     let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
     finish(&mut p, v, "shape").map(|()| out)
+}
+
+/// Parses shape text as [`parse_shape`] does (the same errors, in the same
+/// order), but hands each element of a tuple to `f` as soon as it is
+/// complete instead of building the tuple: memory stays at one array per
+/// open tuple, whatever the tuple's size. Events come in pre-order: a
+/// tuple's start, its elements, its end; a shape that is not a tuple is
+/// one [`ParseEvent::Leaf`].
+///
+/// ```
+/// use xla_layout_core::text::{parse_shape_events, ParseEvent};
+/// let mut leaves = 0;
+/// let text = format!("({})", vec!["f32[]"; 100_000].join(", "));
+/// parse_shape_events(text.as_bytes(), Default::default(), |e| {
+///     if let ParseEvent::Leaf { .. } = e { leaves += 1 }
+/// })
+/// .unwrap();
+/// assert_eq!(leaves, 100_000);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn parse_shape_events(
+    text: &[u8],
+    options: ParseOptions,
+    mut f: impl FnMut(ParseEvent<'_>),
+) -> Result<(), ParseError> {
+    let mut p = Parser::new(text, 0, options);
+    let mut out = BLANK;
+    let v = p
+        .shape_streamed(&mut out, Some(&mut f))
+        .map(|ok| ok.then_some(()));
+    finish(&mut p, v, "shape")?;
+    if !matches!(out, Shape::Tuple(_)) {
+        f(ParseEvent::Leaf {
+            index: 0,
+            shape: &out,
+        });
+    }
+    Ok(())
 }
 
 /// Parses an array shape; any other kind of shape is an error.
@@ -1076,6 +1224,9 @@ mod tests {
             "{0:E(4)}",
             "{}",
             "{1,0:T(8,128)L(2)}",
+            // Parse, then fail validation (inside a tuple: at its `)`).
+            "{0,0}",
+            "{0:T(0)}",
         ]));
         let array = (
             prop::sample::select(vec!["f32", "bf16", "s4", "pred", "token", "opaque"]),
@@ -1113,6 +1264,24 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// A streamed parse succeeds and fails exactly where the tree parse
+        /// does, with the same errors, and its events print the same text
+        /// (tuples of more than five elements too: `/*index=5*/`).
+        #[test]
+        fn streaming_parses_as_the_tree_does(shape in shape_text(), wide in 0usize..8) {
+            let text = if wide > 4 { format!("({})", vec![shape.as_str(); wide].join(",")) } else { shape };
+            let tree = super::parse_shape(text.as_bytes());
+            let mut printed = alloc::string::String::new();
+            let streamed = super::parse_shape_events(text.as_bytes(), Default::default(), |e| {
+                printed.push_str(&alloc::format!("{e}"));
+            });
+            match (tree, streamed) {
+                (Ok(t), Ok(())) => prop_assert_eq!(t.to_string(), printed),
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "{}: tree {:?}, streamed {:?}", text, a.map(|t| t.to_string()), b),
+            }
+        }
 
         /// The skim agrees with the parser wherever the parser succeeds:
         /// what the HLO reader's shape memo relies on.

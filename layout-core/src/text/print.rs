@@ -193,27 +193,67 @@ impl Display for Shape {
 
 fn write_shape(f: &mut Formatter<'_>, s: &Shape, with_layout: bool) -> fmt::Result {
     for event in s.events() {
-        let index = match event {
-            ShapeEvent::Leaf { index, .. } | ShapeEvent::TupleStart { index, .. } => index,
-            ShapeEvent::TupleEnd => {
-                f.write_char(')')?;
-                continue;
-            }
+        let piece = match event {
+            ShapeEvent::TupleStart { index, .. } => Piece::Open(index),
+            ShapeEvent::Leaf { index, shape } => Piece::Leaf(index, shape),
+            ShapeEvent::TupleEnd => Piece::Close,
         };
-        if index > 0 {
-            f.write_str(", ")?;
-            // XLA marks every fifth element's index (spec §a.4).
-            if index % 5 == 0 {
-                write!(f, "/*index={index}*/")?;
-            }
-        }
-        match event {
-            ShapeEvent::TupleStart { .. } => f.write_char('(')?,
-            ShapeEvent::Leaf { shape, .. } => write_leaf(f, shape, with_layout)?,
-            ShapeEvent::TupleEnd => {}
-        }
+        write_piece(f, piece, with_layout)?;
     }
     Ok(())
+}
+
+/// One piece of a shape's text, in a walk: a tuple's `(`, a leaf, a `)`;
+/// with the position in the enclosing tuple.
+enum Piece<'s> {
+    Open(usize),
+    Leaf(usize, &'s Shape),
+    Close,
+}
+
+/// A piece's text, with the separator before it.
+fn write_piece(f: &mut Formatter<'_>, piece: Piece<'_>, with_layout: bool) -> fmt::Result {
+    let index = match piece {
+        Piece::Open(index) | Piece::Leaf(index, _) => index,
+        Piece::Close => return f.write_char(')'),
+    };
+    if index > 0 {
+        f.write_str(", ")?;
+        // XLA marks every fifth element's index (spec §a.4).
+        if index % 5 == 0 {
+            write!(f, "/*index={index}*/")?;
+        }
+    }
+    match piece {
+        Piece::Open(_) => f.write_char('('),
+        Piece::Leaf(_, shape) => write_leaf(f, shape, with_layout),
+        Piece::Close => Ok(()),
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Display for super::ParseEvent<'_> {
+    /// The event's part of the canonical text, separator included: the
+    /// events of a streamed parse, written in order, print the shape as
+    /// its `Display` does.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape_events;
+    /// let mut text = String::new();
+    /// parse_shape_events(b"(f32[2], (s8[], token[]))", Default::default(), |e| {
+    ///     text.push_str(&e.to_string())
+    /// })
+    /// .unwrap();
+    /// assert_eq!(text, "(f32[2]{0}, (s8[], token[]))");
+    /// ```
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let piece = match *self {
+            super::ParseEvent::TupleStart { index } => Piece::Open(index),
+            super::ParseEvent::Leaf { index, shape } => Piece::Leaf(index, shape),
+            super::ParseEvent::TupleEnd => Piece::Close,
+        };
+        write_piece(f, piece, true)
+    }
 }
 
 fn write_leaf(f: &mut Formatter<'_>, s: &Shape, with_layout: bool) -> fmt::Result {
