@@ -86,23 +86,26 @@ pub fn check_line(text: &[u8]) -> Value {
     report(&input, Some(canonical), None, sizes)
 }
 
-/// The size fields; `None` where undefined.
+/// The size fields; `None` where undefined, and why the exact size is
+/// (an overflow of 64 bits, an unbounded dimension).
 #[derive(Default)]
 struct Sizes {
     bytes: Option<u64>,
     xla_array_size: Option<u64>,
     xla_byte_size_of: Option<u64>,
     physical_elements: Option<u64>,
+    size_error: Option<String>,
 }
 
 impl Sizes {
     fn of(a: &ArrayShape) -> Sizes {
-        let tiled = a.tiled().ok();
+        let tiled = a.tiled();
         Sizes {
-            bytes: tiled.as_ref().map(|t| t.exact_bytes()),
+            bytes: tiled.as_ref().ok().map(|t| t.exact_bytes()),
             xla_array_size: a.xla_array_size().ok(),
             xla_byte_size_of: a.xla_byte_size_of().ok(),
-            physical_elements: tiled.as_ref().map(|t| t.physical_slots()),
+            physical_elements: tiled.as_ref().ok().map(|t| t.physical_slots()),
+            size_error: tiled.err().map(|e| e.to_string()),
         }
     }
 }
@@ -127,5 +130,6 @@ fn report(
         "xla_array_size": s.xla_array_size,
         "xla_byte_size_of": s.xla_byte_size_of,
         "physical_elements": s.physical_elements,
+        "size_error": s.size_error,
     })
 }

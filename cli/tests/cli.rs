@@ -28,7 +28,7 @@ fn check_reports_every_field_in_order() {
         [json!({
             "input": "f32[3,5]{1,0:T(2,2)}", "ok": true, "canonical": "f32[3,5]{1,0:T(2,2)}",
             "error": null, "stage": null, "bytes": 96, "xla_array_size": 96,
-            "xla_byte_size_of": 60, "physical_elements": 24
+            "xla_byte_size_of": 60, "physical_elements": 24, "size_error": null
         })]
     );
     let text = String::from_utf8(run(&["check"], "f32[2]\n").stdout).unwrap();
@@ -49,8 +49,31 @@ fn check_reports_every_field_in_order() {
             "bytes",
             "xla_array_size",
             "xla_byte_size_of",
-            "physical_elements"
+            "physical_elements",
+            "size_error"
         ]
+    );
+}
+
+/// At the limits of 64 bits `check` gives exact sizes or says why there
+/// are none; it never wraps.
+#[test]
+fn check_sizes_at_the_limits() {
+    let out = check(
+        "u8[2305843009213693953]{0}\nu8[9]{0:E(9223372036854775807)}\n\
+         pred[1,1]{0,1:T(4611686018427387907,3)L(4611686018427387905)E(1)}\nf32[?,2]\n",
+    );
+    assert_eq!(out[0]["bytes"], 2_305_843_009_213_693_953u64);
+    // ⌈9 · (2^63 − 1) / 8⌉
+    assert_eq!(out[1]["bytes"], 10_376_293_541_461_622_783u64);
+    assert_eq!(out[1]["size_error"], Value::Null);
+    // 4 · (2^62 + 1) slots do not fit in 64 bits.
+    assert_eq!(out[2]["ok"], true);
+    assert_eq!(out[2]["bytes"], Value::Null);
+    assert_eq!(out[2]["size_error"], "the size overflows 64-bit arithmetic");
+    assert_eq!(
+        out[3]["size_error"],
+        "dimension 0 is unbounded (`?`), so the layout has no fixed size"
     );
 }
 
