@@ -34,6 +34,7 @@ mod element_type;
 #[cfg(feature = "alloc")]
 pub mod hlo;
 mod inline_str;
+mod joined;
 mod limits;
 mod model;
 mod similar;
@@ -60,7 +61,7 @@ pub use model::{
 pub use static_layout::{Bound, Extent, Logical, MemorySpace, StaticLayout};
 pub use text::{Error, GridError, OffsetGrid, Stage};
 pub use validate::{
-    ValidationError, ValidationErrorKind, ValidationErrors, validate, validate_array,
+    Rule, ValidationError, ValidationErrorKind, ValidationErrors, validate, validate_array,
     validate_array_with_optional_layout, validate_with_optional_layout, validation_errors,
 };
 pub use view::{BitsView, BitsViewMut, Element, Indices, Lane, Physical, View, ViewError, ViewMut};

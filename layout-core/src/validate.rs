@@ -11,8 +11,8 @@
 use alloc::vec::Vec;
 use core::fmt::{self, Display, Formatter};
 
+use crate::joined::write_joined;
 use crate::limits::{COMBINE, UNBOUNDED};
-use crate::text::print::write_joined;
 use crate::{ArrayShape, ElementType, Layout, Shape};
 
 /// Which validation rule failed. The numbers are the rules of spec §f.
@@ -98,8 +98,7 @@ pub enum ValidationErrorKind {
 }
 
 impl ValidationErrorKind {
-    /// Whether XLA's validator has this rule (every kind but
-    /// [`ValidationErrorKind::CombineInMostMinorPosition`]).
+    /// Whether XLA's validator has this rule ([`Rule::is_xla_rule`]).
     ///
     /// ```
     /// # use xla_layout_core::ValidationErrorKind;
@@ -107,57 +106,208 @@ impl ValidationErrorKind {
     /// assert!(!ValidationErrorKind::CombineInMostMinorPosition { tile: 0 }.is_xla_rule());
     /// ```
     pub const fn is_xla_rule(&self) -> bool {
-        !matches!(self, Self::CombineInMostMinorPosition { .. })
+        self.rule().is_xla_rule()
     }
 
-    /// The rule, in words.
+    /// The rule that failed.
+    ///
+    /// ```
+    /// # use xla_layout_core::{Rule, ValidationErrorKind};
+    /// assert_eq!(ValidationErrorKind::EmptyTile { tile: 2 }.rule(), Rule::EmptyTile);
+    /// ```
+    pub const fn rule(&self) -> Rule {
+        match self {
+            Self::InvalidElementType => Rule::InvalidElementType,
+            Self::WrongKindForElementType => Rule::WrongKindForElementType,
+            Self::NegativeDimension { .. } => Rule::NegativeDimension,
+            Self::DimensionsOverflow => Rule::DimensionsOverflow,
+            Self::SizeMayOverflow => Rule::SizeMayOverflow,
+            Self::MissingLayout => Rule::MissingLayout,
+            Self::MinorToMajorLength => Rule::MinorToMajorLength,
+            Self::MinorToMajorOutOfBounds => Rule::MinorToMajorOutOfBounds,
+            Self::MinorToMajorDuplicate => Rule::MinorToMajorDuplicate,
+            Self::TailPaddingNotPositive => Rule::TailPaddingNotPositive,
+            Self::IndexPrimitiveType => Rule::IndexPrimitiveType,
+            Self::PointerPrimitiveType => Rule::PointerPrimitiveType,
+            Self::PhysicalShape => Rule::PhysicalShape,
+            Self::EmptyTile { .. } => Rule::EmptyTile,
+            Self::NonPositiveTileDimension { .. } => Rule::NonPositiveTileDimension,
+            Self::NegativeElementSize => Rule::NegativeElementSize,
+            Self::SplitDimensionOutOfBounds { .. } => Rule::SplitDimensionOutOfBounds,
+            Self::SplitDimensionDuplicate { .. } => Rule::SplitDimensionDuplicate,
+            Self::SplitIndicesNotIncreasing { .. } => Rule::SplitIndicesNotIncreasing,
+            Self::SplitIndexOutOfBounds { .. } => Rule::SplitIndexOutOfBounds,
+            Self::CombineInMostMinorPosition { .. } => Rule::CombineInMostMinorPosition,
+        }
+    }
+
+    /// The rule, in words, for people ([`Rule::hint`]).
     ///
     /// ```
     /// # use xla_layout_core::ValidationErrorKind;
     /// assert_eq!(
-    ///     ValidationErrorKind::MinorToMajorDuplicate.rule(),
+    ///     ValidationErrorKind::MinorToMajorDuplicate.hint(),
     ///     "minor_to_major must list each dimension exactly once"
     /// );
     /// ```
-    pub const fn rule(&self) -> &'static str {
+    pub const fn hint(&self) -> &'static str {
+        self.rule().hint()
+    }
+
+    /// Which item of a list attribute failed: the tile or the split
+    /// config, by position.
+    ///
+    /// ```
+    /// # use xla_layout_core::ValidationErrorKind;
+    /// assert_eq!(ValidationErrorKind::EmptyTile { tile: 2 }.item(), Some(2));
+    /// assert_eq!(ValidationErrorKind::MissingLayout.item(), None);
+    /// ```
+    pub const fn item(&self) -> Option<usize> {
+        match *self {
+            Self::EmptyTile { tile }
+            | Self::NonPositiveTileDimension { tile, .. }
+            | Self::CombineInMostMinorPosition { tile } => Some(tile),
+            Self::SplitDimensionOutOfBounds { config }
+            | Self::SplitDimensionDuplicate { config }
+            | Self::SplitIndicesNotIncreasing { config }
+            | Self::SplitIndexOutOfBounds { config, .. } => Some(config),
+            _ => None,
+        }
+    }
+}
+
+/// A validation rule, by name. Each rule has its human hint and whether
+/// XLA has it here; its XLA message is [`ValidationError`]'s `Display`, and
+/// the layout attribute it is about is in the attribute table
+/// ([`crate::text::attribute_of`]). The rules are checked in
+/// [`Rule::ALL`]'s order, the first failure winning, as in XLA
+/// (docs/validation.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The element type is invalid.
+    InvalidElementType,
+    /// An array's element type names another kind of shape.
+    WrongKindForElementType,
+    /// A static dimension is negative.
+    NegativeDimension,
+    /// The dimensions' product overflows int64.
+    DimensionsOverflow,
+    /// The byte size overflows int64.
+    SizeMayOverflow,
+    /// No layout where one is required.
+    MissingLayout,
+    /// minor_to_major's length is not the rank.
+    MinorToMajorLength,
+    /// A minor_to_major entry is outside `[0, rank)`.
+    MinorToMajorOutOfBounds,
+    /// A minor_to_major entry repeats.
+    MinorToMajorDuplicate,
+    /// `L(n)` with n ≤ 0.
+    TailPaddingNotPositive,
+    /// `#(t)` is set.
+    IndexPrimitiveType,
+    /// `*(t)` is set.
+    PointerPrimitiveType,
+    /// `P(...)` is set.
+    PhysicalShape,
+    /// A tile has no entries.
+    EmptyTile,
+    /// A tile entry ≤ 0 that is not `*`.
+    NonPositiveTileDimension,
+    /// `E(n)` with n < 0.
+    NegativeElementSize,
+    /// A split config's dimension is outside `[0, rank)`.
+    SplitDimensionOutOfBounds,
+    /// Two split configs name the same dimension.
+    SplitDimensionDuplicate,
+    /// Split indices are not positive and strictly increasing.
+    SplitIndicesNotIncreasing,
+    /// A split index is past its dimension.
+    SplitIndexOutOfBounds,
+    /// A `*` in a tile's most-minor position (this crate's rule).
+    CombineInMostMinorPosition,
+}
+
+impl Rule {
+    /// Every rule, in the order validation checks them.
+    pub const ALL: [Rule; 21] = [
+        Rule::InvalidElementType,
+        Rule::WrongKindForElementType,
+        Rule::NegativeDimension,
+        Rule::DimensionsOverflow,
+        Rule::SizeMayOverflow,
+        Rule::MissingLayout,
+        Rule::MinorToMajorLength,
+        Rule::MinorToMajorOutOfBounds,
+        Rule::MinorToMajorDuplicate,
+        Rule::TailPaddingNotPositive,
+        Rule::IndexPrimitiveType,
+        Rule::PointerPrimitiveType,
+        Rule::PhysicalShape,
+        Rule::EmptyTile,
+        Rule::NonPositiveTileDimension,
+        Rule::NegativeElementSize,
+        Rule::SplitDimensionOutOfBounds,
+        Rule::SplitDimensionDuplicate,
+        Rule::SplitIndicesNotIncreasing,
+        Rule::SplitIndexOutOfBounds,
+        Rule::CombineInMostMinorPosition,
+    ];
+
+    /// Whether XLA's validator has this rule (every rule but
+    /// [`Rule::CombineInMostMinorPosition`]).
+    ///
+    /// ```
+    /// # use xla_layout_core::Rule;
+    /// assert!(Rule::MissingLayout.is_xla_rule());
+    /// assert!(!Rule::CombineInMostMinorPosition.is_xla_rule());
+    /// ```
+    pub const fn is_xla_rule(self) -> bool {
+        !matches!(self, Rule::CombineInMostMinorPosition)
+    }
+
+    /// The rule, in words, for people.
+    ///
+    /// ```
+    /// # use xla_layout_core::Rule;
+    /// assert_eq!(Rule::TailPaddingNotPositive.hint(), "L(n) tail padding must be at least 1");
+    /// ```
+    pub const fn hint(self) -> &'static str {
         match self {
-            Self::InvalidElementType => "the element type must be a valid XLA type",
-            Self::WrongKindForElementType => "an array needs an array element type",
-            Self::NegativeDimension { .. } => "dimension sizes must be >= 0",
-            Self::DimensionsOverflow => "the product of the dimensions must fit in int64",
-            Self::SizeMayOverflow => "the size in bytes must fit in int64",
-            Self::MissingLayout => "the array must have a layout",
-            Self::MinorToMajorLength => "minor_to_major must have one entry per dimension",
-            Self::MinorToMajorOutOfBounds => {
+            Rule::InvalidElementType => "the element type must be a valid XLA type",
+            Rule::WrongKindForElementType => "an array needs an array element type",
+            Rule::NegativeDimension => "dimension sizes must be >= 0",
+            Rule::DimensionsOverflow => "the product of the dimensions must fit in int64",
+            Rule::SizeMayOverflow => "the size in bytes must fit in int64",
+            Rule::MissingLayout => "the array must have a layout",
+            Rule::MinorToMajorLength => "minor_to_major must have one entry per dimension",
+            Rule::MinorToMajorOutOfBounds => {
                 "minor_to_major entries must be dimension numbers 0..rank"
             }
-            Self::MinorToMajorDuplicate => "minor_to_major must list each dimension exactly once",
-            Self::TailPaddingNotPositive => "L(n) tail padding must be at least 1",
-            Self::IndexPrimitiveType => {
+            Rule::MinorToMajorDuplicate => "minor_to_major must list each dimension exactly once",
+            Rule::TailPaddingNotPositive => "L(n) tail padding must be at least 1",
+            Rule::IndexPrimitiveType => {
                 "#(type) index types belong to sparse arrays, which XLA no longer has"
             }
-            Self::PointerPrimitiveType => {
+            Rule::PointerPrimitiveType => {
                 "*(type) pointer types belong to sparse arrays, which XLA no longer has"
             }
-            Self::PhysicalShape => {
+            Rule::PhysicalShape => {
                 "P(shape) physical shapes belong to sparse arrays, which XLA no longer has"
             }
-            Self::EmptyTile { .. } => "a tile must have at least one entry",
-            Self::NonPositiveTileDimension { .. } => {
-                "tile entries must be positive integers or `*`"
-            }
-            Self::NegativeElementSize => "E(n) element size in bits must be >= 0",
-            Self::SplitDimensionOutOfBounds { .. } => {
+            Rule::EmptyTile => "a tile must have at least one entry",
+            Rule::NonPositiveTileDimension => "tile entries must be positive integers or `*`",
+            Rule::NegativeElementSize => "E(n) element size in bits must be >= 0",
+            Rule::SplitDimensionOutOfBounds => {
                 "a split config must name a physical dimension 0..rank"
             }
-            Self::SplitDimensionDuplicate { .. } => {
-                "each physical dimension may have one split config"
-            }
-            Self::SplitIndicesNotIncreasing { .. } => {
+            Rule::SplitDimensionDuplicate => "each physical dimension may have one split config",
+            Rule::SplitIndicesNotIncreasing => {
                 "split indices must be positive and strictly increasing"
             }
-            Self::SplitIndexOutOfBounds { .. } => "split indices must be inside their dimension",
-            Self::CombineInMostMinorPosition { .. } => {
+            Rule::SplitIndexOutOfBounds => "split indices must be inside their dimension",
+            Rule::CombineInMostMinorPosition => {
                 "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry"
             }
         }
@@ -384,29 +534,46 @@ const fn validate_non_layout(shape: &ArrayShape) -> Result<(), ValidationError> 
     Ok(())
 }
 
-/// The groups of layout rules, in XLA's order. Each group stops at its
-/// first failure; the groups themselves are independent of each other,
-/// except that the split-config rules need a valid minor-to-major.
-const LAYOUT_GROUPS: usize = 7;
+/// The layout checks, by name, in the order XLA runs them. Each stops at
+/// its first failure; some check a few rules in one pass (XLA's order
+/// interleaves them: tile by tile, empty before entries). They are
+/// independent of each other, except that the split-config rules read
+/// dimensions through a valid minor-to-major.
+#[derive(Clone, Copy)]
+enum LayoutCheck {
+    MinorToMajor,
+    TailPadding,
+    SparseLeftovers,
+    Tiles,
+    ElementSize,
+    SplitConfigs,
+    CombinePositions,
+}
 
-/// One group of `ValidateLayoutForShape` (rules 9–22), or this crate's rule.
-const fn check_layout_group(
-    group: usize,
-    layout: &Layout,
-    shape: &ArrayShape,
-) -> Result<(), ValidationError> {
-    match group {
-        0 => check_minor_to_major(layout, shape),
-        1 => check_tail_padding(layout, shape),
-        2 => check_sparse_leftovers(layout, shape),
-        3 => check_tiles(layout, shape),
-        4 => check_element_size(layout, shape),
-        5 => validate_split_configs(layout, shape),
-        _ => check_combine_positions(layout, shape),
+impl LayoutCheck {
+    const ALL: [LayoutCheck; 7] = [
+        LayoutCheck::MinorToMajor,
+        LayoutCheck::TailPadding,
+        LayoutCheck::SparseLeftovers,
+        LayoutCheck::Tiles,
+        LayoutCheck::ElementSize,
+        LayoutCheck::SplitConfigs,
+        LayoutCheck::CombinePositions,
+    ];
+
+    const fn run(self, layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+        match self {
+            LayoutCheck::MinorToMajor => check_minor_to_major(layout, shape),
+            LayoutCheck::TailPadding => check_tail_padding(layout, shape),
+            LayoutCheck::SparseLeftovers => check_sparse_leftovers(layout, shape),
+            LayoutCheck::Tiles => check_tiles(layout, shape),
+            LayoutCheck::ElementSize => check_element_size(layout, shape),
+            LayoutCheck::SplitConfigs => validate_split_configs(layout, shape),
+            LayoutCheck::CombinePositions => check_combine_positions(layout, shape),
+        }
     }
 }
 
-/// Rules 9–11.
 const fn check_minor_to_major(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
     use ValidationErrorKind as K;
     let rank = shape.rank();
@@ -512,12 +679,12 @@ const fn check_combine_positions(
 
 /// `ValidateLayoutForShape` for an array: rules 9–22, then this crate's rule.
 const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
-    let mut group = 0;
-    while group < LAYOUT_GROUPS {
-        if let Err(e) = check_layout_group(group, layout, shape) {
+    let mut i = 0;
+    while i < LayoutCheck::ALL.len() {
+        if let Err(e) = LayoutCheck::ALL[i].run(layout, shape) {
             return Err(e);
         }
-        group += 1;
+        i += 1;
     }
     Ok(())
 }
@@ -528,7 +695,8 @@ const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), Vali
 #[derive(Clone, Debug)]
 pub struct ValidationErrors<'a> {
     shape: &'a ArrayShape,
-    next_group: usize,
+    /// The next step: the non-layout rules, then each layout check.
+    step: usize,
     minor_to_major_ok: bool,
 }
 
@@ -538,25 +706,28 @@ impl Iterator for ValidationErrors<'_> {
     fn next(&mut self) -> Option<ValidationError> {
         let shape = self.shape;
         loop {
-            let group = self.next_group;
-            self.next_group += 1;
-            let result = match (group, shape.layout()) {
-                (0, _) => validate_non_layout(shape),
-                (1, None) => fail(ValidationErrorKind::MissingLayout, shape),
-                (_, None) => return None,
-                (g, Some(l)) if g <= LAYOUT_GROUPS => {
-                    let g = g - 1;
-                    // Split configs are read through minor-to-major.
-                    if g == 5 && !self.minor_to_major_ok {
+            let step = self.step;
+            self.step += 1;
+            let result = match step.checked_sub(1) {
+                None => validate_non_layout(shape),
+                Some(check) => {
+                    let Some(layout) = shape.layout() else {
+                        return (check == 0).then_some(ValidationError {
+                            kind: ValidationErrorKind::MissingLayout,
+                            shape: *shape,
+                            in_buffer: false,
+                        });
+                    };
+                    let check = *LayoutCheck::ALL.get(check)?;
+                    if matches!(check, LayoutCheck::SplitConfigs) && !self.minor_to_major_ok {
                         continue;
                     }
-                    let r = check_layout_group(g, l, shape);
-                    if g == 0 {
+                    let r = check.run(layout, shape);
+                    if matches!(check, LayoutCheck::MinorToMajor) {
                         self.minor_to_major_ok = r.is_ok();
                     }
                     r
                 }
-                _ => return None,
             };
             if let Err(e) = result {
                 return Some(e);
@@ -580,7 +751,7 @@ impl Iterator for ValidationErrors<'_> {
 pub fn validation_errors(shape: &ArrayShape) -> ValidationErrors<'_> {
     ValidationErrors {
         shape,
-        next_group: 0,
+        step: 0,
         minor_to_major_ok: false,
     }
 }

@@ -3,10 +3,8 @@
 //! Parsing, validation and address math are layout-core's; this module
 //! only words the failures for Rust users and points them at tokens.
 
-use xla_layout_core::text::{
-    Diagnostic, ParseErrorKind, TokenKind, parse_array_with_spans, shape_spans,
-};
-use xla_layout_core::{AddressError, ArrayShape, ElementType, TiledShape, validation_errors};
+use xla_layout_core::text::{Diagnostic, ParseErrorKind, parse_array_with_spans, shape_spans};
+use xla_layout_core::{AddressError, ArrayShape, TiledShape, validation_errors};
 
 use crate::to_text::SourceText;
 
@@ -32,7 +30,7 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
             // A second message at the same token is a consequence of the
             // first (XLA gives up on the layout there too): show one.
             let mut reported = Vec::new();
-            for d in e.diagnostics().filter(|d| !is_noise(src, d)) {
+            for d in e.diagnostics().filter(|d| !d.is_noise(text)) {
                 if reported.contains(&d.start) {
                     continue;
                 }
@@ -50,7 +48,7 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
     let before = errors.len();
     for e in validation_errors(&shape) {
         let at = spans.locate(e.kind());
-        errors.push(src.error(at.start, at.end, format!("{}: {e}", e.kind().rule())));
+        errors.push(src.error(at.start, at.end, format!("{}: {e}", e.kind().hint())));
     }
     if errors.len() > before {
         return Err(partial);
@@ -60,7 +58,7 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
         // count must fit in 64 bits (the target's usize is checked in the
         // generated code).
         Ok(tiled) if tiled.total_bits().is_none() => {
-            let at = spans.element_size.unwrap_or(spans.dims);
+            let at = spans.attribute("E").unwrap_or(spans.dims);
             errors.push(src.error(
                 at.start,
                 at.end,
@@ -93,12 +91,6 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
     }
 }
 
-/// XLA's parser tries an integer before `*` in a tile, leaving an
-/// "expects integer" behind that means nothing to a user.
-fn is_noise(src: &SourceText, d: &Diagnostic) -> bool {
-    d.kind == ParseErrorKind::Syntax("expects integer") && src.slice(d.start, d.end) == "*"
-}
-
 /// Most diagnostics point at their token; a few are better shown on the
 /// part of the layout they are about.
 fn where_to_point(src: &SourceText, d: &Diagnostic) -> (usize, usize) {
@@ -108,101 +100,20 @@ fn where_to_point(src: &SourceText, d: &Diagnostic) -> (usize, usize) {
             (spans.minor_to_major.start, spans.minor_to_major.end)
         }
         ParseErrorKind::PhysicalShapeOnDenseArray(_) => spans
-            .physical_shape
+            .attribute("P")
             .map_or((d.start, d.end), |s| (s.start, s.end)),
         ParseErrorKind::NotAnArray(_) => (0, src.text.len()),
         _ => (d.start, d.end),
     }
 }
 
-/// Attributes in the order XLA reads them.
-const ATTRIBUTE_ORDER: &str = "D, T, L, #, *, E, S, SC, P, M";
-
+/// The message for a parse diagnostic: the core's explanation, except
+/// for what only `layout!` can say.
 fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
-    let token = src.slice(d.start, d.end);
-    let xla = d.kind.to_string();
-    let lexed = xla_layout_core::text::Lexer::at(src.text.as_bytes(), d.start).next_token();
     match &d.kind {
-        ParseErrorKind::ExpectedPrimitiveType(TokenKind::Ident) => {
-            let hint = match ElementType::closest_name(token) {
-                Some(t) => format!("; did you mean `{t}`?"),
-                None => "; element types are pred, s1..s64, u1..u64, f16, bf16, f32, f64, the f8/f6/f4 types, c64, c128".into(),
-            };
-            format!("unknown element type `{token}`{hint}")
-        }
-        ParseErrorKind::ExpectedPrimitiveType(_) => {
-            format!("expected an element type such as `f32` or `bf16` (XLA: {xla})")
-        }
-        ParseErrorKind::Syntax("expects integer") if lexed.kind == TokenKind::Decimal => {
-            format!("`{token}` is a float literal; XLA expects an integer here (XLA: {xla})")
-        }
-        ParseErrorKind::Syntax("expects layout to end with kRbrace") if is_attribute(token) => {
-            format!(
-                "layout attribute `{token}` is out of order or repeated: attributes come at most once each, in the order {ATTRIBUTE_ORDER} (XLA: {xla})"
-            )
-        }
-        ParseErrorKind::ExtraContent(_) => {
-            format!("unexpected `{token}` after the shape (XLA: {xla})")
-        }
-        ParseErrorKind::MinorToMajorCount {
-            rank,
-            minor_to_major,
-        } => format!(
-            "minor_to_major must have one entry per dimension: the shape has {rank} dimensions but the layout lists {minor_to_major} (XLA: {xla})"
-        ),
-        ParseErrorKind::Syntax("expects layout to end with kRbrace") => format!(
-            "unexpected {} in the layout: after `:` come the attributes {ATTRIBUTE_ORDER}, each at most once and in that order, then `}}` (XLA: {xla})",
-            describe(token)
-        ),
-        ParseErrorKind::Syntax("expects integer") => {
-            format!(
-                "expected an integer, found {} (XLA: {xla})",
-                describe(token)
-            )
-        }
-        ParseErrorKind::ExpectedListStart(kind) | ParseErrorKind::ExpectedListEnd(kind) => {
-            format!(
-                "expected `{}`, found {} (XLA: {xla})",
-                punctuation(*kind),
-                describe(token)
-            )
-        }
         ParseErrorKind::NotAnArray(kind) => format!(
             "layout! needs an array shape; this is {kind} (tuples, tokens, opaque and buffer shapes have no addressing)"
         ),
-        ParseErrorKind::PhysicalShapeOnDenseArray(_) => format!(
-            "P(shape) physical shapes belong to sparse arrays, which XLA no longer has (XLA: {xla})"
-        ),
-        _ => xla,
+        _ => d.explain(src.text.as_bytes()).to_string(),
     }
-}
-
-/// A token for a message: `` `x` `` or "the end of the shape".
-fn describe(token: &str) -> String {
-    if token.is_empty() {
-        "the end of the shape".into()
-    } else {
-        format!("`{token}`")
-    }
-}
-
-/// The text of a punctuation token kind.
-fn punctuation(kind: TokenKind) -> &'static str {
-    match kind {
-        TokenKind::Lsquare => "[",
-        TokenKind::Rsquare => "]",
-        TokenKind::Lparen => "(",
-        TokenKind::Rparen => ")",
-        TokenKind::Lbrace => "{",
-        TokenKind::Rbrace => "}",
-        TokenKind::Colon => ":",
-        _ => kind.xla_name(),
-    }
-}
-
-fn is_attribute(token: &str) -> bool {
-    matches!(
-        token,
-        "D" | "T" | "L" | "#" | "*" | "E" | "S" | "SC" | "P" | "M"
-    )
 }

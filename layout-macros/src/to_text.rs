@@ -99,11 +99,6 @@ impl SourceText {
         }
         syn::Error::new_spanned(markers, message)
     }
-
-    /// The text of bytes `start..end`, for messages.
-    pub fn slice(&self, start: usize, end: usize) -> &str {
-        self.text.get(start..end.min(self.text.len())).unwrap_or("")
-    }
 }
 
 struct Writer<'a> {

@@ -69,6 +69,18 @@ pub(crate) struct ScalarAttributes {
     pub(crate) metadata_prefix_bytes: i64,
 }
 
+impl ScalarAttributes {
+    /// Every attribute at its default.
+    pub(crate) const DEFAULT: ScalarAttributes = ScalarAttributes {
+        tail_padding_alignment: 1,
+        index_type: ElementType::INVALID,
+        pointer_type: ElementType::INVALID,
+        element_size_in_bits: 0,
+        memory_space: 0,
+        metadata_prefix_bytes: 0,
+    };
+}
+
 /// A layout's meaningful contents: every list cut at its length. Entries
 /// past a length may hold stale values (the parser reuses layouts in
 /// place), so equality and hashing look at this only.
@@ -123,14 +135,7 @@ impl Layout {
         self.tile_count = 0;
         self.split_count = 0;
         self.physical_shape = None;
-        self.set_scalar_attributes(&ScalarAttributes {
-            tail_padding_alignment: 1,
-            index_type: ElementType::INVALID,
-            pointer_type: ElementType::INVALID,
-            element_size_in_bits: 0,
-            memory_space: 0,
-            metadata_prefix_bytes: 0,
-        });
+        self.set_scalar_attributes(&ScalarAttributes::DEFAULT);
     }
 }
 

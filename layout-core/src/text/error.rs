@@ -15,8 +15,14 @@ use crate::{CapacityError, ElementType, InlineStr};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ParseErrorKind {
-    /// A fixed XLA message, e.g. `expects layout to end with kRbrace`.
+    /// A fixed XLA message, e.g. `expects layout to start with kLbrace`.
     Syntax(&'static str),
+    /// `expects integer`: a number was due (also what a `*` tile entry
+    /// leaves behind, since XLA tries an integer first).
+    ExpectedInteger,
+    /// `expects layout to end with kRbrace`: the layout goes on after its
+    /// last attribute, e.g. with an attribute out of order or repeated.
+    LayoutNotClosed,
     /// `expects a list starting with kX`.
     ExpectedListStart(TokenKind),
     /// `expects a list to end with kX`.
@@ -131,6 +137,8 @@ impl Display for ParseErrorKind {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Self::Syntax(m) => f.write_str(m),
+            Self::ExpectedInteger => f.write_str("expects integer"),
+            Self::LayoutNotClosed => f.write_str("expects layout to end with kRbrace"),
             Self::ExpectedListStart(k) => {
                 write!(f, "expects a list starting with {}", k.xla_name())
             }

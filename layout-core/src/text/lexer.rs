@@ -65,6 +65,37 @@ pub enum TokenKind {
 }
 
 impl TokenKind {
+    /// How a punctuation token is written (`(`, `}`, `:`…); XLA's name
+    /// ([`TokenKind::xla_name`]) for any other kind.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::TokenKind;
+    /// assert_eq!(TokenKind::Rbrace.text(), "}");
+    /// assert_eq!(TokenKind::Int.text(), "kInt");
+    /// ```
+    pub const fn text(self) -> &'static str {
+        use TokenKind as K;
+        match self {
+            K::Lsquare => "[",
+            K::Rsquare => "]",
+            K::Lparen => "(",
+            K::Rparen => ")",
+            K::Lbrace => "{",
+            K::Rbrace => "}",
+            K::Colon => ":",
+            K::Comma => ",",
+            K::Equal => "=",
+            K::Asterisk => "*",
+            K::QuestionMark => "?",
+            K::Octothorp => "#",
+            K::Plus => "+",
+            K::Tilde => "~",
+            K::Arrow => "->",
+            K::Leq => "<=",
+            _ => self.xla_name(),
+        }
+    }
+
     /// XLA's name for the kind (`TokKindToString`).
     ///
     /// ```

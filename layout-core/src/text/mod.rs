@@ -4,16 +4,22 @@
 //! [`crate::validate`] → addressing; `Display` prints the model back.
 
 mod api;
+mod attributes;
 mod error;
 mod grid;
+mod hint;
 mod lexer;
 mod parser;
 pub(crate) mod print;
 mod spans;
 
 pub use api::{Error, Stage};
+pub use attributes::{
+    ATTRIBUTES, Attribute, AttributeOrder, AttributeValue, attribute_index, attribute_of,
+};
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
 pub use grid::{GridError, OffsetGrid};
+pub use hint::Explained;
 pub(crate) use lexer::element_type_named;
 pub use lexer::{GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind};
 #[cfg(feature = "alloc")]

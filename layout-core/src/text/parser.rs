@@ -14,10 +14,11 @@
 use alloc::vec::Vec;
 use core::fmt::Write;
 
+use super::attributes::{self, ATTRIBUTES, Draft};
 use super::error::{Diagnostic, ParseError, ParseErrorKind as E};
 use super::lexer::{Lexer, Token, TokenKind as K};
 use super::spans::{ByteSpan, ShapeSpans};
-use crate::limits::{COMBINE, DEFAULT_MAX_DEPTH, UNBOUNDED};
+use crate::limits::{DEFAULT_MAX_DEPTH, UNBOUNDED};
 use crate::model::ScalarAttributes;
 use crate::{ArrayShape, CapacityError, ElementType, InlineStr, Layout, PhysicalShapeText, Shape};
 
@@ -50,7 +51,7 @@ impl Default for ParseOptions {
 /// ignore them (inside layouts) can.
 pub(crate) struct Stop;
 
-type Step<T> = Result<T, Stop>;
+pub(crate) type Step<T> = Result<T, Stop>;
 
 /// The deepest `P(...)` nesting handled (each level recurses on the Rust
 /// stack with a whole array in the frame).
@@ -193,6 +194,27 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The current token.
+    pub(crate) fn tok(&self) -> Token {
+        self.tok
+    }
+
+    /// The current token's text.
+    pub(crate) fn tok_text(&self) -> &'a [u8] {
+        self.tok.text(self.src)
+    }
+
+    /// Where the last consumed token ended.
+    pub(crate) fn prev_end(&self) -> usize {
+        self.prev_end
+    }
+
+    /// The spans, if any are being kept (callers check that they are
+    /// recording this array).
+    pub(crate) fn spans_mut_any(&mut self) -> Option<&mut ShapeSpans> {
+        self.spans.as_mut()
+    }
+
     /// This parser, also recording where the parts of the outermost array
     /// are.
     pub(crate) fn with_spans(mut self) -> Self {
@@ -212,7 +234,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn lex(&mut self) {
+    pub(crate) fn lex(&mut self) {
         self.prev_end = self.tok.end;
         self.tok = self.lexer.next_token();
     }
@@ -232,22 +254,10 @@ impl<'a> Parser<'a> {
     }
 
     /// The span from `start` to the end of the last consumed token.
-    fn since(&self, start: Token) -> ByteSpan {
+    pub(crate) fn since(&self, start: Token) -> ByteSpan {
         ByteSpan {
             start: start.start,
             end: self.prev_end.max(start.start),
-        }
-    }
-
-    fn record_attribute(
-        &mut self,
-        record: bool,
-        start: Token,
-        slot: fn(&mut ShapeSpans) -> &mut Option<ByteSpan>,
-    ) {
-        let span = self.since(start);
-        if let (true, Some(spans)) = (record, self.spans.as_mut()) {
-            *slot(spans) = Some(span);
         }
     }
 
@@ -255,7 +265,7 @@ impl<'a> Parser<'a> {
         self.lexer.look_ahead().kind
     }
 
-    fn is_ident(&self, text: &[u8]) -> bool {
+    pub(crate) fn is_ident(&self, text: &[u8]) -> bool {
         self.tok.kind == K::Ident && self.tok.text(self.src) == text
     }
 
@@ -277,7 +287,7 @@ impl<'a> Parser<'a> {
 
     /// Records `kind` at the current token; returns `false` like XLA's
     /// `TokenError`.
-    fn error(&mut self, kind: E) -> bool {
+    pub(crate) fn error(&mut self, kind: E) -> bool {
         self.error_at(self.tok, kind)
     }
 
@@ -298,7 +308,7 @@ impl<'a> Parser<'a> {
         Err(Stop)
     }
 
-    fn capacity<T>(&mut self, tok: Token, r: Result<T, CapacityError>) -> Step<T> {
+    pub(crate) fn capacity<T>(&mut self, tok: Token, r: Result<T, CapacityError>) -> Step<T> {
         match r {
             Ok(v) => Ok(v),
             Err(e) => self.stop(tok, E::Capacity(e)),
@@ -308,7 +318,7 @@ impl<'a> Parser<'a> {
     /// `ParseToken`.
     /// `msg` is built only on failure: a `ParseErrorKind` is a few hundred
     /// bytes, and this runs for every bracket of every shape.
-    fn expect(&mut self, kind: K, msg: impl FnOnce() -> E) -> bool {
+    pub(crate) fn expect(&mut self, kind: K, msg: impl FnOnce() -> E) -> bool {
         if self.tok.kind != kind {
             return self.error(msg());
         }
@@ -317,7 +327,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `EatIfPresent`.
-    fn eat(&mut self, kind: K) -> bool {
+    pub(crate) fn eat(&mut self, kind: K) -> bool {
         let present = self.tok.kind == kind;
         if present {
             self.lex();
@@ -326,9 +336,9 @@ impl<'a> Parser<'a> {
     }
 
     /// `ParseInt64`.
-    fn int64(&mut self) -> Option<i64> {
+    pub(crate) fn int64(&mut self) -> Option<i64> {
         if self.tok.kind != K::Int {
-            self.error(E::Syntax("expects integer"));
+            self.error(E::ExpectedInteger);
             return None;
         }
         let v = self.tok.int;
@@ -337,7 +347,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `ParseList(start, end, delim=',', item)`.
-    fn list(
+    pub(crate) fn list(
         &mut self,
         start: K,
         end: K,
@@ -632,16 +642,6 @@ impl<'a> Parser<'a> {
     /// in place saves copying a kilobyte-sized value per shape.
     fn layout_into(&mut self, l: &mut Layout) -> Step<Option<usize>> {
         let mut m2m_len = 0usize;
-        let mut tail_padding: i64 = 1;
-        let mut tail_padding_tok = self.tok;
-        let mut element_bits: i64 = 0;
-        let mut memory_space: i64 = 0;
-        let mut metadata_prefix: i64 = 0;
-        let mut index_type = ElementType::INVALID;
-        let mut pointer_type = ElementType::INVALID;
-        // The first negative tile entry, for MakeLayout's abort.
-        let mut negative_tile: Option<(Token, i64)> = None;
-
         let open = self.tok;
         if !self.expect(K::Lbrace, || {
             E::Syntax("expects layout to start with kLbrace")
@@ -655,6 +655,13 @@ impl<'a> Parser<'a> {
                 end: open.end,
             };
         }
+        let mut draft = Draft {
+            layout: l,
+            scalars: ScalarAttributes::DEFAULT,
+            negative_tile: None,
+            tail_padding: None,
+            record,
+        };
         if self.tok.kind != K::Rbrace {
             if self.tok.kind == K::Int {
                 let first = self.tok;
@@ -663,7 +670,7 @@ impl<'a> Parser<'a> {
                         return Ok(None);
                     };
                     if m2m_len < crate::MAX_RANK {
-                        let r = l.push_minor_to_major(v);
+                        let r = draft.layout.push_minor_to_major(v);
                         self.capacity(self.tok, r)?;
                     }
                     m2m_len += 1;
@@ -677,83 +684,22 @@ impl<'a> Parser<'a> {
                 }
             }
             if self.eat(K::Colon) {
-                if self.is_ident(b"D") {
-                    self.lex();
-                    self.dim_level_types()?;
-                }
-                if self.is_ident(b"T") {
-                    self.lex();
-                    self.tiles(l, &mut negative_tile, record)?;
-                }
-                if self.is_ident(b"L") {
+                // Each attribute at most once, in the table's order.
+                for (i, a) in ATTRIBUTES.iter().enumerate() {
+                    if !attributes::starts(self, a.name) {
+                        continue;
+                    }
                     let start = self.tok;
                     self.lex();
-                    self.int_attribute(&mut tail_padding, "multiple padded to in elements");
-                    // Point an abort on L at the whole attribute.
-                    tail_padding_tok = Token {
-                        end: self.prev_end,
-                        ..start
-                    };
-                    self.record_attribute(record, start, |s| &mut s.tail_padding);
-                }
-                if self.tok.kind == K::Octothorp {
-                    let start = self.tok;
-                    self.lex();
-                    self.expect(K::Lparen, || {
-                        E::Syntax("expects kOctothorp to be followed by kLparen")
-                    });
-                    self.unsigned_integer_type(&mut index_type);
-                    self.expect(K::Rparen, || {
-                        E::Syntax("expects index primitive type to be followed by kRparen")
-                    });
-                    self.record_attribute(record, start, |s| &mut s.index_type);
-                }
-                if self.tok.kind == K::Asterisk {
-                    let start = self.tok;
-                    self.lex();
-                    self.expect(K::Lparen, || {
-                        E::Syntax("expects kAsterisk to be followed by kLparen")
-                    });
-                    self.unsigned_integer_type(&mut pointer_type);
-                    self.expect(K::Rparen, || {
-                        E::Syntax("expects pointer primitive type to be followed by kRparen")
-                    });
-                    self.record_attribute(record, start, |s| &mut s.pointer_type);
-                }
-                if self.is_ident(b"E") {
-                    let start = self.tok;
-                    self.lex();
-                    self.int_attribute(&mut element_bits, "element size in bits");
-                    self.record_attribute(record, start, |s| &mut s.element_size);
-                }
-                if self.is_ident(b"S") {
-                    let start = self.tok;
-                    self.lex();
-                    self.int_attribute(&mut memory_space, "memory space");
-                    self.record_attribute(record, start, |s| &mut s.memory_space);
-                }
-                if self.is_ident(b"SC") {
-                    self.lex();
-                    self.split_configs(l, record)?;
-                }
-                if self.is_ident(b"P") {
-                    let start = self.tok;
-                    self.lex();
-                    let text = self.physical_shape()?;
-                    l.set_physical_shape(text);
-                    self.record_attribute(record, start, |s| &mut s.physical_shape);
-                }
-                if self.is_ident(b"M") {
-                    let start = self.tok;
-                    self.lex();
-                    self.int_attribute(&mut metadata_prefix, "dynamic shape metadata prefix bytes");
-                    self.record_attribute(record, start, |s| &mut s.metadata_prefix);
+                    (a.parse)(self, &mut draft, start)?;
+                    let span = self.since(start);
+                    if let (true, Some(spans)) = (record, self.spans.as_mut()) {
+                        spans.attributes[i] = Some(span);
+                    }
                 }
             }
         }
-        if !self.expect(K::Rbrace, || {
-            E::Syntax("expects layout to end with kRbrace")
-        }) {
+        if !self.expect(K::Rbrace, || E::LayoutNotClosed) {
             return Ok(None);
         }
         let span = self.since(open);
@@ -761,149 +707,21 @@ impl<'a> Parser<'a> {
             spans.layout = Some(span);
         }
         // `LayoutUtil::MakeLayout`, whose checks abort the XLA process.
-        if let Some((tok, v)) = negative_tile {
+        if let Some((tok, v)) = draft.negative_tile {
             return self.stop(tok, E::NegativeTileDimension(v));
         }
+        let tail_padding = draft.scalars.tail_padding_alignment;
         if tail_padding < 1 {
-            return self.stop(tail_padding_tok, E::TailPaddingBelowOne(tail_padding));
+            let tok = draft.tail_padding.unwrap_or(open);
+            return self.stop(tok, E::TailPaddingBelowOne(tail_padding));
         }
-        l.set_scalar_attributes(&ScalarAttributes {
-            tail_padding_alignment: tail_padding,
-            index_type,
-            pointer_type,
-            element_size_in_bits: element_bits,
-            // XLA keeps the memory space in an int8 (spec §a.3 item 10).
-            memory_space: memory_space as i8,
-            metadata_prefix_bytes: metadata_prefix,
-        });
+        draft.layout.set_scalar_attributes(&draft.scalars);
         Ok(Some(m2m_len))
-    }
-
-    /// `ParseLayoutIntAttribute`: `(n)`, storing n as soon as it is read.
-    fn int_attribute(&mut self, value: &mut i64, what: &'static str) -> bool {
-        if !self.expect(K::Lparen, || E::ExpectedAttributeStart(what)) {
-            return false;
-        }
-        match self.int64() {
-            Some(v) => *value = v,
-            None => return false,
-        }
-        self.expect(K::Rparen, || E::ExpectedAttributeEnd(what))
-    }
-
-    /// `ParseUnsignedIntegerType`: stores any type, then complains if it is
-    /// not unsigned.
-    fn unsigned_integer_type(&mut self, out: &mut ElementType) -> bool {
-        if self.tok.kind != K::PrimitiveType {
-            return self.error(E::ExpectedPrimitiveType(self.tok.kind));
-        }
-        *out = self.tok.element_type;
-        self.lex();
-        if !out.is_unsigned_integral() {
-            return self.error(E::Syntax("expecting an unsigned integer type"));
-        }
-        true
-    }
-
-    /// `ParseDimLevelTypes`: `D(D+~,C,S,H)`, read and thrown away.
-    fn dim_level_types(&mut self) -> Step<bool> {
-        self.list(K::Lparen, K::Rparen, |p| {
-            if p.tok.kind == K::Ident && matches!(p.tok.text(p.src), b"D" | b"C" | b"S" | b"H") {
-                p.lex();
-                p.eat(K::Plus);
-                p.eat(K::Tilde);
-                return Ok(true);
-            }
-            Ok(p.error(E::Syntax(
-                "expected a DimLevelType abbreviation (D, C, or S)",
-            )))
-        })
-    }
-
-    /// `ParseTiles`: `(a,b,…)(…)…`; each tile is kept from the moment its
-    /// `(` is reached.
-    fn tiles(
-        &mut self,
-        l: &mut Layout,
-        negative: &mut Option<(Token, i64)>,
-        record: bool,
-    ) -> Step<bool> {
-        loop {
-            let open = self.tok;
-            let r = l.push_tile();
-            self.capacity(self.tok, r)?;
-            let ok = self.list(K::Lparen, K::Rparen, |p| {
-                let tok = p.tok;
-                let entry = match p.int64() {
-                    Some(v) => v,
-                    // XLA tries an integer first, so `*` leaves an
-                    // "expects integer" behind.
-                    None if p.tok.kind == K::Asterisk => {
-                        p.lex();
-                        COMBINE
-                    }
-                    None => return Ok(false),
-                };
-                if entry < 0 && entry != COMBINE && negative.is_none() {
-                    *negative = Some((tok, entry));
-                }
-                let r = l.push_tile_entry(entry);
-                p.capacity(tok, r)?;
-                Ok(true)
-            })?;
-            let span = self.since(open);
-            if let (true, Some(spans)) = (record, self.spans.as_mut()) {
-                spans.tiles[l.tile_count() - 1] = span;
-            }
-            if !ok {
-                return Ok(false);
-            }
-            if self.tok.kind != K::Lparen {
-                return Ok(true);
-            }
-        }
-    }
-
-    /// `ParseSplitConfigs`: `(d:i,j,…)(…)…`.
-    fn split_configs(&mut self, l: &mut Layout, record: bool) -> Step<bool> {
-        loop {
-            let open = self.tok;
-            if !self.expect(K::Lparen, || {
-                E::Syntax("expects split configs to start with kLparen")
-            }) {
-                return Ok(false);
-            }
-            let tok = self.tok;
-            let Some(dimension) = self.int64() else {
-                return Ok(false);
-            };
-            let r = l.push_split_config(dimension);
-            self.capacity(tok, r)?;
-            let ok = self.list(K::Colon, K::Rparen, |p| {
-                let tok = p.tok;
-                let Some(v) = p.int64() else { return Ok(false) };
-                let r = l.push_split_index(v);
-                p.capacity(tok, r)?;
-                Ok(true)
-            })?;
-            let span = self.since(open);
-            if let (true, Some(spans), n @ 1..) =
-                (record, self.spans.as_mut(), l.split_config_count())
-            {
-                spans.split_configs[n - 1] = span;
-            }
-            if !ok {
-                return Ok(false);
-            }
-            if self.tok.kind != K::Lparen {
-                return Ok(true);
-            }
-        }
     }
 
     /// `ParsePhysicalShape`: `(shape)`. The shape is kept as its canonical
     /// text; XLA ignores whether the inner shape parsed.
-    fn physical_shape(&mut self) -> Step<PhysicalShapeText> {
+    pub(crate) fn physical_shape(&mut self) -> Step<PhysicalShapeText> {
         // XLA emplaces an empty (invalid-typed) shape before parsing.
         let mut text = PhysicalShapeText::new();
         let _ = text.write_str("primitive_type_invalid[]");
@@ -1132,7 +950,7 @@ pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
 /// let (_, spans) = parse_array_with_spans(text.as_bytes()).unwrap();
 /// assert_eq!(&text[spans.dims.range()], "[8,128]");
 /// assert_eq!(&text[spans.tiles[1].range()], "(2,1)");
-/// assert_eq!(&text[spans.memory_space.unwrap().range()], "S(1)");
+/// assert_eq!(&text[spans.attribute("S").unwrap().range()], "S(1)");
 /// assert_eq!(&text[spans.minor_to_major.range()], "1,0");
 /// ```
 pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), ParseError> {

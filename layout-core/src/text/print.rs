@@ -2,108 +2,18 @@
 
 use core::fmt::{self, Display, Formatter, Write};
 
-use crate::limits::COMBINE;
-use crate::{ArrayShape, Dim, ElementType, Layout, Shape, ShapeEvent};
+use super::attributes::write_joined;
+use crate::{ArrayShape, Dim, Layout, Shape, ShapeEvent};
 
 impl Display for Layout {
-    /// `Layout::ToString`: `{m2m:attributes}` with defaults omitted.
+    /// `Layout::ToString`: `{m2m:attributes}` with defaults omitted, the
+    /// attributes in the table's order ([`super::ATTRIBUTES`]).
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_char('{')?;
         write_joined(f, self.minor_to_major(), ",")?;
-        let mut colon = Colon(false);
-        if self.tile_count() > 0 {
-            colon.once(f)?;
-            f.write_char('T')?;
-            for tile in self.tiles() {
-                write_tile(f, tile)?;
-            }
-        }
-        let l = self.tail_padding_alignment_in_elements();
-        if l != 1 {
-            colon.once(f)?;
-            write!(f, "L({l})")?;
-        }
-        if let Some(t) = self.index_primitive_type() {
-            colon.once(f)?;
-            write!(f, "#({})", integral_name(t))?;
-        }
-        if let Some(t) = self.pointer_primitive_type() {
-            colon.once(f)?;
-            write!(f, "*({})", integral_name(t))?;
-        }
-        if self.element_size_in_bits() != 0 {
-            colon.once(f)?;
-            write!(f, "E({})", self.element_size_in_bits())?;
-        }
-        if self.memory_space() != 0 {
-            colon.once(f)?;
-            write!(f, "S({})", self.memory_space())?;
-        }
-        if self.split_config_count() > 0 {
-            colon.once(f)?;
-            f.write_str("SC")?;
-            for sc in self.split_configs() {
-                write!(f, "({}:", sc.dimension)?;
-                write_joined(f, sc.indices, ",")?;
-                f.write_char(')')?;
-            }
-        }
-        if let Some(p) = self.physical_shape() {
-            colon.once(f)?;
-            write!(f, "P({p})")?;
-        }
-        if self.dynamic_shape_metadata_prefix_bytes() > 0 {
-            colon.once(f)?;
-            write!(f, "M({})", self.dynamic_shape_metadata_prefix_bytes())?;
-        }
+        super::attributes::print_attributes(self, f)?;
         f.write_char('}')
     }
-}
-
-/// Writes `:` before the first attribute only.
-struct Colon(bool);
-
-impl Colon {
-    fn once(&mut self, f: &mut Formatter<'_>) -> fmt::Result {
-        if !self.0 {
-            self.0 = true;
-            f.write_char(':')?;
-        }
-        Ok(())
-    }
-}
-
-/// `Tile::Print`: `(8,128)`, `*` for a combine entry, and XLA's text for
-/// any other negative entry.
-fn write_tile(f: &mut Formatter<'_>, tile: &[i64]) -> fmt::Result {
-    f.write_char('(')?;
-    for (i, &d) in tile.iter().enumerate() {
-        if i > 0 {
-            f.write_char(',')?;
-        }
-        match d {
-            COMBINE => f.write_char('*')?,
-            d if d < 0 => write!(f, "Invalid value {d}")?,
-            d => write!(f, "{d}")?,
-        }
-    }
-    f.write_char(')')
-}
-
-/// `#(t)` / `*(t)` print integral types by name and anything else as
-/// `invalid` (spec §a.4).
-fn integral_name(t: ElementType) -> &'static str {
-    if t.is_integral() { t.name() } else { "invalid" }
-}
-
-pub(crate) fn write_joined(f: &mut impl Write, values: &[i64], sep: &str) -> fmt::Result {
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 {
-            f.write_str(sep)?;
-        }
-        write!(f, "{v}")?;
-    }
-    Ok(())
 }
 
 /// `ShapeUtil::HumanString` of an array: `f32[<=2,?,3]`.

@@ -1,6 +1,7 @@
 //! Where each part of an array shape's text is, so that tools (the
 //! `layout!` macro, editors) can point at the part a rule is about.
 
+use super::ATTRIBUTES;
 use crate::ValidationErrorKind;
 use crate::limits::{MAX_RANK, MAX_SPLIT_CONFIGS, MAX_TILES};
 
@@ -124,24 +125,13 @@ pub struct ShapeSpans {
     pub layout: Option<ByteSpan>,
     /// The minor-to-major list (the `{` when it is empty).
     pub minor_to_major: ByteSpan,
+    /// Each attribute, name and value (`T(8,128)(2,1)`, `S(1)`), by its
+    /// position in [`super::ATTRIBUTES`]; see [`ShapeSpans::attribute`].
+    pub attributes: [Option<ByteSpan>; ATTRIBUTES.len()],
     /// Each tile, `(…)`.
     pub tiles: [ByteSpan; MAX_TILES],
-    /// `L(n)`.
-    pub tail_padding: Option<ByteSpan>,
-    /// `#(t)`.
-    pub index_type: Option<ByteSpan>,
-    /// `*(t)`.
-    pub pointer_type: Option<ByteSpan>,
-    /// `E(n)`.
-    pub element_size: Option<ByteSpan>,
-    /// `S(n)`.
-    pub memory_space: Option<ByteSpan>,
     /// Each split config, `(d:…)`.
     pub split_configs: [ByteSpan; MAX_SPLIT_CONFIGS],
-    /// `P(...)`.
-    pub physical_shape: Option<ByteSpan>,
-    /// `M(n)`.
-    pub metadata_prefix: Option<ByteSpan>,
 }
 
 impl ShapeSpans {
@@ -151,16 +141,24 @@ impl ShapeSpans {
         dim: [ByteSpan::EMPTY; MAX_RANK],
         layout: None,
         minor_to_major: ByteSpan::EMPTY,
+        attributes: [None; ATTRIBUTES.len()],
         tiles: [ByteSpan::EMPTY; MAX_TILES],
-        tail_padding: None,
-        index_type: None,
-        pointer_type: None,
-        element_size: None,
-        memory_space: None,
         split_configs: [ByteSpan::EMPTY; MAX_SPLIT_CONFIGS],
-        physical_shape: None,
-        metadata_prefix: None,
     };
+
+    /// The attribute written `name` (`"E"`, `"S"`, …), if the text has it.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_array_with_spans;
+    /// let text = "bf16[8,128]{1,0:T(8,128)(2,1)S(1)}";
+    /// let (_, spans) = parse_array_with_spans(text.as_bytes()).unwrap();
+    /// assert_eq!(&text[spans.attribute("S").unwrap().range()], "S(1)");
+    /// assert_eq!(&text[spans.attribute("T").unwrap().range()], "T(8,128)(2,1)");
+    /// assert_eq!(spans.attribute("E"), None);
+    /// ```
+    pub fn attribute(&self, name: &str) -> Option<ByteSpan> {
+        self.attributes[super::attribute_index(name)?]
+    }
 
     /// The part of the text a validation rule is about: the dimensions for
     /// dimension rules, the minor-to-major list, the offending tile or
@@ -188,28 +186,23 @@ impl ShapeSpans {
             K::MinorToMajorLength | K::MinorToMajorOutOfBounds | K::MinorToMajorDuplicate => {
                 self.minor_to_major
             }
-            K::TailPaddingNotPositive => self.tail_padding.unwrap_or(whole),
-            K::IndexPrimitiveType => self.index_type.unwrap_or(whole),
-            K::PointerPrimitiveType => self.pointer_type.unwrap_or(whole),
-            K::PhysicalShape => self.physical_shape.unwrap_or(whole),
-            K::EmptyTile { tile }
-            | K::NonPositiveTileDimension { tile, .. }
-            | K::CombineInMostMinorPosition { tile } => self
-                .tiles
-                .get(tile)
-                .copied()
-                .filter(|s| s.end > 0)
-                .unwrap_or(whole),
-            K::NegativeElementSize => self.element_size.unwrap_or(whole),
-            K::SplitDimensionOutOfBounds { config }
-            | K::SplitDimensionDuplicate { config }
-            | K::SplitIndicesNotIncreasing { config }
-            | K::SplitIndexOutOfBounds { config, .. } => self
-                .split_configs
-                .get(config)
-                .copied()
-                .filter(|s| s.end > 0)
-                .unwrap_or(whole),
+            // The attribute the rule is about: the failing tile or split
+            // config, else the whole attribute.
+            _ => {
+                let Some(a) = super::attribute_of(kind.rule()) else {
+                    return whole;
+                };
+                let items: &[ByteSpan] = match a.name {
+                    "T" => &self.tiles,
+                    "SC" => &self.split_configs,
+                    _ => &[],
+                };
+                kind.item()
+                    .and_then(|k| items.get(k).copied())
+                    .filter(|s| s.end > 0)
+                    .or_else(|| self.attribute(a.name))
+                    .unwrap_or(whole)
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ mod offset;
 
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
+use xla_layout_core::text::{ATTRIBUTES, AttributeValue};
 use xla_layout_core::{ArrayShape, COMBINE, Dim};
 
 use crate::check::Checked;
@@ -263,49 +264,58 @@ fn shape_expression(k: &TokenStream, shape: &ArrayShape) -> TokenStream {
         .iter()
         .map(|&v| Literal::i64_unsuffixed(v));
     let mut builder = quote!(#k::Layout::new(&[#(#m2m),*]));
-    if layout.tile_count() > 0 {
-        let tiles = layout.tiles().map(|t| {
-            let entries = t.iter().map(|&e| {
-                if e == COMBINE {
-                    quote!(#k::COMBINE)
-                } else {
-                    let e = Literal::i64_unsuffixed(e);
-                    quote!(#e)
-                }
-            });
-            quote!(&[#(#entries),*])
-        });
-        builder = quote!(#builder.with_tiles(&[#(#tiles),*]));
-    }
-    let l = layout.tail_padding_alignment_in_elements();
-    if l != 1 {
-        let l = Literal::i64_unsuffixed(l);
-        builder = quote!(#builder.with_tail_padding_alignment(#l));
-    }
-    let e = layout.element_size_in_bits();
-    if e != 0 {
-        let e = Literal::i64_unsuffixed(e);
-        builder = quote!(#builder.with_element_size_in_bits(#e));
-    }
-    let s = layout.memory_space();
-    if s != 0 {
-        let s = Literal::i8_unsuffixed(s);
-        builder = quote!(#builder.with_memory_space(#s));
-    }
-    if layout.split_config_count() > 0 {
-        let configs = layout.split_configs().map(|c| {
-            let d = Literal::i64_unsuffixed(c.dimension);
-            let idx = c.indices.iter().map(|&i| Literal::i64_unsuffixed(i));
-            quote!((#d, &[#(#idx),*]))
-        });
-        builder = quote!(#builder.with_split_configs(&[#(#configs),*]));
-    }
-    let m = layout.dynamic_shape_metadata_prefix_bytes();
-    if m != 0 {
-        let m = Literal::i64_unsuffixed(m);
-        builder = quote!(#builder.with_dynamic_shape_metadata_prefix_bytes(#m));
+    // Every attribute the layout sets, from the core's attribute table.
+    for a in &ATTRIBUTES {
+        if let Some(value) = (a.value)(&layout) {
+            builder = attribute_call(k, builder, value);
+        }
     }
     quote!(#k::ArrayShape::from_dims(#k::ElementType::#ty, &[#(#dims),*]).with_layout(#builder))
+}
+
+/// `builder.<method>(value)` for one attribute value.
+fn attribute_call(k: &TokenStream, builder: TokenStream, value: AttributeValue<'_>) -> TokenStream {
+    let call = |method: &str, arg: TokenStream| {
+        let method = format_ident!("{}", method);
+        quote!(#builder.#method(#arg))
+    };
+    match value {
+        AttributeValue::Tiles { builder: m, layout } => {
+            let tiles = layout.tiles().map(|t| {
+                let entries = t.iter().map(|&e| {
+                    if e == COMBINE {
+                        quote!(#k::COMBINE)
+                    } else {
+                        let e = Literal::i64_unsuffixed(e);
+                        quote!(#e)
+                    }
+                });
+                quote!(&[#(#entries),*])
+            });
+            call(m, quote!(&[#(#tiles),*]))
+        }
+        AttributeValue::SplitConfigs { builder: m, layout } => {
+            let configs = layout.split_configs().map(|c| {
+                let d = Literal::i64_unsuffixed(c.dimension);
+                let idx = c.indices.iter().map(|&i| Literal::i64_unsuffixed(i));
+                quote!((#d, &[#(#idx),*]))
+            });
+            call(m, quote!(&[#(#configs),*]))
+        }
+        AttributeValue::Int { builder: m, value } => {
+            let v = Literal::i64_unsuffixed(value);
+            call(m, quote!(#v))
+        }
+        AttributeValue::Int8 { builder: m, value } => {
+            let v = Literal::i8_unsuffixed(value);
+            call(m, quote!(#v))
+        }
+        // A new kind of value needs its rendering here.
+        other => {
+            let message = format!("xla-layout internal error: no code for {other:?}");
+            quote!(::core::compile_error!(#message))
+        }
+    }
 }
 
 /// `Logical<TYPE, (Extent<A>, Bound<B>, …)>`.

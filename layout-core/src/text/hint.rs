@@ -1,0 +1,140 @@
+//! Parse errors in words a person can act on: what XLA says, plus what it
+//! means here (the attribute order, the closest element type name, a float
+//! where an integer belongs). Tools show these; XLA's own text stays in
+//! [`super::ParseErrorKind`]'s `Display`.
+
+use core::fmt::{self, Display, Formatter};
+
+use super::attributes::{AttributeOrder, attribute_index};
+use super::error::{Diagnostic, ParseErrorKind};
+use super::lexer::{Lexer, TokenKind};
+use crate::ElementType;
+
+/// A diagnostic explained against its source; see [`Diagnostic::explain`].
+#[derive(Clone, Copy, Debug)]
+pub struct Explained<'a> {
+    diagnostic: &'a Diagnostic,
+    src: &'a [u8],
+}
+
+impl Diagnostic {
+    /// The diagnostic for people: XLA's message with what it means here.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = "f32[2,3]{1,0:S(1)T(8,128)}";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// assert_eq!(
+    ///     e.primary().explain(text.as_bytes()).to_string(),
+    ///     "layout attribute `T` is out of order or repeated: attributes come at most once each, \
+    ///      in the order D, T, L, #, *, E, S, SC, P, M (XLA: expects layout to end with kRbrace)"
+    /// );
+    /// let e = parse_shape(b"F32[2]").unwrap_err();
+    /// assert_eq!(e.primary().explain(b"F32[2]").to_string(), "unknown element type `F32`; did you mean `f32`?");
+    /// ```
+    pub fn explain<'a>(&'a self, src: &'a [u8]) -> Explained<'a> {
+        Explained {
+            diagnostic: self,
+            src,
+        }
+    }
+
+    /// Whether this diagnostic is an artefact of XLA's parser that means
+    /// nothing to a person: the `expects integer` a `*` tile entry leaves
+    /// behind (XLA tries an integer first).
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = b"f32[2]{0:T(*,(}";
+    /// let e = parse_shape(text).unwrap_err();
+    /// assert!(e.diagnostics().next().unwrap().is_noise(text));
+    /// ```
+    pub fn is_noise(&self, src: &[u8]) -> bool {
+        self.kind == ParseErrorKind::ExpectedInteger
+            && src.get(self.start..self.end) == Some(&b"*"[..])
+    }
+}
+
+/// The token text for a message: `` `x` `` or "the end of the shape".
+struct Described<'a>(&'a str);
+
+impl Display for Described<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("the end of the shape")
+        } else {
+            write!(f, "`{}`", self.0)
+        }
+    }
+}
+
+impl Display for Explained<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let d = self.diagnostic;
+        let token = self
+            .src
+            .get(d.start..d.end)
+            .and_then(|t| core::str::from_utf8(t).ok())
+            .unwrap_or("");
+        let xla = &d.kind;
+        let lexed = Lexer::at(self.src, d.start).next_token();
+        match xla {
+            ParseErrorKind::ExpectedPrimitiveType(TokenKind::Ident) => {
+                write!(f, "unknown element type `{token}`")?;
+                match ElementType::closest_name(token) {
+                    Some(t) => write!(f, "; did you mean `{t}`?"),
+                    None => f.write_str(
+                        "; element types are pred, s1..s64, u1..u64, f16, bf16, f32, f64, the f8/f6/f4 types, c64, c128",
+                    ),
+                }
+            }
+            ParseErrorKind::ExpectedPrimitiveType(_) => {
+                write!(
+                    f,
+                    "expected an element type such as `f32` or `bf16` (XLA: {xla})"
+                )
+            }
+            ParseErrorKind::ExpectedInteger if lexed.kind == TokenKind::Decimal => write!(
+                f,
+                "`{token}` is a float literal; XLA expects an integer here (XLA: {xla})"
+            ),
+            ParseErrorKind::ExpectedInteger => write!(
+                f,
+                "expected an integer, found {} (XLA: {xla})",
+                Described(token)
+            ),
+            ParseErrorKind::LayoutNotClosed if attribute_index(token).is_some() => write!(
+                f,
+                "layout attribute `{token}` is out of order or repeated: attributes come at most once each, in the order {AttributeOrder} (XLA: {xla})"
+            ),
+            ParseErrorKind::LayoutNotClosed => write!(
+                f,
+                "unexpected {} in the layout: after `:` come the attributes {AttributeOrder}, each at most once and in that order, then `}}` (XLA: {xla})",
+                Described(token)
+            ),
+            ParseErrorKind::ExtraContent(_) => {
+                write!(f, "unexpected `{token}` after the shape (XLA: {xla})")
+            }
+            ParseErrorKind::MinorToMajorCount {
+                rank,
+                minor_to_major,
+            } => write!(
+                f,
+                "minor_to_major must have one entry per dimension: the shape has {rank} dimensions but the layout lists {minor_to_major} (XLA: {xla})"
+            ),
+            ParseErrorKind::ExpectedListStart(kind) | ParseErrorKind::ExpectedListEnd(kind) => {
+                write!(
+                    f,
+                    "expected `{}`, found {} (XLA: {xla})",
+                    kind.text(),
+                    Described(token)
+                )
+            }
+            ParseErrorKind::PhysicalShapeOnDenseArray(_) => write!(
+                f,
+                "P(shape) physical shapes belong to sparse arrays, which XLA no longer has (XLA: {xla})"
+            ),
+            _ => write!(f, "{xla}"),
+        }
+    }
+}
