@@ -30,8 +30,10 @@ use crate::{ArrayShape, ElementType};
 /// distinct offsets, and `offset_checked` returns `Some(offset(index))` for
 /// exactly those indices. `BYTES` is at least
 /// `⌈PHYSICAL_ELEMENTS · ELEMENT_BITS / 8⌉`, and `PHYSICAL_ELEMENTS ·
-/// ELEMENT_BITS` fits in `usize` (so every bit offset does). Implement it
-/// with `layout!`.
+/// ELEMENT_BITS` fits in `usize` (so every bit offset does). `SHAPE` is a
+/// valid shape whose [`crate::TiledShape`] has `PHYSICAL_ELEMENTS` slots
+/// of `ELEMENT_BITS` bits and the dimensions `DIMS` (views plan copies
+/// from it). Implement it with `layout!`.
 pub unsafe trait StaticLayout:
     Copy + Default + Debug + Display + Eq + Hash + 'static
 {

@@ -6,6 +6,7 @@
 use xla_layout_core::text::{Diagnostic, ParseErrorKind, parse_array_with_spans, shape_spans};
 use xla_layout_core::{AddressError, ArrayShape, TiledShape, validation_errors};
 
+use crate::expand::Ctxt;
 use crate::to_text::SourceText;
 
 /// A shape that parsed, validated and has addresses.
@@ -22,7 +23,7 @@ pub struct Partial {
 
 /// Parses, validates and tiles `src`; on failure pushes every independent
 /// error onto `errors`.
-pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, Partial> {
+pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     let text = src.text.as_bytes();
     let (shape, spans) = match parse_array_with_spans(text) {
         Ok(ok) => ok,
@@ -36,7 +37,7 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
                 }
                 reported.push(d.start);
                 let (start, end) = where_to_point(src, d);
-                errors.push(src.error(start, end, explain_parse(src, d)));
+                cx.error(src.error(start, end, explain_parse(src, d)));
             }
             // The dimensions that did parse give the fallback its rank.
             let spans = shape_spans(text);
@@ -45,12 +46,12 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
         }
     };
     let partial = Partial { rank: shape.rank() };
-    let before = errors.len();
+    let before = cx.error_count();
     for e in validation_errors(&shape) {
         let at = spans.locate(e.kind());
-        errors.push(src.error(at.start, at.end, format!("{}: {e}", e.kind().hint())));
+        cx.error(src.error(at.start, at.end, format!("{}: {e}", e.kind().hint())));
     }
-    if errors.len() > before {
+    if cx.error_count() > before {
         return Err(partial);
     }
     match shape.tiled() {
@@ -59,7 +60,7 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
         // generated code).
         Ok(tiled) if tiled.total_bits().is_none() => {
             let at = spans.attribute("E").unwrap_or(spans.dims);
-            errors.push(src.error(
+            cx.error(src.error(
                 at.start,
                 at.end,
                 format!(
@@ -85,7 +86,7 @@ pub fn check(src: &SourceText, errors: &mut Vec<syn::Error>) -> Result<Checked, 
                 ),
                 other => (spans.dims, other.to_string()),
             };
-            errors.push(src.error(at.start, at.end, message));
+            cx.error(src.error(at.start, at.end, message));
             Err(partial)
         }
     }

@@ -6,7 +6,7 @@ mod offset;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use xla_layout_core::text::{ATTRIBUTES, AttributeValue};
-use xla_layout_core::{ArrayShape, COMBINE, Dim};
+use xla_layout_core::{ArrayShape, COMBINE, Dim, ElementType};
 
 use crate::check::Checked;
 
@@ -114,6 +114,12 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             }
         };
 
+        /// SAFETY: `offset` is layout-core's coordinate program for
+        /// `SHAPE` folded into constants at expansion time, so in-bounds
+        /// indices map to distinct slots below `PHYSICAL_ELEMENTS`;
+        /// `offset_checked` tests exactly the bounds in `DIMS`; the const
+        /// block above checks the size constants against layout-core and
+        /// this target's usize.
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         unsafe impl #k::StaticLayout for #name {
             type Index = #index_ty;
@@ -154,10 +160,16 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
 
 /// A type with the right rank and no valid index, emitted next to the
 /// errors of an invalid layout so that the rest of the crate still
-/// type-checks (and rust-analyzer keeps working).
+/// type-checks (and rust-analyzer keeps working). It honours
+/// `StaticLayout`'s contract as the empty array `u8[0,…,0]` of that rank:
+/// a valid shape, no index, no slot.
 pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
     let k = &krate.0;
     let index_ty = quote!([usize; #rank]);
+    let shape = ArrayShape::new(ElementType::U8, &vec![0; rank]);
+    let text = shape.to_string();
+    let logical = logical_type(k, &shape);
+    let zeros = vec![quote!(#k::Dim::Static(0)); rank];
     quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery, missing_docs, unused_variables)]
         impl #name {
@@ -165,34 +177,36 @@ pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
             pub const DIMS: #index_ty = [0; #rank];
             pub const PHYSICAL_ELEMENTS: usize = 0;
             pub const BYTES: usize = 0;
-            pub const ELEMENT_BITS: u64 = 0;
-            pub const ELEMENT_TYPE: #k::ElementType = #k::ElementType::INVALID;
+            pub const ELEMENT_BITS: u64 = 8;
+            pub const ELEMENT_TYPE: #k::ElementType = #k::ElementType::U8;
             pub const MEMORY_SPACE: i8 = 0;
-            pub const TEXT: &'static str = "";
-            pub const SHAPE: #k::ArrayShape = #k::ArrayShape::new(#k::ElementType::INVALID, &[0; #rank]);
+            pub const TEXT: &'static str = #text;
+            pub const SHAPE: #k::ArrayShape = #k::ArrayShape::from_dims(#k::ElementType::U8, &[#(#zeros),*]);
             pub const fn offset(self, index: #index_ty) -> usize { 0 }
             pub const fn offset_checked(self, index: #index_ty) -> ::core::option::Option<usize> { ::core::option::Option::None }
             pub const fn bit_offset(self, index: #index_ty) -> usize { 0 }
         }
+        /// SAFETY: the empty array has no valid index, so `offset_checked`
+        /// is always `None` and no slot or byte is promised.
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         unsafe impl #k::StaticLayout for #name {
             type Index = #index_ty;
             type Space = #k::MemorySpace<0>;
-            type Logical = ();
+            type Logical = #logical;
             const RANK: usize = #rank;
             const DIMS: #index_ty = [0; #rank];
             const PHYSICAL_ELEMENTS: usize = 0;
             const BYTES: usize = 0;
-            const ELEMENT_BITS: u64 = 0;
-            const ELEMENT_TYPE: #k::ElementType = #k::ElementType::INVALID;
+            const ELEMENT_BITS: u64 = 8;
+            const ELEMENT_TYPE: #k::ElementType = #k::ElementType::U8;
             const MEMORY_SPACE: i8 = 0;
-            const TEXT: &'static str = "";
+            const TEXT: &'static str = #text;
             const SHAPE: #k::ArrayShape = #name::SHAPE;
             fn offset(self, _: #index_ty) -> usize { 0 }
             fn offset_checked(self, _: #index_ty) -> ::core::option::Option<usize> { ::core::option::Option::None }
         }
         impl ::core::fmt::Display for #name {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { f.write_str("") }
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { f.write_str(#text) }
         }
         impl ::core::fmt::Debug for #name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { f.write_str("invalid layout") }

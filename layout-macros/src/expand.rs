@@ -1,0 +1,268 @@
+//! The expansion: input → each item's text → checked shape → code, with
+//! every error collected in a [`Ctxt`].
+//!
+//! The context's one guarantee: an item that records any error is emitted
+//! as the fallback type (right rank, no valid index), never half-built, so
+//! the errors are all reported and the rest of the crate still
+//! type-checks. serde_derive's `Ctxt` is the model.
+
+use proc_macro2::{Delimiter, Ident, TokenStream, TokenTree};
+use quote::quote;
+
+use crate::check::{self, Partial};
+use crate::codegen::{self, Krate};
+use crate::hlo;
+use crate::input::{Input, Source};
+use crate::to_text::SourceText;
+
+/// Errors of one expansion, and the promise that an item with errors
+/// becomes the fallback.
+#[derive(Default)]
+pub struct Ctxt {
+    errors: Vec<syn::Error>,
+}
+
+impl Ctxt {
+    /// Records an error.
+    pub fn error(&mut self, e: syn::Error) {
+        self.errors.push(e);
+    }
+
+    /// How many errors were recorded so far.
+    pub fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// The code for one item. `build` gives the item's code and what is
+    /// known of it; if it recorded any error, the item is the fallback
+    /// instead, whatever `build` returned.
+    fn item(
+        &mut self,
+        krate: &Krate,
+        name: &Ident,
+        header: &Header<'_>,
+        build: impl FnOnce(&mut Ctxt) -> Result<Built, Partial>,
+    ) -> TokenStream {
+        let before = self.errors.len();
+        let built = build(self);
+        match built {
+            Ok(built) if self.errors.len() == before => {
+                let mut out = built.track;
+                out.extend(codegen::struct_item(
+                    header.attrs,
+                    header.vis,
+                    name,
+                    &built.doc,
+                ));
+                out.extend(built.items);
+                out
+            }
+            result => {
+                let partial = result.err().unwrap_or_default();
+                let mut out = codegen::struct_item(
+                    header.attrs,
+                    header.vis,
+                    name,
+                    "\n\nAn invalid XLA layout (see the errors).",
+                );
+                out.extend(codegen::fallback_items(krate, name, partial.rank));
+                out
+            }
+        }
+    }
+
+    /// The recorded errors as `compile_error!` invocations.
+    fn into_errors(self) -> TokenStream {
+        self.errors
+            .iter()
+            .map(syn::Error::to_compile_error)
+            .collect()
+    }
+}
+
+/// A valid item's code.
+struct Built {
+    /// Tracking of files read (`include_bytes!`), first.
+    track: TokenStream,
+    /// The struct's doc line.
+    doc: String,
+    /// The impls.
+    items: TokenStream,
+}
+
+/// What goes on the struct itself.
+struct Header<'a> {
+    attrs: &'a TokenStream,
+    vis: &'a TokenStream,
+}
+
+/// Expands `layout!`'s input (after the facade's crate path).
+pub fn layout(input: TokenStream) -> TokenStream {
+    let (krate, input) = split_crate_path(input);
+    let parsed: Input = match syn::parse2(input) {
+        Ok(p) => p,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut cx = Ctxt::default();
+    match parsed {
+        Input::Items(items) => {
+            let mut out = TokenStream::new();
+            for item in items {
+                let attrs = crate::input::attrs_tokens(&item.attrs);
+                let vis = quote::ToTokens::to_token_stream(&item.vis);
+                let header = Header {
+                    attrs: &attrs,
+                    vis: &vis,
+                };
+                out.extend(cx.item(&krate, &item.name, &header, |cx| {
+                    build(cx, &krate, &item.name, &item.source)
+                }));
+            }
+            let errors = cx.into_errors();
+            quote!(#errors #out)
+        }
+        Input::Expr(source) => {
+            let name = Ident::new("XlaLayout", source.span());
+            let none = TokenStream::new();
+            let header = Header {
+                attrs: &none,
+                vis: &none,
+            };
+            let items = cx.item(&krate, &name, &header, |cx| {
+                build(cx, &krate, &name, &source)
+            });
+            // An expression: the errors go inside the block.
+            let errors = cx.into_errors();
+            quote!({ #errors #items #name })
+        }
+    }
+}
+
+/// One item: its text (written, pasted or imported), checked by
+/// layout-core, then generated.
+fn build(cx: &mut Ctxt, krate: &Krate, name: &Ident, source: &Source) -> Result<Built, Partial> {
+    let mut track = TokenStream::new();
+    let text = match source {
+        Source::Tokens(tokens) => SourceText::from_tokens(tokens),
+        Source::Literal(lit) => Ok(SourceText::from_literal(lit)),
+        Source::Hlo(r) => hlo::import(r).map(|imported| {
+            track = imported.track;
+            imported.text
+        }),
+    };
+    let text = text.map_err(|e| {
+        cx.error(e);
+        Partial::default()
+    })?;
+    let checked = check::check(&text, cx)?;
+    let mut doc = codegen::doc_line(&checked);
+    if let Source::Hlo(r) = source {
+        doc.push_str(&format!(
+            " Imported from instruction `{}` of `{}`.",
+            r.name.value(),
+            r.path.value()
+        ));
+    }
+    Ok(Built {
+        track,
+        doc,
+        items: codegen::layout_items(krate, name, &checked),
+    })
+}
+
+/// The facade passes `[$crate]` first; used directly, the macro assumes
+/// the `xla_layout` crate.
+fn split_crate_path(input: TokenStream) -> (Krate, TokenStream) {
+    let mut iter = input.clone().into_iter();
+    if let Some(TokenTree::Group(g)) = iter.next()
+        && g.delimiter() == Delimiter::Bracket
+        && is_crate_marker(&g.stream())
+    {
+        return (Krate(g.stream()), iter.collect());
+    }
+    (Krate(quote!(::xla_layout)), input)
+}
+
+/// `$crate`, possibly as a path like `::xla_layout`.
+fn is_crate_marker(stream: &TokenStream) -> bool {
+    let s = stream.to_string();
+    s == "$crate" || s.starts_with(":: ") || s.starts_with("::")
+}
+
+#[cfg(test)]
+mod tests {
+    //! Golden expansions: the whole output for a handful of layouts,
+    //! pinned in `tests/expand/*.expanded.rs` (as zerocopy keeps them).
+    //! `XLA_LAYOUT_BLESS=1 cargo test -p xla-layout-macros` rewrites them.
+
+    use super::*;
+    use std::path::PathBuf;
+
+    const CASES: &[(&str, &str)] = &[
+        ("row_major", "type RowMajor = f32[64,256]{1,0};"),
+        ("tpu_bf16", "pub type Act = bf16[8,128]{1,0:T(8,128)(2,1)};"),
+        ("combine", "type Combine = f32[8,8,64]{2,1,0:T(*,16,64)};"),
+        (
+            "attributes",
+            "type Attrs = s4[3,129]{1,0:T(8,128)(8,1)L(1024)E(4)S(1)SC(0:1,2)M(8)};",
+        ),
+        ("scalar", "type Scalar = f32[];"),
+        ("bounded", "type Bounded = f32[<=16,3]{0,1};"),
+        ("invalid", "type Invalid = f32[2,3]{0,0};"),
+        ("expression", "bf16[4,8]<1,0:T(2,4)(2,1)>"),
+    ];
+
+    fn pretty(tokens: TokenStream) -> String {
+        // An expression expands to a block: wrap it to print it as a file.
+        let file = match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(f) => f,
+            Err(_) => syn::parse2(quote!(const _: () = #tokens;)).expect("expansion parses"),
+        };
+        prettyplease::unparse(&file)
+    }
+
+    #[test]
+    fn expansions_match_the_golden_files() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+        let bless = std::env::var_os("XLA_LAYOUT_BLESS").is_some();
+        let mut stale = Vec::new();
+        for (name, input) in CASES {
+            let input: TokenStream = input.parse().unwrap();
+            let got = pretty(layout(quote!([::xla_layout] #input)));
+            let path = dir.join(format!("{name}.expanded.rs"));
+            if bless {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &got).unwrap();
+                continue;
+            }
+            let want = std::fs::read_to_string(&path).unwrap_or_default();
+            if got != want {
+                stale.push(format!("{}\n--- got ---\n{got}", path.display()));
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "expansions differ from the golden files (rerun with XLA_LAYOUT_BLESS=1 if intended):\n{}",
+            stale.join("\n")
+        );
+    }
+
+    /// Whatever goes wrong, an item with an error is the fallback type and
+    /// the errors are all emitted.
+    #[test]
+    fn any_error_gives_the_fallback() {
+        for input in [
+            "type A = f32[2,3]{0,0};",
+            "type A = f33[2];",
+            "type A = f32[2]{0:T(0)E(-1)};",
+            "type A = hlo(\"missing.hlo\", \"x\");",
+            "type A = f32[?];",
+        ] {
+            let input: TokenStream = input.parse().unwrap();
+            let out = layout(quote!([::xla_layout] #input)).to_string();
+            assert!(out.contains("compile_error"), "{input}: {out}");
+            assert!(out.contains("An invalid XLA layout"), "{input}: {out}");
+            assert!(!out.contains("offset_expression"), "{input}");
+        }
+    }
+}

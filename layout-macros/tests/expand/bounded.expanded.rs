@@ -1,0 +1,123 @@
+/**
+
+XLA layout `f32[<=16,3]{0,1}`: 48 logical elements in 48 slots, 192 bytes; slot of `[i0, i1]` = `i1 * 16 + i0`.*/
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Bounded;
+#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+impl Bounded {
+    /// The number of logical dimensions.
+    pub const RANK: usize = 2usize;
+    /// The logical dimension sizes (bounds for `<=N` dimensions).
+    pub const DIMS: [usize; 2usize] = [16, 3];
+    /// Slots allocated, padding included (every tile level and `L`).
+    pub const PHYSICAL_ELEMENTS: usize = 48;
+    /// The exact size in bytes.
+    pub const BYTES: usize = 192;
+    /// Storage bits per slot.
+    pub const ELEMENT_BITS: u64 = 32u64;
+    /// The element type.
+    pub const ELEMENT_TYPE: ::xla_layout::ElementType = ::xla_layout::ElementType::F32;
+    /// The memory space, `S(n)`.
+    pub const MEMORY_SPACE: i8 = 0i8;
+    /// The canonical XLA text.
+    pub const TEXT: &'static str = "f32[<=16,3]{0,1}";
+    /// The whole shape as a layout-core value.
+    pub const SHAPE: ::xla_layout::ArrayShape = ::xla_layout::ArrayShape::from_dims(
+            ::xla_layout::ElementType::F32,
+            &[::xla_layout::Dim::Bounded(16), ::xla_layout::Dim::Static(3)],
+        )
+        .with_layout(::xla_layout::Layout::new(&[0, 1]));
+    /// The slot of `index`: straight-line arithmetic on constants.
+    /// Out-of-bounds indices are caught by a debug assertion only.
+    #[inline(always)]
+    #[allow(unused_variables)]
+    pub const fn offset(self, index: [usize; 2usize]) -> usize {
+        let [i0, i1] = index;
+        debug_assert!(
+            i0 < 16 && i1 < 3, "index out of bounds for layout `f32[<=16,3]{{0,1}}`"
+        );
+        i1 * 16 + i0
+    }
+    /// The slot of `index`, or `None` if it is out of bounds.
+    #[inline(always)]
+    #[allow(unused_variables)]
+    pub const fn offset_checked(
+        self,
+        index: [usize; 2usize],
+    ) -> ::core::option::Option<usize> {
+        let [i0, i1] = index;
+        if i0 < 16 && i1 < 3 {
+            ::core::option::Option::Some(self.offset(index))
+        } else {
+            ::core::option::Option::None
+        }
+    }
+    /// The bit offset of `index`'s element (packed elements fill
+    /// bytes from the least significant bit).
+    #[inline(always)]
+    pub const fn bit_offset(self, index: [usize; 2usize]) -> usize {
+        self.offset(index) * (Self::ELEMENT_BITS as usize)
+    }
+}
+#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+const _: () = {
+    ::core::assert!(
+        ::xla_layout::__private::fits_usize(48u64) &&
+        ::xla_layout::__private::fits_usize(192u64) &&
+        ::xla_layout::__private::fits_usize(1536u64),
+        "layout `f32[<=16,3]{{0,1}}` needs more slots, bytes or bits than this target's usize can count"
+    );
+    match ::xla_layout::TiledShape::new(&Bounded::SHAPE) {
+        ::core::result::Result::Ok(t) => {
+            ::core::assert!(
+                t.physical_slots() == 48u64 && t.exact_bytes() == 192u64,
+                "xla-layout internal error: generated constants disagree with layout-core"
+            )
+        }
+        ::core::result::Result::Err(_) => {
+            ::core::panic!("xla-layout internal error: generated shape is invalid")
+        }
+    }
+};
+/// SAFETY: `offset` is layout-core's coordinate program for
+/// `SHAPE` folded into constants at expansion time, so in-bounds
+/// indices map to distinct slots below `PHYSICAL_ELEMENTS`;
+/// `offset_checked` tests exactly the bounds in `DIMS`; the const
+/// block above checks the size constants against layout-core and
+/// this target's usize.
+#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+unsafe impl ::xla_layout::StaticLayout for Bounded {
+    type Index = [usize; 2usize];
+    type Space = ::xla_layout::MemorySpace<0i8>;
+    type Logical = ::xla_layout::Logical<
+        11,
+        (::xla_layout::Bound<{ 16 }>, ::xla_layout::Extent<{ 3 }>),
+    >;
+    const RANK: usize = Bounded::RANK;
+    const DIMS: [usize; 2usize] = Bounded::DIMS;
+    const PHYSICAL_ELEMENTS: usize = Bounded::PHYSICAL_ELEMENTS;
+    const BYTES: usize = Bounded::BYTES;
+    const ELEMENT_BITS: u64 = Bounded::ELEMENT_BITS;
+    const ELEMENT_TYPE: ::xla_layout::ElementType = Bounded::ELEMENT_TYPE;
+    const MEMORY_SPACE: i8 = Bounded::MEMORY_SPACE;
+    const TEXT: &'static str = Bounded::TEXT;
+    const SHAPE: ::xla_layout::ArrayShape = Bounded::SHAPE;
+    #[inline(always)]
+    fn offset(self, index: [usize; 2usize]) -> usize {
+        Bounded::offset(self, index)
+    }
+    #[inline(always)]
+    fn offset_checked(self, index: [usize; 2usize]) -> ::core::option::Option<usize> {
+        Bounded::offset_checked(self, index)
+    }
+}
+impl ::core::fmt::Display for Bounded {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(Bounded::TEXT)
+    }
+}
+impl ::core::fmt::Debug for Bounded {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        ::core::write!(f, "{}({})", "Bounded", Bounded::TEXT)
+    }
+}
