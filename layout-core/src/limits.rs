@@ -30,6 +30,7 @@ pub const UNBOUNDED: i64 = i64::MIN;
 
 /// Which fixed capacity was exceeded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Capacity {
     /// [`MAX_RANK`].
     Rank,

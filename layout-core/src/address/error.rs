@@ -33,7 +33,9 @@ pub enum AddressError {
 impl Display for AddressError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            AddressError::Invalid(kind) => write!(f, "the shape fails validation ({kind:?})"),
+            AddressError::Invalid(kind) => {
+                write!(f, "the shape fails validation: {}", kind.hint())
+            }
             AddressError::UnboundedDimension { dim } => {
                 write!(
                     f,

@@ -50,6 +50,31 @@ impl Stage {
 }
 
 impl Error {
+    /// The failure as a compiler reports one, pointing at the offending
+    /// part of `src` (the text it came from): the token a parse failed
+    /// at, or the part of the shape a validation rule is about
+    /// ([`super::ShapeSpans::locate`]).
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let text = "f32[2,3]{1,0:T(8,128)(0,1)}";
+    /// let e = ArrayShape::parse_validated(text).unwrap_err();
+    /// assert_eq!(
+    ///     e.render(text, "shape"),
+    ///     "shape:1:22: layout has invalid tiles: tile dimension 0 must be positive or kCombineDimension: f32[2,3]\n\
+    ///      f32[2,3]{1,0:T(8,128)(0,1)}\n                     ^^^^^"
+    /// );
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn render(&self, src: &str, path: &str) -> alloc::string::String {
+        match self {
+            Error::Parse(e) => e.render(src, path),
+            Error::Validate(e) => super::shape_spans(src.as_bytes())
+                .locate(e.kind())
+                .render(src, path, e),
+        }
+    }
+
     /// Which step failed.
     pub const fn stage(&self) -> Stage {
         match self {

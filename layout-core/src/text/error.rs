@@ -3,6 +3,7 @@
 use core::fmt::{self, Display, Formatter, Write};
 
 use super::TokenKind;
+use super::spans::ByteSpan;
 use crate::{CapacityError, ElementType, InlineStr};
 
 /// What a parse diagnostic says.
@@ -288,6 +289,30 @@ impl ParseError {
     pub fn span(&self) -> core::ops::Range<usize> {
         let p = self.primary();
         p.start..p.end
+    }
+
+    /// The failure as a compiler reports one: `path:line:column:
+    /// message`, the line (cut around the place when long) and carets
+    /// under the offending token ([`ByteSpan::render`], as for HLO
+    /// errors).
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = "f32[2,3]{1,0:S(1)T(8,128)}";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// assert_eq!(
+    ///     e.render(text, "shape"),
+    ///     "shape:1:18: expects layout to end with kRbrace\nf32[2,3]{1,0:S(1)T(8,128)}\n                 ^"
+    /// );
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn render(&self, src: &str, path: &str) -> alloc::string::String {
+        let p = self.primary();
+        ByteSpan {
+            start: p.start,
+            end: p.end,
+        }
+        .render(src, path, &p.kind)
     }
 
     /// XLA's complete status message for this failure, as

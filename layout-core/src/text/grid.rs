@@ -39,6 +39,7 @@ pub struct OffsetGrid<'a> {
 
 /// Why an [`OffsetGrid`] cannot show what was asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum GridError {
     /// A dimension number is not below the rank.
     NoSuchDimension {
@@ -84,8 +85,7 @@ impl fmt::Display for GridError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for GridError {}
+impl core::error::Error for GridError {}
 
 /// Rows and columns shown before a slice is cut.
 const DEFAULT_MAX: usize = 16;

@@ -834,6 +834,22 @@ pub enum GroupError {
     TooDeep(Token),
 }
 
+impl core::fmt::Display for GroupError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            GroupError::Unbalanced(_) => f.write_str(
+                "a bracket, string or comment is not closed, or closed by the wrong bracket",
+            ),
+            GroupError::TooDeep(_) => write!(
+                f,
+                "brackets are nested deeper than {MAX_GROUP_DEPTH} levels"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for GroupError {}
+
 impl GroupError {
     /// Where the problem is.
     pub const fn at(&self) -> Token {

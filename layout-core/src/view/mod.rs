@@ -20,6 +20,7 @@ use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, Tile
 
 /// Why a buffer cannot be viewed through a layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ViewError {
     /// The buffer is shorter than the layout.
     TooShort {
