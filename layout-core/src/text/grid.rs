@@ -213,6 +213,9 @@ impl<'a> OffsetGrid<'a> {
     /// assert_eq!(g.shown_cols().collect::<Vec<_>>(), [0, 1, 2]);
     /// assert_eq!(g.offset_at(99, 2), Some(299));
     /// assert_eq!(g.offset_at(100, 0), None);
+    /// // An empty dimension shows nothing.
+    /// let t = ArrayShape::parse_validated("f32[0,3]").unwrap().tiled().unwrap();
+    /// assert_eq!(t.offset_grid().shown_rows().count(), 0);
     /// ```
     pub fn shown_rows(&self) -> impl Iterator<Item = u64> + use<'a> {
         Self::picks(self.extent(self.rows), self.max_rows).flatten()
@@ -241,7 +244,7 @@ impl<'a> OffsetGrid<'a> {
         let head = if cut { max as u64 - 1 } else { size };
         (0..head)
             .map(Some)
-            .chain(cut.then_some([None, Some(size - 1)]).into_iter().flatten())
+            .chain(cut.then(|| [None, Some(size - 1)]).into_iter().flatten())
     }
 
     fn extent(&self, dim: Option<usize>) -> u64 {
