@@ -5,10 +5,64 @@ use std::io::Write;
 use xla_layout_core::{ArrayShape, GridError, TiledShape, memory_space_name};
 
 use crate::svg::Picture;
-use crate::{Failure, array_argument};
+use crate::{Failure, array_argument, numbers};
 
 /// The shape of the XLA docs' first example (shapes.md).
 pub const SEED_SHAPE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";
+
+/// Explain a shape: sizes, tiling, padding, memory space, slot offsets.
+///
+/// Prints the canonical text, element type and bits, logical dims and
+/// physical order, the tiled shape after each tile level, elements, slots
+/// (padding included), exact and XLA sizes and the memory space; then a
+/// grid of slot offsets over two logical dimensions (the last two unless
+/// --dims; the others at --at, default 0; at most --max rows and columns,
+/// the first ones and the last). --svg also draws the layout as an SVG
+/// picture.
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The array shape [default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}]
+    pub shape: Option<String>,
+    /// The grid's row and column dimensions
+    #[arg(long, value_name = "ROW,COL", value_parser = parse_dims)]
+    pub dims: Option<(usize, usize)>,
+    /// The index of the dimensions the grid does not show (one entry per dimension)
+    #[arg(long, value_name = "I0,I1,...", value_parser = parse_index)]
+    pub at: Option<Index>,
+    /// At most N grid rows and columns [default: 16; 32 in the picture]
+    #[arg(long, value_name = "N", value_parser = parse_max)]
+    pub max: Option<usize>,
+    /// Also draw the layout as an SVG picture in FILE
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<String>,
+}
+
+/// A logical index given as `I0,I1,...`.
+#[derive(Clone, Debug)]
+pub struct Index(pub Vec<u64>);
+
+fn parse_index(text: &str) -> Result<Index, String> {
+    numbers(text).map(Index)
+}
+
+fn parse_dims(text: &str) -> Result<(usize, usize), String> {
+    match numbers(text)?.as_slice() {
+        &[r, c] => Ok((to_usize(r), to_usize(c))),
+        _ => Err(format!("expected two dimensions, ROW,COL, not '{text}'")),
+    }
+}
+
+fn parse_max(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n >= 2 => Ok(to_usize(n)),
+        _ => Err(format!("expected a number, at least 2, not '{text}'")),
+    }
+}
+
+fn to_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
 
 /// What `explain` was asked.
 #[derive(Debug, Default)]
@@ -23,51 +77,15 @@ pub struct Options {
     pub svg: Option<String>,
 }
 
-/// Parses `args` (after `explain`) and runs.
-pub fn main(args: &[String], out: impl Write) -> Result<(), Failure> {
-    let mut shape = None;
-    let mut options = Options::default();
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        let mut value = |flag: &str| {
-            rest.next()
-                .ok_or_else(|| Failure::Input(format!("{flag} needs a value")))
-        };
-        match arg.as_str() {
-            "--at" => options.at = Some(numbers(value("--at")?, "--at")?),
-            "--dims" => match numbers(value("--dims")?, "--dims")?.as_slice() {
-                &[r, c] => options.dims = Some((r as usize, c as usize)),
-                _ => {
-                    return Err(Failure::Input(
-                        "--dims takes two dimensions: ROW,COL".into(),
-                    ));
-                }
-            },
-            "--max" => match numbers(value("--max")?, "--max")?.as_slice() {
-                &[n] if n >= 2 => options.max = Some(n as usize),
-                _ => return Err(Failure::Input("--max takes one number, at least 2".into())),
-            },
-            "--svg" => options.svg = Some(value("--svg")?.clone()),
-            flag if flag.starts_with("--") => {
-                return Err(Failure::Input(format!("unknown option {flag}")));
-            }
-            _ if shape.is_none() => shape = Some(arg.as_str()),
-            _ => return Err(Failure::Input(format!("unexpected argument '{arg}'"))),
-        }
-    }
-    run(shape.unwrap_or(SEED_SHAPE), &options, out)
-}
-
-/// `1,2,3` as numbers.
-fn numbers(text: &str, flag: &str) -> Result<Vec<u64>, Failure> {
-    text.split(',')
-        .map(|n| n.trim().parse::<u64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| {
-            Failure::Input(format!(
-                "{flag} takes comma-separated numbers, not '{text}'"
-            ))
-        })
+/// Runs `explain` with `args`.
+pub fn main(args: &Args, out: impl Write) -> Result<(), Failure> {
+    let options = Options {
+        at: args.at.clone().map(|i| i.0),
+        dims: args.dims,
+        max: args.max,
+        svg: args.svg.clone(),
+    };
+    run(args.shape.as_deref().unwrap_or(SEED_SHAPE), &options, out)
 }
 
 /// Writes the explanation of `text`.

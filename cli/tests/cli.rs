@@ -202,7 +202,7 @@ fn explain_defaults_to_the_docs_example() {
 fn bad_usage_says_how_to_use_it() {
     let out = run(&["frobnicate"], "");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("usage:"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage:"));
 }
 
 fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
@@ -598,4 +598,98 @@ fn explain_streams_a_huge_grid() {
     // Column-major: row 1 of column 0 is slot 1, column 1 starts at 100000.
     let first: Vec<&str> = lines[2].split_whitespace().take(3).collect();
     assert_eq!(first, ["0", "0", "100000"], "{}", &lines[2][..100]);
+}
+
+/// `--version` names the crate's version; every subcommand has `--help`
+/// (and `help SUBCOMMAND`) on stdout with exit 0.
+#[test]
+fn version_and_help_everywhere() {
+    let out = run(&["--version"], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("xla-layout {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let text = stdout(&run(&["--help"], ""));
+    for sub in ["check", "offsets", "relayout", "explain", "scan"] {
+        assert!(text.contains(sub), "{text}");
+        for args in [vec![sub, "--help"], vec![sub, "-h"], vec!["help", sub]] {
+            let out = run(&args, "");
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(
+                text.contains(&format!("Usage: xla-layout {sub}")),
+                "{args:?}: {text}"
+            );
+        }
+    }
+}
+
+/// Usage errors exit 2 with a message on stderr and nothing on stdout;
+/// failures (bad input, IO) exit 1.
+#[test]
+fn exit_codes_tell_usage_errors_from_failures() {
+    let usage_errors: &[&[&str]] = &[
+        &[],
+        &["frobnicate"],
+        &["check", "--bogus"],
+        &["check", "extra"],
+        &["offsets"],
+        &["relayout", "f32[2]"],
+        &["relayout", "f32[2]", "f32[2]", "--pad"],
+        &["relayout", "f32[2]", "f32[2]", "--pad", "256"],
+        &["relayout", "f32[2]", "f32[2]", "--pad", "0x100"],
+        &["explain", "--dims", "1"],
+        &["explain", "--at", "x"],
+        &["explain", "--max", "1"],
+        &["explain", "f32[2]", "f32[3]"],
+        &["scan"],
+        &["scan", "a.hlo", "--top", "many"],
+    ];
+    for args in usage_errors {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+    let failures: &[&[&str]] = &[
+        &["offsets", "f32[2"],
+        &["offsets", "(f32[2])"],
+        &["explain", "f32[2]{0:T(0)}"],
+        &["explain", "f32[4,5,6]", "--dims", "0,3"],
+        &["relayout", "f32[2]", "f32[3]"],
+        &["scan", "no/such/file.hlo"],
+    ];
+    for args in failures {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("xla-layout: "), "{args:?}: {err}");
+    }
+    // A wrong input size is a failure too.
+    let out = run_bytes(&["relayout", "f32[2]", "f32[2]{0}"], &[0; 7]);
+    assert_eq!(out.status.code(), Some(1));
+    // `--pad` takes decimal and hex bytes, before or after the shapes.
+    let out = run_bytes(&["relayout", "--pad", "255", "u8[2]", "u8[2]"], &[1, 2]);
+    assert_eq!(out.stdout, [1, 2]);
+}
+
+/// `check --strict` writes the same lines and exits 1 when one is invalid.
+#[test]
+fn check_strict_fails_on_an_invalid_line() {
+    let input = "f32[2]\nf32[2,3]{0,0}\nf32[\n(f32[], s32[4])\n";
+    let plain = run(&["check"], input);
+    let strict = run(&["check", "--strict"], input);
+    assert_eq!(plain.status.code(), Some(0));
+    assert_eq!(strict.status.code(), Some(1));
+    assert_eq!(strict.stdout, plain.stdout);
+    assert_eq!(String::from_utf8(strict.stdout).unwrap().lines().count(), 4);
+    assert!(
+        String::from_utf8_lossy(&strict.stderr).contains("2 of 4 lines are not valid shapes"),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+    // Valid lines, undefined sizes included: success.
+    let out = run(&["check", "--strict"], "f32[2]\nf32[?,2]\n");
+    assert_eq!(out.status.code(), Some(0));
 }
