@@ -4,7 +4,7 @@
 //! xla-layout check [--strict]      one shape per stdin line -> one JSON object per line
 //! xla-layout offsets 'SHAPE'       every logical index with its slot, as JSON
 //! xla-layout relayout 'S' 'D'      raw bytes from layout S to layout D
-//! xla-layout explain ['SHAPE']     what a layout means, for people (--svg: a picture)
+//! xla-layout explain ['SHAPE']     what a layout means, for people or as JSON (--svg: a picture)
 //! xla-layout scan FILE.hlo         every instruction of an HLO dump, or its buffers by size
 //! ```
 //!
@@ -23,12 +23,12 @@ mod svg;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Scripting and inspection tools for XLA shapes and layouts.
 ///
 /// A shape is XLA's text, e.g. 'bf16[8,128]{1,0:T(8,128)(2,1)}' (quote it
-/// in the shell).
+/// in the shell). Wherever a file is taken, `-` means stdin or stdout.
 #[derive(Debug, Parser)]
 #[command(
     verbatim_doc_comment,
@@ -78,6 +78,16 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Usage { command, message }) => {
+            let mut cli = Cli::command();
+            cli.build();
+            let e = match cli.find_subcommand_mut(command) {
+                Some(sub) => sub.error(clap::error::ErrorKind::ArgumentConflict, message),
+                None => cli.error(clap::error::ErrorKind::ArgumentConflict, message),
+            };
+            let _ = e.print();
+            ExitCode::from(2)
+        }
         Err(e) => {
             let _ = writeln!(io::stderr(), "xla-layout: {e}");
             ExitCode::FAILURE
@@ -109,6 +119,13 @@ pub enum Failure {
     Io(io::Error),
     /// The input is wrong; the message says how (exit 1).
     Input(String),
+    /// Arguments that parse but do not go together (exit 2).
+    Usage {
+        /// The subcommand.
+        command: &'static str,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for Failure {
@@ -116,6 +133,7 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Io(e) => write!(f, "{e}"),
             Failure::Input(m) => f.write_str(m),
+            Failure::Usage { message, .. } => f.write_str(message),
         }
     }
 }
@@ -149,7 +167,6 @@ pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn the_command_line_definition_is_consistent() {

@@ -693,3 +693,139 @@ fn check_strict_fails_on_an_invalid_line() {
     let out = run(&["check", "--strict"], "f32[2]\nf32[?,2]\n");
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A `*` tile entry prints as `*`, not as the integer that stands for it.
+#[test]
+fn explain_prints_combine_entries_as_a_star() {
+    let text = stdout(&run(&["explain", "f32[8,128]{1,0:T(8,128)(*,2)}"], ""));
+    assert!(text.contains("after tile 1      (8,128) -> "), "{text}");
+    assert!(text.contains("after tile 2      (*,2) -> "), "{text}");
+    assert!(!text.contains("-9223372036854775808"), "{text}");
+}
+
+fn explain_json(args: &[&str]) -> Value {
+    let mut all = vec!["explain"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let text = stdout(&run(&all, ""));
+    assert_eq!(text.lines().count(), 1, "{text}");
+    serde_json::from_str(&text).expect("one JSON object")
+}
+
+/// `explain --json`: what the text shows, as one object.
+#[test]
+fn explain_writes_json() {
+    // tiled_layout.md figure 1.
+    let v = explain_json(&["f32[3,5]{1,0:T(2,2)}"]);
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "canonical",
+            "element_type",
+            "element_bits",
+            "slot_bits",
+            "dims",
+            "physical_order",
+            "tiles",
+            "elements",
+            "slots",
+            "padding_slots",
+            "padding_percent",
+            "bytes",
+            "xla_byte_size_of",
+            "xla_array_size",
+            "xla_array_data_size",
+            "memory_space",
+            "memory_space_name",
+            "grid"
+        ]
+    );
+    assert_eq!(v["canonical"], "f32[3,5]{1,0:T(2,2)}");
+    assert_eq!(
+        (&v["element_type"], &v["element_bits"], &v["slot_bits"]),
+        (&json!("f32"), &json!(32), &json!(32))
+    );
+    assert_eq!(
+        v["tiles"],
+        json!([{"tile": [2, 2], "dims_after": [2, 3, 2, 2]}])
+    );
+    assert_eq!(
+        (&v["elements"], &v["slots"], &v["padding_slots"]),
+        (&json!(15), &json!(24), &json!(9))
+    );
+    assert_eq!(v["padding_percent"], 37.5);
+    assert_eq!(
+        (
+            &v["bytes"],
+            &v["xla_byte_size_of"],
+            &v["xla_array_size"],
+            &v["xla_array_data_size"]
+        ),
+        (&json!(96), &json!(60), &json!(96), &json!(84))
+    );
+    assert_eq!(v["memory_space_name"], "device memory (HBM)");
+    assert_eq!(
+        v["grid"],
+        json!({"row_dim": 0, "col_dim": 1, "at": [0, 0], "row_indices": [0, 1, 2],
+               "col_indices": [0, 1, 2, 3, 4],
+               "offsets": [[0, 1, 4, 5, 8], [2, 3, 6, 7, 10], [12, 13, 16, 17, 20]]})
+    );
+    // `*` is the string "*"; XLA's ArraySize is undefined with it: null.
+    let v = explain_json(&["f32[16,256]{1,0:T(2,*,128)}"]);
+    assert_eq!(v["tiles"][0]["tile"], json!([2, "*", 128]));
+    assert!(v["xla_array_size"].is_null());
+    assert_eq!(v["xla_byte_size_of"], 16384);
+    // The physical order, major to minor; a cut grid lists the indices it shows.
+    let v = explain_json(&["f32[4,100,100]{0,1,2:S(1)}", "--max", "3", "--at", "2,0,0"]);
+    assert_eq!(v["physical_order"], json!([2, 1, 0]));
+    assert_eq!(v["memory_space"], 1);
+    assert_eq!(v["grid"]["row_indices"], json!([0, 1, 99]));
+    assert_eq!(
+        v["grid"]["offsets"][2],
+        json!([2 + 4 * 99, 2 + 4 * 99 + 400, 2 + 4 * 99 + 400 * 99])
+    );
+    // A scalar and an empty array.
+    assert_eq!(explain_json(&["f32[]"])["grid"]["offsets"], json!([[0]]));
+    assert_eq!(explain_json(&["f32[0,3]"])["grid"]["offsets"], json!([]));
+}
+
+/// `--svg -` writes the picture, and only the picture, to stdout.
+#[test]
+fn explain_svg_to_stdout() {
+    let text = stdout(&run(&["explain", "f32[3,5]{1,0:T(2,2)}", "--svg", "-"], ""));
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    assert!(!text.contains("canonical text"));
+    // JSON and the picture cannot share stdout: a usage error.
+    let out = run(&["explain", "--json", "--svg", "-"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    // With a file, stdout holds the JSON alone.
+    let dir = std::env::temp_dir().join(format!("xla-layout-json-svg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("p.svg");
+    let v = explain_json(&["f32[3,5]", "--svg", path.to_str().unwrap()]);
+    assert_eq!(v["slots"], 15);
+    assert!(std::fs::read_to_string(&path).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A reader that stops early (`| head`) ends the command quietly, exit 0.
+#[test]
+fn a_closed_stdout_exits_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .args(["explain", "u8[100000,100000]{0,1}", "--max", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
