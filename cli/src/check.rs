@@ -14,10 +14,47 @@ use xla_layout_core::{ArrayShape, validate};
 
 use crate::Failure;
 
+/// Check shapes: one per line on stdin, one JSON object per line on stdout.
+///
+/// Each object is {"input", "ok", "canonical", "error", "stage" ("parse",
+/// "validate" or null), "bytes", "xla_array_size", "xla_byte_size_of",
+/// "physical_elements" (the slot count), "size_error"}, in input order.
+/// A malformed line gets its object and the rest go on.
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Exit with status 1 when any line is not a valid shape (the output
+    /// is the same)
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Runs `check` with `args`.
+pub fn main(args: &Args, input: impl BufRead, output: impl Write) -> Result<(), Failure> {
+    let counts = run(input, output)?;
+    if args.strict && counts.invalid > 0 {
+        return Err(Failure::Input(format!(
+            "check --strict: {} of {} lines are not valid shapes",
+            counts.invalid, counts.lines
+        )));
+    }
+    Ok(())
+}
+
+/// Lines read and how many of them were not valid shapes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines whose object says `"ok": false`.
+    pub invalid: u64,
+}
+
 /// Runs `check` from `input` to `output`.
-pub fn run(mut input: impl BufRead, output: impl Write) -> Result<(), Failure> {
+pub fn run(mut input: impl BufRead, output: impl Write) -> Result<Counts, Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, output);
     let mut line = Vec::new();
+    let mut counts = Counts::default();
     loop {
         if input.fill_buf()?.is_empty() {
             break;
@@ -25,14 +62,19 @@ pub fn run(mut input: impl BufRead, output: impl Write) -> Result<(), Failure> {
         line.clear();
         input.read_until(b'\n', &mut line)?;
         let text = strip_newline(&line);
-        serde_json::to_writer(&mut out, &check_line(text)).map_err(std::io::Error::from)?;
+        let report = check_line(text);
+        counts.lines += 1;
+        if report["ok"] != true {
+            counts.invalid += 1;
+        }
+        serde_json::to_writer(&mut out, &report).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
         if input.fill_buf()?.is_empty() {
             out.flush()?;
         }
     }
     out.flush()?;
-    Ok(())
+    Ok(counts)
 }
 
 fn strip_newline(line: &[u8]) -> &[u8] {

@@ -1,12 +1,17 @@
 //! `xla-layout`: scripting and inspection tools over xla-layout-core.
 //!
 //! ```text
-//! xla-layout check                 one shape per stdin line -> one JSON object per line
+//! xla-layout check [--strict]      one shape per stdin line -> one JSON object per line
 //! xla-layout offsets 'SHAPE'       every logical index with its slot, as JSON
-//! xla-layout relayout 'S' 'D'     raw bytes from layout S to layout D
-//! xla-layout explain ['SHAPE']     what a layout means, for people (--svg: a picture)
-//! xla-layout scan FILE.hlo          every instruction of an HLO dump, or its buffers by size
+//! xla-layout relayout 'S' 'D'      raw bytes from layout S to layout D
+//! xla-layout explain ['SHAPE']     what a layout means, for people or as JSON (--svg: a picture)
+//! xla-layout scan FILE.hlo         every instruction of an HLO dump, or its buffers by size
 //! ```
+//!
+//! This crate parses arguments and prints; what a layout means is
+//! layout-core's. Exit status: 0 on success (a closed stdout included), 1
+//! when the input is wrong or reading or writing fails, 2 for a usage
+//! error. Messages go to stderr.
 
 mod check;
 mod explain;
@@ -18,52 +23,71 @@ mod svg;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage:
-  xla-layout check              read one shape per line on stdin, write one JSON object per line
-  xla-layout offsets 'SHAPE'    JSON: every logical index (row-major) with its slot offset
-  xla-layout relayout 'SRC' 'DST' [--pad BYTE]
-                                copy a raw little-endian array (stdin) from layout SRC to DST (stdout);
-                                padding bytes of DST are BYTE (default 0). A wrong input size is an
-                                error; output already streamed before it was seen is reported
-  xla-layout explain ['SHAPE'] [--dims ROW,COL] [--at I0,I1,...] [--max N] [--svg FILE]
-                                explain a shape (default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}):
-                                sizes, tiling, padding, memory space, and a grid of slot offsets over
-                                dimensions ROW and COL (default: the last two; other dimensions at
-                                --at, default 0; at most N rows and columns, default 16);
-                                --svg also draws the layout as an SVG picture
-  xla-layout scan FILE.hlo [--summary [--top N]]
-                                every instruction of an HLO dump (FILE or - for stdin) as one JSON
-                                object per line: {computation, name, shape, bytes}; with
-                                --summary, its buffers by size with the bytes lost to padding
-  xla-layout help               this text
-";
+use clap::{CommandFactory, Parser, Subcommand};
+
+/// Scripting and inspection tools for XLA shapes and layouts.
+///
+/// A shape is XLA's text, e.g. 'bf16[8,128]{1,0:T(8,128)(2,1)}' (quote it
+/// in the shell). Wherever a file is taken, `-` means stdin or stdout.
+#[derive(Debug, Parser)]
+#[command(
+    verbatim_doc_comment,
+    name = "xla-layout",
+    version,
+    propagate_version = true,
+    subcommand_required = true,
+    arg_required_else_help = true,
+    after_help = "Exit status: 0 success, 1 bad input or a failed read or write, 2 usage error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Check(check::Args),
+    Offsets(offsets::Args),
+    Relayout(relayout::Args),
+    Explain(explain::Args),
+    Scan(scan::Args),
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("check") if args.len() == 1 => check::run(io::stdin().lock(), io::stdout().lock()),
-        Some("offsets") if args.len() == 2 => offsets::run(&args[1], io::stdout().lock()),
-        Some("relayout") => relayout::main(
-            &args[1..],
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout (exit 0), usage errors to
+            // stderr (exit 2).
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::main(&args, io::stdin().lock(), io::stdout().lock()),
+        Command::Offsets(args) => offsets::run(&args.shape, io::stdout().lock()),
+        Command::Relayout(args) => relayout::main(
+            &args,
             io::stdin().lock(),
             io::stdout().lock(),
             stdin_file_len(),
         ),
-        Some("explain") => explain::main(&args[1..], io::stdout().lock()),
-        Some("scan") => scan::main(&args[1..], io::stdin().lock(), io::stdout().lock()),
-        Some("help" | "--help" | "-h") => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        _ => {
-            eprint!("{USAGE}");
-            return ExitCode::from(2);
-        }
+        Command::Explain(args) => explain::main(&args, io::stdout().lock()),
+        Command::Scan(args) => scan::main(&args, io::stdin().lock(), io::stdout().lock()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Usage { command, message }) => {
+            let mut cli = Cli::command();
+            cli.build();
+            let e = match cli.find_subcommand_mut(command) {
+                Some(sub) => sub.error(clap::error::ErrorKind::ArgumentConflict, message),
+                None => cli.error(clap::error::ErrorKind::ArgumentConflict, message),
+            };
+            let _ = e.print();
+            ExitCode::from(2)
+        }
         Err(e) => {
             let _ = writeln!(io::stderr(), "xla-layout: {e}");
             ExitCode::FAILURE
@@ -91,10 +115,17 @@ fn stdin_file_len() -> Option<u64> {
 /// Why a command failed.
 #[derive(Debug)]
 pub enum Failure {
-    /// Reading or writing failed.
+    /// Reading or writing failed (exit 1; a closed stdout exits 0).
     Io(io::Error),
-    /// The input is wrong; the message says how.
+    /// The input is wrong; the message says how (exit 1).
     Input(String),
+    /// Arguments that parse but do not go together (exit 2).
+    Usage {
+        /// The subcommand.
+        command: &'static str,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for Failure {
@@ -102,6 +133,7 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Io(e) => write!(f, "{e}"),
             Failure::Input(m) => f.write_str(m),
+            Failure::Usage { message, .. } => f.write_str(message),
         }
     }
 }
@@ -121,5 +153,23 @@ pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure
             "'{text}': {} error: {e}",
             e.stage().as_str()
         ))),
+    }
+}
+
+/// Comma-separated numbers, for `--at` and `--dims`.
+pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
+    text.split(',')
+        .map(|n| n.trim().parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("expected comma-separated numbers, not '{text}'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

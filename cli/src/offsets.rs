@@ -4,6 +4,18 @@ use std::io::Write;
 
 use crate::{Failure, array_argument};
 
+/// List every logical index of an array with its slot, as JSON.
+///
+/// Writes {"shape": canonical text, "physical_elements": the slot count,
+/// "offsets": [[i0, ..., offset], ...]} with indices in row-major order;
+/// at most 10^7 elements.
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The array shape, e.g. 'f32[2,3]{0,1}'
+    pub shape: String,
+}
+
 /// Refuse to list more than this many elements.
 pub const MAX_ELEMENTS: u64 = 10_000_000;
 

@@ -10,42 +10,51 @@ use xla_layout_core::{ArrayShape, Relayout, Slabs, TiledShape};
 
 use crate::{Failure, array_argument};
 
-/// Parses `args` (after `relayout`) and runs.
+/// Copy a raw array from one layout to another: stdin to stdout.
+///
+/// The input is the array's exact bytes in layout SRC (little-endian,
+/// packed elements from the least significant bit); the output is the
+/// same array in layout DST, its padding bytes set to BYTE. A wrong input
+/// size is an error; when the copy streams slab by slab, output already
+/// written before it was seen is reported.
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The layout of the bytes on stdin, e.g. 'bf16[64,256]{1,0}'
+    #[arg(value_name = "SRC")]
+    pub src: String,
+    /// The layout to write on stdout, e.g. 'bf16[64,256]{1,0:T(8,128)(2,1)}'
+    #[arg(value_name = "DST")]
+    pub dst: String,
+    /// The byte written to DST's padding: 0-255 or 0x00-0xff
+    #[arg(long, value_name = "BYTE", default_value = "0", value_parser = parse_byte)]
+    pub pad: u8,
+}
+
+/// Runs `relayout` with `args`.
 pub fn main(
-    args: &[String],
+    args: &Args,
     input: impl Read,
     output: impl Write,
     input_len: Option<u64>,
 ) -> Result<(), Failure> {
-    let usage =
-        || Failure::Input("usage: xla-layout relayout 'SRC_SHAPE' 'DST_SHAPE' [--pad BYTE]".into());
-    let (src, dst, pad) = match args {
-        [src, dst] => (src, dst, 0u8),
-        [src, dst, flag, byte] if flag == "--pad" => {
-            let pad = parse_byte(byte).ok_or_else(|| {
-                Failure::Input(format!(
-                    "--pad takes a byte (0-255 or 0x00-0xff), not '{byte}'"
-                ))
-            })?;
-            (src, dst, pad)
-        }
-        _ => return Err(usage()),
-    };
     run(
-        &array_argument(src)?,
-        &array_argument(dst)?,
-        pad,
+        &array_argument(&args.src)?,
+        &array_argument(&args.dst)?,
+        args.pad,
         input,
         output,
         input_len,
     )
 }
 
-fn parse_byte(text: &str) -> Option<u8> {
-    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+/// `--pad`'s value.
+fn parse_byte(text: &str) -> Result<u8, String> {
+    let byte = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         Some(hex) => u8::from_str_radix(hex, 16).ok(),
         None => text.parse().ok(),
-    }
+    };
+    byte.ok_or_else(|| "--pad takes a byte (0-255 or 0x00-0xff)".to_string())
 }
 
 /// Slabs of at least this many bytes are streamed one at a time.

@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use xla_layout_core::hlo::{Event, Module, Reader};
@@ -11,48 +12,50 @@ use xla_layout_core::{Shape, validate};
 
 use crate::Failure;
 
-/// Parses `args` (after `scan`) and runs.
-pub fn main(args: &[String], stdin: impl Read, out: impl Write) -> Result<(), Failure> {
-    let usage = || Failure::Input("usage: xla-layout scan FILE.hlo [--summary [--top N]]".into());
-    let mut path = None;
-    let mut summary = false;
-    let mut top = 20usize;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--summary" => summary = true,
-            "--top" => {
-                top = rest
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(|| Failure::Input("--top takes a number".into()))?;
-            }
-            flag if flag.starts_with("--") => return Err(usage()),
-            _ if path.is_none() => path = Some(arg.as_str()),
-            _ => return Err(usage()),
-        }
-    }
-    let path = path.ok_or_else(usage)?;
-    let text = read_text(path, stdin)?;
-    if summary {
-        write_summary(&text, path, top, out)
+/// Read an HLO module dump: every instruction as JSON, or its buffers by size.
+///
+/// Without --summary, one JSON object per instruction: {"computation",
+/// "name", "shape" (canonical text), "bytes" (exact; a tuple's elements
+/// summed; null where undefined)}. With --summary, the module's buffers
+/// by size with the bytes lost to padding.
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The dump (`-` for stdin)
+    #[arg(value_name = "FILE.hlo")]
+    pub file: PathBuf,
+    /// Summarise the buffers by size instead
+    #[arg(long)]
+    pub summary: bool,
+    /// With --summary, list the N largest buffers
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+}
+
+/// Runs `scan` with `args`.
+pub fn main(args: &Args, stdin: impl Read, out: impl Write) -> Result<(), Failure> {
+    let path = args.file.to_string_lossy();
+    let text = read_text(&args.file, stdin)?;
+    if args.summary {
+        write_summary(&text, &path, args.top, out)
     } else {
-        write_json_lines(&text, path, out)
+        write_json_lines(&text, &path, out)
     }
 }
 
 /// The file's text (`-` is standard input).
-fn read_text(path: &str, mut stdin: impl Read) -> Result<String, Failure> {
+fn read_text(path: &Path, mut stdin: impl Read) -> Result<String, Failure> {
     let mut bytes = Vec::new();
-    if path == "-" {
+    let name = path.display();
+    if path.as_os_str() == "-" {
         stdin.read_to_end(&mut bytes)?;
     } else {
         bytes =
-            std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read {path}: {e}")))?;
+            std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read {name}: {e}")))?;
     }
     String::from_utf8(bytes).map_err(|e| {
         Failure::Input(format!(
-            "{path} is not UTF-8 text (invalid byte at offset {})",
+            "{name} is not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         ))
     })

@@ -44,7 +44,14 @@ const PALETTE: [&str; 12] = [
 ];
 
 impl Picture<'_> {
-    /// Slots in one tile of each level (1-based level k at index k-1).
+    /// Slots in one tile of each level (1-based level k at index k-1),
+    /// for colouring and boundary lines only.
+    ///
+    /// Note: this is layout logic in the CLI and belongs in layout-core.
+    /// The product of a tile's entries is its slot count only for tiles
+    /// without `*` and not reaching across the tiles of the level before
+    /// (the view module's `tile_slots` refuses the other cases); here a
+    /// `*` entry counts 1, so such pictures colour approximately.
     fn tile_slots(&self) -> Vec<u64> {
         let layout = self.shape.layout_or_default();
         (0..layout.tile_count())
@@ -53,8 +60,7 @@ impl Picture<'_> {
                     .tile(k)
                     .iter()
                     .filter(|&&e| e != COMBINE)
-                    .map(|&e| e as u64)
-                    .product()
+                    .fold(1u64, |n, &e| n.saturating_mul(e as u64))
             })
             .collect()
     }

@@ -202,7 +202,7 @@ fn explain_defaults_to_the_docs_example() {
 fn bad_usage_says_how_to_use_it() {
     let out = run(&["frobnicate"], "");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("usage:"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage:"));
 }
 
 fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
@@ -598,4 +598,234 @@ fn explain_streams_a_huge_grid() {
     // Column-major: row 1 of column 0 is slot 1, column 1 starts at 100000.
     let first: Vec<&str> = lines[2].split_whitespace().take(3).collect();
     assert_eq!(first, ["0", "0", "100000"], "{}", &lines[2][..100]);
+}
+
+/// `--version` names the crate's version; every subcommand has `--help`
+/// (and `help SUBCOMMAND`) on stdout with exit 0.
+#[test]
+fn version_and_help_everywhere() {
+    let out = run(&["--version"], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("xla-layout {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let text = stdout(&run(&["--help"], ""));
+    for sub in ["check", "offsets", "relayout", "explain", "scan"] {
+        assert!(text.contains(sub), "{text}");
+        for args in [vec![sub, "--help"], vec![sub, "-h"], vec!["help", sub]] {
+            let out = run(&args, "");
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(
+                text.contains(&format!("Usage: xla-layout {sub}")),
+                "{args:?}: {text}"
+            );
+        }
+    }
+}
+
+/// Usage errors exit 2 with a message on stderr and nothing on stdout;
+/// failures (bad input, IO) exit 1.
+#[test]
+fn exit_codes_tell_usage_errors_from_failures() {
+    let usage_errors: &[&[&str]] = &[
+        &[],
+        &["frobnicate"],
+        &["check", "--bogus"],
+        &["check", "extra"],
+        &["offsets"],
+        &["relayout", "f32[2]"],
+        &["relayout", "f32[2]", "f32[2]", "--pad"],
+        &["relayout", "f32[2]", "f32[2]", "--pad", "256"],
+        &["relayout", "f32[2]", "f32[2]", "--pad", "0x100"],
+        &["explain", "--dims", "1"],
+        &["explain", "--at", "x"],
+        &["explain", "--max", "1"],
+        &["explain", "f32[2]", "f32[3]"],
+        &["scan"],
+        &["scan", "a.hlo", "--top", "many"],
+    ];
+    for args in usage_errors {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+    let failures: &[&[&str]] = &[
+        &["offsets", "f32[2"],
+        &["offsets", "(f32[2])"],
+        &["explain", "f32[2]{0:T(0)}"],
+        &["explain", "f32[4,5,6]", "--dims", "0,3"],
+        &["relayout", "f32[2]", "f32[3]"],
+        &["scan", "no/such/file.hlo"],
+    ];
+    for args in failures {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("xla-layout: "), "{args:?}: {err}");
+    }
+    // A wrong input size is a failure too.
+    let out = run_bytes(&["relayout", "f32[2]", "f32[2]{0}"], &[0; 7]);
+    assert_eq!(out.status.code(), Some(1));
+    // `--pad` takes decimal and hex bytes, before or after the shapes.
+    let out = run_bytes(&["relayout", "--pad", "255", "u8[2]", "u8[2]"], &[1, 2]);
+    assert_eq!(out.stdout, [1, 2]);
+}
+
+/// `check --strict` writes the same lines and exits 1 when one is invalid.
+#[test]
+fn check_strict_fails_on_an_invalid_line() {
+    let input = "f32[2]\nf32[2,3]{0,0}\nf32[\n(f32[], s32[4])\n";
+    let plain = run(&["check"], input);
+    let strict = run(&["check", "--strict"], input);
+    assert_eq!(plain.status.code(), Some(0));
+    assert_eq!(strict.status.code(), Some(1));
+    assert_eq!(strict.stdout, plain.stdout);
+    assert_eq!(String::from_utf8(strict.stdout).unwrap().lines().count(), 4);
+    assert!(
+        String::from_utf8_lossy(&strict.stderr).contains("2 of 4 lines are not valid shapes"),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+    // Valid lines, undefined sizes included: success.
+    let out = run(&["check", "--strict"], "f32[2]\nf32[?,2]\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// A `*` tile entry prints as `*`, not as the integer that stands for it.
+#[test]
+fn explain_prints_combine_entries_as_a_star() {
+    let text = stdout(&run(&["explain", "f32[8,128]{1,0:T(8,128)(*,2)}"], ""));
+    assert!(text.contains("after tile 1      (8,128) -> "), "{text}");
+    assert!(text.contains("after tile 2      (*,2) -> "), "{text}");
+    assert!(!text.contains("-9223372036854775808"), "{text}");
+}
+
+fn explain_json(args: &[&str]) -> Value {
+    let mut all = vec!["explain"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let text = stdout(&run(&all, ""));
+    assert_eq!(text.lines().count(), 1, "{text}");
+    serde_json::from_str(&text).expect("one JSON object")
+}
+
+/// `explain --json`: what the text shows, as one object.
+#[test]
+fn explain_writes_json() {
+    // tiled_layout.md figure 1.
+    let v = explain_json(&["f32[3,5]{1,0:T(2,2)}"]);
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "canonical",
+            "element_type",
+            "element_bits",
+            "slot_bits",
+            "dims",
+            "physical_order",
+            "tiles",
+            "elements",
+            "slots",
+            "padding_slots",
+            "padding_percent",
+            "bytes",
+            "xla_byte_size_of",
+            "xla_array_size",
+            "xla_array_data_size",
+            "memory_space",
+            "memory_space_name",
+            "grid"
+        ]
+    );
+    assert_eq!(v["canonical"], "f32[3,5]{1,0:T(2,2)}");
+    assert_eq!(
+        (&v["element_type"], &v["element_bits"], &v["slot_bits"]),
+        (&json!("f32"), &json!(32), &json!(32))
+    );
+    assert_eq!(
+        v["tiles"],
+        json!([{"tile": [2, 2], "dims_after": [2, 3, 2, 2]}])
+    );
+    assert_eq!(
+        (&v["elements"], &v["slots"], &v["padding_slots"]),
+        (&json!(15), &json!(24), &json!(9))
+    );
+    assert_eq!(v["padding_percent"], 37.5);
+    assert_eq!(
+        (
+            &v["bytes"],
+            &v["xla_byte_size_of"],
+            &v["xla_array_size"],
+            &v["xla_array_data_size"]
+        ),
+        (&json!(96), &json!(60), &json!(96), &json!(84))
+    );
+    assert_eq!(v["memory_space_name"], "device memory (HBM)");
+    assert_eq!(
+        v["grid"],
+        json!({"row_dim": 0, "col_dim": 1, "at": [0, 0], "row_indices": [0, 1, 2],
+               "col_indices": [0, 1, 2, 3, 4],
+               "offsets": [[0, 1, 4, 5, 8], [2, 3, 6, 7, 10], [12, 13, 16, 17, 20]]})
+    );
+    // `*` is the string "*"; XLA's ArraySize is undefined with it: null.
+    let v = explain_json(&["f32[16,256]{1,0:T(2,*,128)}"]);
+    assert_eq!(v["tiles"][0]["tile"], json!([2, "*", 128]));
+    assert!(v["xla_array_size"].is_null());
+    assert_eq!(v["xla_byte_size_of"], 16384);
+    // The physical order, major to minor; a cut grid lists the indices it shows.
+    let v = explain_json(&["f32[4,100,100]{0,1,2:S(1)}", "--max", "3", "--at", "2,0,0"]);
+    assert_eq!(v["physical_order"], json!([2, 1, 0]));
+    assert_eq!(v["memory_space"], 1);
+    assert_eq!(v["grid"]["row_indices"], json!([0, 1, 99]));
+    assert_eq!(
+        v["grid"]["offsets"][2],
+        json!([2 + 4 * 99, 2 + 4 * 99 + 400, 2 + 4 * 99 + 400 * 99])
+    );
+    // A scalar and an empty array.
+    assert_eq!(explain_json(&["f32[]"])["grid"]["offsets"], json!([[0]]));
+    assert_eq!(explain_json(&["f32[0,3]"])["grid"]["offsets"], json!([]));
+}
+
+/// `--svg -` writes the picture, and only the picture, to stdout.
+#[test]
+fn explain_svg_to_stdout() {
+    let text = stdout(&run(&["explain", "f32[3,5]{1,0:T(2,2)}", "--svg", "-"], ""));
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    assert!(!text.contains("canonical text"));
+    // JSON and the picture cannot share stdout: a usage error.
+    let out = run(&["explain", "--json", "--svg", "-"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    // With a file, stdout holds the JSON alone.
+    let dir = std::env::temp_dir().join(format!("xla-layout-json-svg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("p.svg");
+    let v = explain_json(&["f32[3,5]", "--svg", path.to_str().unwrap()]);
+    assert_eq!(v["slots"], 15);
+    assert!(std::fs::read_to_string(&path).unwrap().starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A reader that stops early (`| head`) ends the command quietly, exit 0.
+#[test]
+fn a_closed_stdout_exits_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .args(["explain", "u8[100000,100000]{0,1}", "--max", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

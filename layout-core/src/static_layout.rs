@@ -51,7 +51,9 @@ pub unsafe trait StaticLayout:
     const RANK: usize;
     /// The logical dimension sizes (bounds for bounded dimensions).
     const DIMS: Self::Index;
-    /// Slots allocated, padding included (every tile level and `L`).
+    /// The slot count: slots allocated, padding included (every tile
+    /// level and `L`), as [`TiledShape::physical_slots`](crate::TiledShape::physical_slots)
+    /// gives it at run time. (The name is older; the quantity is slots.)
     const PHYSICAL_ELEMENTS: usize;
     /// The exact size in bytes (`⌈PHYSICAL_ELEMENTS · ELEMENT_BITS / 8⌉`).
     const BYTES: usize;

@@ -158,7 +158,7 @@ fn mismatched_shapes_are_refused() {
         plan.copy(&[0.0f32; 5], &mut out, 0.0)
             .unwrap_err()
             .to_string(),
-        "the source has 5 elements but its layout needs 6"
+        "the source has 5 slots but its layout needs 6"
     );
 }
 

@@ -472,23 +472,11 @@ fn parse_split_configs(p: &mut Parser<'_>, d: &mut Draft<'_>, _: Token) -> Step<
     }
 }
 
-/// `T(8,128)(2,1)`: `Tile::Print`, `*` for a combine entry, and XLA's
-/// text for any other negative entry.
+/// `T(8,128)(2,1)`, each tile as [`super::TileText`] prints it.
 fn print_tiles(l: &Layout, f: &mut Formatter<'_>) -> fmt::Result {
     f.write_char('T')?;
     for tile in l.tiles() {
-        f.write_char('(')?;
-        for (i, &d) in tile.iter().enumerate() {
-            if i > 0 {
-                f.write_char(',')?;
-            }
-            match d {
-                COMBINE => f.write_char('*')?,
-                d if d < 0 => write!(f, "Invalid value {d}")?,
-                d => write!(f, "{d}")?,
-            }
-        }
-        f.write_char(')')?;
+        super::print::write_tile(f, tile)?;
     }
     Ok(())
 }

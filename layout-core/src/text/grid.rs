@@ -184,6 +184,59 @@ impl<'a> OffsetGrid<'a> {
         self
     }
 
+    /// The logical dimension down the grid; `None` for one row (rank 1 or
+    /// a scalar).
+    pub const fn row_dim(&self) -> Option<usize> {
+        self.rows
+    }
+
+    /// The logical dimension across the grid; `None` for a scalar.
+    pub const fn col_dim(&self) -> Option<usize> {
+        self.cols
+    }
+
+    /// The index the grid is taken at: the entries of the dimensions not
+    /// shown (those of the row and column dimensions are ignored).
+    pub fn at_index(&self) -> &[u64] {
+        &self.at[..self.shape.rank()]
+    }
+
+    /// The row indices shown, in order: all of them, or when cut the
+    /// first rows and the last one (`Display` writes `...` before it).
+    /// One row, index 0, when there is no row dimension.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[100,3]").unwrap().tiled().unwrap();
+    /// let g = t.offset_grid().max(4, 4);
+    /// assert_eq!(g.shown_rows().collect::<Vec<_>>(), [0, 1, 2, 99]);
+    /// assert_eq!(g.shown_cols().collect::<Vec<_>>(), [0, 1, 2]);
+    /// assert_eq!(g.offset_at(99, 2), Some(299));
+    /// assert_eq!(g.offset_at(100, 0), None);
+    /// // An empty dimension shows nothing.
+    /// let t = ArrayShape::parse_validated("f32[0,3]").unwrap().tiled().unwrap();
+    /// assert_eq!(t.offset_grid().shown_rows().count(), 0);
+    /// ```
+    pub fn shown_rows(&self) -> impl Iterator<Item = u64> + use<'a> {
+        Self::picks(self.extent(self.rows), self.max_rows).flatten()
+    }
+
+    /// The column indices shown; see [`OffsetGrid::shown_rows`].
+    pub fn shown_cols(&self) -> impl Iterator<Item = u64> + use<'a> {
+        Self::picks(self.extent(self.cols), self.max_cols).flatten()
+    }
+
+    /// The slot of the element in row `row` and column `col` of the grid
+    /// (each 0 along a dimension the grid does not have); `None` outside
+    /// the grid.
+    pub fn offset_at(&self, row: u64, col: u64) -> Option<u64> {
+        let inside = |dim: Option<usize>, i: u64| i < self.extent(dim);
+        if !inside(self.rows, row) || !inside(self.cols, col) {
+            return None;
+        }
+        Some(self.offset(row, col))
+    }
+
     /// The indices shown along a dimension of `size`: `0..shown-1`, then
     /// the last one when cut. `None` marks the `...`.
     fn picks(size: u64, max: usize) -> impl Iterator<Item = Option<u64>> {
@@ -191,7 +244,7 @@ impl<'a> OffsetGrid<'a> {
         let head = if cut { max as u64 - 1 } else { size };
         (0..head)
             .map(Some)
-            .chain(cut.then_some([None, Some(size - 1)]).into_iter().flatten())
+            .chain(cut.then(|| [None, Some(size - 1)]).into_iter().flatten())
     }
 
     fn extent(&self, dim: Option<usize>) -> u64 {

@@ -30,5 +30,5 @@ pub use parser::{
 };
 #[cfg(feature = "alloc")]
 pub(crate) use parser::{shape_at, shape_events_at, shape_extent};
-pub use print::WithoutLayout;
+pub use print::{TileText, WithoutLayout};
 pub use spans::{ByteSpan, MAX_SHOWN, ShapeSpans};

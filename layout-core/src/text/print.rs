@@ -3,6 +3,7 @@
 use core::fmt::{self, Display, Formatter, Write};
 
 use super::attributes::write_joined;
+use crate::limits::COMBINE;
 use crate::{ArrayShape, Dim, Layout, Shape, ShapeEvent};
 
 impl Display for Layout {
@@ -14,6 +15,65 @@ impl Display for Layout {
         super::attributes::print_attributes(self, f)?;
         f.write_char('}')
     }
+}
+
+/// One tile as XLA prints it (`Tile::ToString`): `(8,128)`, `*` for a
+/// [`COMBINE`](crate::COMBINE) entry. See [`Layout::tile_text`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileText<'a>(&'a [i64]);
+
+impl<'a> TileText<'a> {
+    /// The text of `tile` (its entries most major first, as
+    /// [`Layout::tile`] gives them).
+    ///
+    /// ```
+    /// use xla_layout_core::{COMBINE, text::TileText};
+    /// assert_eq!(TileText::new(&[8, 128]).to_string(), "(8,128)");
+    /// assert_eq!(TileText::new(&[COMBINE, 2]).to_string(), "(*,2)");
+    /// ```
+    pub const fn new(tile: &'a [i64]) -> Self {
+        TileText(tile)
+    }
+}
+
+impl Display for TileText<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_tile(f, self.0)
+    }
+}
+
+impl Layout {
+    /// Tile `i` as XLA prints it: `(8,128)`, with `*` for a combine entry.
+    ///
+    /// # Panics
+    /// If `i >= self.tile_count()`.
+    ///
+    /// ```
+    /// # use xla_layout_core::Layout;
+    /// let l: Layout = "{1,0:T(8,128)(*,2)}".parse().unwrap();
+    /// assert_eq!(l.tile_text(0).to_string(), "(8,128)");
+    /// assert_eq!(l.tile_text(1).to_string(), "(*,2)");
+    /// ```
+    pub const fn tile_text(&self, i: usize) -> TileText<'_> {
+        TileText(self.tile(i))
+    }
+}
+
+/// `Tile::Print`: `(8,128)`, `*` for a combine entry, and XLA's text for
+/// any other negative entry.
+pub(crate) fn write_tile(f: &mut Formatter<'_>, tile: &[i64]) -> fmt::Result {
+    f.write_char('(')?;
+    for (i, &d) in tile.iter().enumerate() {
+        if i > 0 {
+            f.write_char(',')?;
+        }
+        match d {
+            COMBINE => f.write_char('*')?,
+            d if d < 0 => write!(f, "Invalid value {d}")?,
+            d => write!(f, "{d}")?,
+        }
+    }
+    f.write_char(')')
 }
 
 /// `ShapeUtil::HumanString` of an array: `f32[<=2,?,3]`.

@@ -24,9 +24,10 @@ use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, Tile
 pub enum ViewError {
     /// The buffer is shorter than the layout.
     TooShort {
-        /// Elements (or bytes, for bit views) the layout needs.
+        /// Slots the layout needs ([`View`], [`ViewMut`]: one buffer
+        /// element per slot), or bytes ([`BitsView`], [`BitsViewMut`]).
         needed: usize,
-        /// What the buffer has.
+        /// What the buffer has, counted the same way.
         got: usize,
     },
     /// The Rust element type does not hold the layout's elements slot for
@@ -47,7 +48,7 @@ impl core::fmt::Display for ViewError {
             Self::TooShort { needed, got } => {
                 write!(
                     f,
-                    "the buffer has {got} units but the layout needs {needed}"
+                    "the buffer is too short: the layout needs {needed} and it has {got} (slots for a typed view, bytes for a bits view)"
                 )
             }
             Self::ElementType {

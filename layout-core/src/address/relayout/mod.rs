@@ -39,18 +39,20 @@ pub enum RelayoutError {
     /// The two layouts are not of the same element type and logical
     /// dimensions.
     ShapeMismatch,
-    /// The source buffer has fewer elements than its layout's slots.
+    /// The source buffer has fewer slots (buffer elements) than its
+    /// layout.
     SourceTooShort {
         /// Slots the layout needs.
         needed: u64,
-        /// Elements given.
+        /// Slots given: the buffer's length.
         got: u64,
     },
-    /// The destination buffer has fewer elements than its layout's slots.
+    /// The destination buffer has fewer slots (buffer elements) than its
+    /// layout.
     DestinationTooShort {
         /// Slots the layout needs.
         needed: u64,
-        /// Elements given.
+        /// Slots given: the buffer's length.
         got: u64,
     },
     /// The source bytes are fewer than its layout's size.
@@ -79,13 +81,13 @@ impl fmt::Display for RelayoutError {
             Self::SourceTooShort { needed, got } => {
                 write!(
                     f,
-                    "the source has {got} elements but its layout needs {needed}"
+                    "the source has {got} slots but its layout needs {needed}"
                 )
             }
             Self::DestinationTooShort { needed, got } => {
                 write!(
                     f,
-                    "the destination has {got} elements but its layout needs {needed}"
+                    "the destination has {got} slots but its layout needs {needed}"
                 )
             }
             Self::SourceBytesTooShort { needed, got } => {
