@@ -305,7 +305,7 @@ fn every_element_type() {
         type F6a = f6e3m2fn[2]; type F6b = f6e2m3fn[2]; type C64 = c64[2]; type C128 = c128[2];
         type PackedS4 = s4[2]{0:E(4)};
     }
-    // Natural storage is whole bytes (spec §b ByteWidth); E packs.
+    // Natural storage is whole bytes (docs/xla-layouts.md §b ByteWidth); E packs.
     let bits = [
         Pred::ELEMENT_BITS,
         S1::ELEMENT_BITS,

@@ -16,7 +16,7 @@ layout! {
     type Padded = f32[3]{0:T(4)L(8)};
 }
 
-/// Slot numbers of spec §d.3 example 1, row by row.
+/// Slot numbers of docs/xla-layouts.md §d.3 example 1, row by row.
 const FIGURE1: [[usize; 5]; 3] = [[0, 1, 4, 5, 8], [2, 3, 6, 7, 10], [12, 13, 16, 17, 20]];
 
 #[test]

@@ -22,7 +22,7 @@ fn check(lines: &str) -> Vec<Value> {
 #[test]
 fn check_reports_every_field_in_order() {
     let out = check("f32[3,5]{1,0:T(2,2)}\n");
-    // Spec §d.3 example 1: 24 slots of 4 bytes; ArraySize 96; ByteSizeOf 60.
+    // docs/xla-layouts.md §d.3 example 1: 24 slots of 4 bytes; ArraySize 96; ByteSizeOf 60.
     assert_eq!(
         out,
         [json!({
@@ -83,7 +83,7 @@ fn check_keeps_order_and_separates_stages() {
         "f32[200001,128]{1,0:T(8)L(1024)}\nf32[2,3]{0,0}\nf32[2,\n(f32[], s32[4]{0:S(1)})\nf32[?,2]\n\nf32[6,4]{1,0:T(3,4)(2,1)}\r\n",
     );
     assert_eq!(out.len(), 7);
-    // Spec §d.3 example 9.
+    // docs/xla-layouts.md §d.3 example 9.
     assert_eq!(out[0]["bytes"], 102_404_096);
     assert_eq!(out[0]["physical_elements"], 25_601_024);
     assert_eq!(out[0]["xla_byte_size_of"], 102_400_512);
@@ -116,7 +116,7 @@ fn check_keeps_order_and_separates_stages() {
         (out[5]["input"].as_str(), out[5]["stage"].as_str()),
         (Some(""), Some("parse"))
     );
-    // CRLF stripped; spec §e counter-example: exact 32 slots, ArraySize 24.
+    // CRLF stripped; docs/xla-layouts.md §e counter-example: exact 32 slots, ArraySize 24.
     assert_eq!(out[6]["input"], "f32[6,4]{1,0:T(3,4)(2,1)}");
     assert_eq!(
         (out[6]["bytes"].as_u64(), out[6]["xla_array_size"].as_u64()),
@@ -237,7 +237,7 @@ fn relayout_packs_rows_into_the_tpu_format_and_back() {
         .chunks(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
         .collect();
-    // Spec §d.3 example 3: (r, c) at 16·(r div 2) + 8·(c div 4) + 2·(c mod 4) + (r mod 2).
+    // docs/xla-layouts.md §d.3 example 3: (r, c) at 16·(r div 2) + 8·(c div 4) + 2·(c mod 4) + (r mod 2).
     for r in 0..4 {
         for c in 0..8 {
             assert_eq!(
@@ -255,7 +255,7 @@ fn relayout_packs_rows_into_the_tpu_format_and_back() {
 
 #[test]
 fn relayout_fills_padding_with_the_chosen_byte() {
-    // f32[3,5] into 2×2 tiles: 24 slots, 9 of them padding (spec §d.3 example 1).
+    // f32[3,5] into 2×2 tiles: 24 slots, 9 of them padding (docs/xla-layouts.md §d.3 example 1).
     let host: Vec<u8> = (0u32..15).flat_map(u32::to_le_bytes).collect();
     let out = run_bytes(
         &[

@@ -1,4 +1,4 @@
-//! Element types (spec §b): XLA's `PrimitiveType` enum, with its text names,
+//! Element types (docs/xla-layouts.md §b): XLA's `PrimitiveType` enum, with its text names,
 //! proto numbers and storage widths.
 
 /// An XLA element type (`xla::PrimitiveType`).
@@ -218,7 +218,7 @@ impl ElementType {
     /// The type whose name is `name`, if `name` is an element-type token of
     /// shape text. Names are case-sensitive; `tuple` and `buffer` are not type
     /// tokens (those kinds have their own syntax), and neither is
-    /// `opaque_type` (spec §i.15).
+    /// `opaque_type` (docs/xla-layouts.md §i.15).
     ///
     /// ```
     /// # use xla_layout_core::ElementType;
@@ -264,7 +264,7 @@ impl ElementType {
     /// `primitive_util::BitWidth`: the logical width in bits; `None` for
     /// non-array types. PRED is 1 bit wide although it is stored in a byte,
     /// and the F6 types are 8 (XLA derives their width from a one-byte C++
-    /// type, spec §i.14).
+    /// type, docs/xla-layouts.md §i.14).
     ///
     /// ```
     /// # use xla_layout_core::ElementType;
@@ -427,7 +427,7 @@ impl core::fmt::Display for ElementType {
 mod tests {
     use super::*;
 
-    /// The table of spec §b, transcribed independently of the match arms above.
+    /// The table of docs/xla-layouts.md §b, transcribed independently of the match arms above.
     #[test]
     fn table_matches_spec() {
         let table: &[(&str, u8, u32, u32, bool)] = &[

@@ -18,7 +18,7 @@ pub const MAX_SPLIT_INDICES: usize = 32;
 /// The longest canonical text of a `P(...)` physical shape that a layout
 /// keeps. (`P` is a leftover of sparse arrays that XLA always rejects.)
 pub const MAX_PHYSICAL_SHAPE_TEXT: usize = 128;
-/// XLA's default nesting limit for shapes (spec §a.2): tuples, buffers and
+/// XLA's default nesting limit for shapes (docs/xla-layouts.md §a.2): tuples, buffers and
 /// physical shapes inside each other.
 pub const DEFAULT_MAX_DEPTH: usize = 8192;
 

@@ -1,7 +1,7 @@
-//! Model → checked model: XLA's shape validation (spec §f), in XLA's order
+//! Model → checked model: XLA's shape validation (docs/xla-layouts.md §f), in XLA's order
 //! and with XLA's messages, plus the one extra rule this crate adds.
 //!
-//! Parsing does not validate (spec §a.3); [`crate::ArrayShape::parse_validated`]
+//! Parsing does not validate (docs/xla-layouts.md §a.3); [`crate::ArrayShape::parse_validated`]
 //! and [`crate::Shape::parse_validated`] run both steps.
 //!
 //! A [`ValidationError`] carries a copy of the offending array so that its
@@ -15,7 +15,7 @@ use crate::joined::write_joined;
 use crate::limits::{COMBINE, UNBOUNDED};
 use crate::{ArrayShape, ElementType, Layout, Shape};
 
-/// Which validation rule failed. The numbers are the rules of spec §f.
+/// Which validation rule failed. The numbers are the rules of docs/xla-layouts.md §f.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ValidationErrorKind {
@@ -90,7 +90,7 @@ pub enum ValidationErrorKind {
         dim_size: i64,
     },
     /// Not an XLA rule: a `*` in the most-minor position of a tile has
-    /// nothing to combine with (spec §d.1 step 2.3), so it has no meaning.
+    /// nothing to combine with (docs/xla-layouts.md §d.1 step 2.3), so it has no meaning.
     CombineInMostMinorPosition {
         /// Which tile.
         tile: usize,
@@ -181,7 +181,7 @@ impl ValidationErrorKind {
 /// the layout attribute it is about is in the attribute table
 /// ([`crate::text::attribute_of`]). The rules are checked in
 /// [`Rule::ALL`]'s order, the first failure winning, as in XLA
-/// (docs/validation.md).
+/// (docs/xla-layouts.md §f).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Rule {
@@ -658,7 +658,7 @@ const fn check_element_size(layout: &Layout, shape: &ArrayShape) -> Result<(), V
     Ok(())
 }
 
-/// Beyond XLA: a trailing `*` has no meaning (spec §d.1 step 2.3).
+/// Beyond XLA: a trailing `*` has no meaning (docs/xla-layouts.md §d.1 step 2.3).
 const fn check_combine_positions(
     layout: &Layout,
     shape: &ArrayShape,

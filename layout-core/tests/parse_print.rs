@@ -1,4 +1,4 @@
-//! Spec §a: the lexical rules, the accepted grammar, what the parser itself
+//! docs/xla-layouts.md §a: the lexical rules, the accepted grammar, what the parser itself
 //! checks, and the canonical printer (§a.4, §a.5).
 //!
 //! Parse-error texts are compared on `err.kind().to_string()` (XLA's message

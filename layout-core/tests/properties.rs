@@ -1,11 +1,11 @@
-//! Property-based tests of layout-core against the spec
-//! (/work/shared/spec/xla-shapes-and-layouts.md, sections (a), (c), (d), (e)).
+//! Property-based tests of layout-core against the semantics in
+//! docs/xla-layouts.md (sections §a, §c, §d, §e).
 //!
 //! Run with
 //! `cargo test -p xla-layout-core --features std --release --test properties`.
 //!
 //! The address properties compare `TiledShape` against `reference`, a naive
-//! transcription of spec §d.1 written for this file (it does not share code
+//! transcription of docs/xla-layouts.md §d.1 written for this file (it does not share code
 //! or structure with `src/address/tiled.rs`).
 
 #![cfg(feature = "std")]
@@ -135,7 +135,7 @@ impl Spec {
         base.with_layout(self.layout())
     }
 
-    /// Storage bits per element (spec §e `bytes(n)`): E, or 8·ByteWidth.
+    /// Storage bits per element (docs/xla-layouts.md §e `bytes(n)`): E, or 8·ByteWidth.
     fn element_bits(&self) -> u64 {
         if self.e_bits != 0 {
             self.e_bits as u64
@@ -144,7 +144,7 @@ impl Spec {
         }
     }
 
-    /// Spec §e `bytes(n)`: `⌈n·E/8⌉` with E, else `n·ByteWidth`
+    /// docs/xla-layouts.md §e `bytes(n)`: `⌈n·E/8⌉` with E, else `n·ByteWidth`
     /// (`None` on `u128` overflow).
     fn bytes128(&self, n: u128) -> Option<u128> {
         if self.e_bits != 0 {
@@ -154,7 +154,7 @@ impl Spec {
         }
     }
 
-    /// Spec §e `bytes(n)`, for small shapes.
+    /// docs/xla-layouts.md §e `bytes(n)`, for small shapes.
     fn bytes(&self, n: u64) -> u64 {
         u64::try_from(self.bytes128(u128::from(n)).unwrap()).unwrap()
     }
@@ -298,7 +298,7 @@ fn element_size(huge: bool) -> BoxedStrategy<i64> {
 /// candidate indices (made valid in `fix_splits`).
 type RawSplit = (Index, Vec<Index>);
 
-/// Turns raw split material into valid split configs (spec §c, §f 19-22):
+/// Turns raw split material into valid split configs (docs/xla-layouts.md §c, §f 19-22):
 /// distinct physical dimensions in [0, R); indices strictly increasing, > 0
 /// and < the size of logical dimension `Major(layout, d) = m2m[R-1-d]`.
 fn fix_splits(dims: &[u64], m2m: &[usize], raw: Vec<RawSplit>) -> Vec<(usize, Vec<u64>)> {
@@ -377,10 +377,10 @@ fn spec_strategy(g: Gen) -> impl Strategy<Value = Spec> {
 }
 
 // ---------------------------------------------------------------------------
-// The reference (spec §d.1), written from the spec text
+// The reference (docs/xla-layouts.md §d.1), written from the docs' text
 // ---------------------------------------------------------------------------
 
-/// Spec §d.1 steps 1 and 2: the final shape `S` and the index `x` in it,
+/// docs/xla-layouts.md §d.1 steps 1 and 2: the final shape `S` and the index `x` in it,
 /// in `u128` with checked arithmetic (`None` if a size overflows `u128`).
 fn reference(
     dims: &[u64],
@@ -442,7 +442,7 @@ fn reference(
     Some((s, x))
 }
 
-/// Spec §d.1 step 3: `Σ x[j]·Π_{l>j} S[l]` (`None` on `u128` overflow).
+/// docs/xla-layouts.md §d.1 step 3: `Σ x[j]·Π_{l>j} S[l]` (`None` on `u128` overflow).
 fn linearise(s: &[u128], x: &[u128]) -> Option<u128> {
     let mut linear: u128 = 0;
     for j in 0..s.len() {
@@ -508,7 +508,7 @@ fn all_indices(dims: &[u64]) -> Vec<Vec<u64>> {
 }
 
 // ---------------------------------------------------------------------------
-// Sanity checks of the reference against the worked examples of spec §d.3
+// Sanity checks of the reference against the worked examples of docs/xla-layouts.md §d.3
 // ---------------------------------------------------------------------------
 
 #[test]
@@ -589,7 +589,7 @@ proptest! {
     #![proptest_config(config(10000))]
 
     /// Property 1 + 2: generated shapes validate; `TiledShape` agrees with
-    /// the spec §d.1 reference on the final shape, the slot counts and the
+    /// the docs/xla-layouts.md §d.1 reference on the final shape, the slot counts and the
     /// offset of every logical index.
     #[test]
     fn offsets_match_reference(spec in spec_strategy(GENERAL)) {
@@ -672,7 +672,7 @@ proptest! {
     }
 
     /// Property 1 (the error case): a `*` in the most-minor position of a
-    /// tile is reported by the validator (spec §d.1 step 2.3), and such a
+    /// tile is reported by the validator (docs/xla-layouts.md §d.1 step 2.3), and such a
     /// shape does not tile.
     #[test]
     fn combine_in_most_minor_position_is_rejected(
@@ -725,7 +725,7 @@ fn roundtrip_spec() -> impl Strategy<Value = Spec> {
         })
 }
 
-/// Spec §a.4 tuple printing: `", "` separators, `/*index=i*/` before every
+/// docs/xla-layouts.md §a.4 tuple printing: `", "` separators, `/*index=i*/` before every
 /// fifth element.
 fn tuple_text(elems: &[String]) -> String {
     let mut out = String::from("(");
@@ -750,7 +750,7 @@ proptest! {
     #[test]
     fn print_parse_print(spec in roundtrip_spec()) {
         let shape = spec.shape();
-        // A negative `M(n)` is not printed (spec §a.4, §a.5: "M(<0)" is a
+        // A negative `M(n)` is not printed (docs/xla-layouts.md §a.4, §a.5: "M(<0)" is a
         // default that is omitted), so it reads back as 0: compare with the
         // shape whose M is 0. Every other field is printed.
         let expected = if spec.meta < 0 {
@@ -767,13 +767,13 @@ proptest! {
         prop_assert_eq!(Shape::parse(&text), Ok(Shape::Array(expected)));
         prop_assert_eq!(parse_array(text.as_bytes()), Ok(expected));
 
-        // The layout alone (spec §a.2 bare layouts, `{}` included).
+        // The layout alone (docs/xla-layouts.md §a.2 bare layouts, `{}` included).
         let layout_text = shape.layout().unwrap().to_string();
         let layout = parse_layout(layout_text.as_bytes());
         prop_assert_eq!(layout, Ok(*expected.layout().unwrap()), "{}", layout_text);
         prop_assert_eq!(Layout::parse(&layout_text).unwrap().to_string(), layout_text);
 
-        // Without a layout the parser fills in the default one (spec §a.3.3).
+        // Without a layout the parser fills in the default one (docs/xla-layouts.md §a.3.3).
         let bare = shape.without_layout().to_string();
         prop_assert!(text.starts_with(&bare));
         let defaulted = ArrayShape::parse(&bare).unwrap();
@@ -789,13 +789,13 @@ proptest! {
         prop_assert_eq!(parsed, Ok(Shape::Buffer(expected)));
     }
 
-    /// Property 4 for tuples: the printed form follows spec §a.4 and
+    /// Property 4 for tuples: the printed form follows docs/xla-layouts.md §a.4 and
     /// parses back to the same shapes.
     ///
     /// The elements carry no `#(t)` / `*(t)`: XLA's parser builds tuples
     /// with `ShapeUtil::MakeValidatedTupleShape` (hlo_parser.cc,
     /// `ParseShape`), so a tuple element that fails validation fails the
-    /// parse, and the crate does the same (`InvalidTupleElement`). Spec §a.3
+    /// parse, and the crate does the same (`InvalidTupleElement`). docs/xla-layouts.md §a.3
     /// does not list this check; XLA's source and the crate agree on it.
     #[test]
     fn tuple_print_parse_print(specs in prop::collection::vec(roundtrip_spec(), 0..=11)) {
@@ -1060,7 +1060,7 @@ fn exercise_shape(s: &Shape) {
         }
     }
     // One print → parse round makes the text canonical, except where the
-    // printed form cannot be read back (spec §a.5: `#(invalid)`).
+    // printed form cannot be read back (docs/xla-layouts.md §a.5: `#(invalid)`).
     match Shape::parse(&text) {
         Ok(again) => assert_eq!(again.to_string(), text, "reprint of {text:?}"),
         Err(e) => assert!(
@@ -1109,15 +1109,15 @@ proptest! {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// Property 5 with deep nesting (spec §a.2: at most 8192 levels).
+    /// Property 5 with deep nesting (docs/xla-layouts.md §a.2: at most 8192 levels).
     #[test]
     fn deep_nesting_never_panics(input in deep_input()) {
         exercise_bytes(&input);
     }
 }
 
-/// Spec §a.2 nesting limit: 8192 levels parse, 8193 do not (the outermost
-/// shape is level 1). Also spec §a.3.12: a buffer wraps only an array.
+/// docs/xla-layouts.md §a.2 nesting limit: 8192 levels parse, 8193 do not (the outermost
+/// shape is level 1). Also docs/xla-layouts.md §a.3.12: a buffer wraps only an array.
 #[test]
 fn nesting_limit() {
     let ok = format!("{}f32[]{}", "(".repeat(8191), ")".repeat(8191));
@@ -1134,7 +1134,7 @@ fn nesting_limit() {
 }
 
 // ---------------------------------------------------------------------------
-// Property 6: XLA's LinearIndex (spec §d.2)
+// Property 6: XLA's LinearIndex (docs/xla-layouts.md §d.2)
 // ---------------------------------------------------------------------------
 
 const NO_COMBINE: Gen = Gen {
@@ -1209,16 +1209,16 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------
-// Property 7: byte sizes (spec §e)
+// Property 7: byte sizes (docs/xla-layouts.md §e)
 // ---------------------------------------------------------------------------
 
-/// Spec §e `ArraySize`, transcribed: first tile only, `MaxSplitSize`, `L`
+/// docs/xla-layouts.md §e `ArraySize`, transcribed: first tile only, `MaxSplitSize`, `L`
 /// only with tiles (`None` on `u128` overflow).
 fn spec_array_size(spec: &Spec) -> Option<u128> {
     spec.bytes128(spec_array_slots(spec)?)
 }
 
-/// The element count `N` inside spec §e `ArraySize` (before `bytes`).
+/// The element count `N` inside docs/xla-layouts.md §e `ArraySize` (before `bytes`).
 fn spec_array_slots(spec: &Spec) -> Option<u128> {
     let r = spec.rank();
     if spec.tiles.is_empty() {
@@ -1290,7 +1290,7 @@ proptest! {
     #![proptest_config(config(20000))]
 
     /// Property 7: `ByteSizeOf`, `ArraySize`, `ArrayDataSize`, the exact
-    /// size and the byte strides as spec §e defines them.
+    /// size and the byte strides as docs/xla-layouts.md §e defines them.
     #[test]
     fn byte_sizes(spec in spec_strategy(GENERAL)) {
         if !spec.small_enough() {
@@ -1321,7 +1321,7 @@ proptest! {
             prop_assert!(packed.is_none());
         }
 
-        // With `*`, ArraySize/ArrayDataSize are meaningless (spec §e): only
+        // With `*`, ArraySize/ArrayDataSize are meaningless (docs/xla-layouts.md §e): only
         // "does not panic" is checked.
         if spec.has_combine() {
             let _ = shape.xla_array_size();
@@ -1336,9 +1336,9 @@ proptest! {
         // largest split piece), the exact size for every level, and
         // `roundup(·, L)` and `bytes` are monotone: never more than exact.
         prop_assert!(array_size <= exact, "{}: ArraySize {} > exact {}", shape, array_size, exact);
-        // Spec §e: equal when every later tile divides what it covers and
+        // docs/xla-layouts.md §e: equal when every later tile divides what it covers and
         // there are no split configs (and no `*`). With no tiles at all,
-        // ArraySize ignores L (spec §e), so L must be 1 there.
+        // ArraySize ignores L (docs/xla-layouts.md §e), so L must be 1 there.
         if spec.splits.is_empty()
             && later_tiles_divide(&spec)
             && (!spec.tiles.is_empty() || spec.tail == 1)
@@ -1439,7 +1439,7 @@ proptest! {
         let exact = alloc.and_then(|n| spec.bytes128(n));
         let tiled = shape.tiled();
         if elems == Some(0) {
-            // ArrayDataSize is 0 with no elements (spec §e).
+            // ArrayDataSize is 0 with no elements (docs/xla-layouts.md §e).
             if !spec.has_combine() {
                 prop_assert_eq!(shape.xla_array_data_size(), Ok(0), "{}", shape);
             }

@@ -1,10 +1,10 @@
-//! The worked examples of spec §d.3 (Examples 1–10), the stated values of
+//! The worked examples of docs/xla-layouts.md §d.3 (Examples 1–10), the stated values of
 //! §e (byte sizes, strides) and the default layouts of §h.
 //!
-//! Every expected value below is either copied from the spec text (the
+//! Every expected value below is either copied from docs/xla-layouts.md (the
 //! offset tables, the ✔ values, the stated sizes) or computed by hand from
-//! the spec's formulas; the derivation is given next to each value that is
-//! not literally in the spec.
+//! its formulas; the derivation is given next to each value that is
+//! not literally there.
 
 use xla_layout_core::{ArrayShape, ElementType, Layout, Shape, TiledShape};
 
@@ -37,7 +37,7 @@ fn assert_round_trip(t: &TiledShape, index: &[u64]) {
 
 const EX1: &str = "f32[3,5]{1,0:T(2,2)}";
 
-/// The table of spec §d.3 Example 1, row r, column c.
+/// The table of docs/xla-layouts.md §d.3 Example 1, row r, column c.
 const EX1_TABLE: [[u64; 5]; 3] = [[0, 1, 4, 5, 8], [2, 3, 6, 7, 10], [12, 13, 16, 17, 20]];
 
 #[test]
@@ -620,7 +620,7 @@ fn e_s4_9216_6144_tiled_e4_array_size() {
 
 #[test]
 fn e_zero_sized_s4_shapes_have_size_0() {
-    // The spec mentions six zero-sized s4 shapes of ArraySize 0 without
+    // The docs mention six zero-sized s4 shapes of ArraySize 0 without
     // listing them; these six follow the same rule (roundup(0, t) = 0).
     for text in [
         "s4[0]{0:E(4)}",

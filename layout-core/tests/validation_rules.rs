@@ -1,11 +1,11 @@
-//! Spec §f: every validation rule (one accepted and one rejected case each,
+//! docs/xla-layouts.md §f: every validation rule (one accepted and one rejected case each,
 //! with XLA's exact message and the rule's kind), the order in which the
 //! rules are checked, this crate's one extra rule, and the §a.3 / §f
 //! "process aborts" cases that must be parse errors.
 //!
 //! Messages: `<s>` is the shape printed without layout, lists print as
 //! `{a, b}`, and `ShapeError` text is `Shape Error: <msg> Shape(<type>): <s>`
-//! (spec §f). Every expected string below was written from those rules by
+//! (docs/xla-layouts.md §f). Every expected string below was written from those rules by
 //! hand.
 
 use core::fmt::Write;
@@ -1007,7 +1007,7 @@ fn parse_validated_reports_the_validation_stage() {
 
 #[test]
 fn tuple_with_invalid_element_fails_while_parsing() {
-    // The spec's §a.3 does not list it, but XLA's ParseShape builds tuples
+    // docs/xla-layouts.md §a.3 lists it as a note, but XLA's ParseShape builds tuples
     // with ShapeUtil::MakeValidatedTupleShape, which validates the elements
     // (ValidateShapeWithOptionalLayout) and makes the parse fail with an
     // empty message. Outside a tuple the same array parses.

@@ -26,7 +26,7 @@ pub enum AddressError {
     /// A size does not fit in 64 bits.
     Overflow,
     /// XLA's function gives no meaningful value for this shape (e.g.
-    /// `ArraySize` with a `*` tile entry, spec §e).
+    /// `ArraySize` with a `*` tile entry, docs/xla-layouts.md §e).
     UndefinedInXla(&'static str),
 }
 

@@ -1,4 +1,4 @@
-//! Address math: logical index → slot and back (spec §d), sizes (spec §e).
+//! Address math: logical index → slot and back (docs/xla-layouts.md §d), sizes (docs/xla-layouts.md §e).
 
 mod digits;
 mod error;

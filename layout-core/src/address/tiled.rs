@@ -1,4 +1,4 @@
-//! Address math: the tiled linear index of spec §d.1, as a small program.
+//! Address math: the tiled linear index of docs/xla-layouts.md §d.1, as a small program.
 //!
 //! Applying the tiles of a layout to a shape is done once, on the shape
 //! alone, and recorded as a list of *coordinates*: each is a logical index,
@@ -69,7 +69,7 @@ const NO_COORD: Coord = Coord {
 /// ```
 /// use xla_layout_core::ArrayShape;
 ///
-/// // Spec §d.3 example 1: f32[3,5] tiled 2×2 (tiled_layout.md figure 1).
+/// // docs/xla-layouts.md §d.3 example 1: f32[3,5] tiled 2×2 (tiled_layout.md figure 1).
 /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
 /// assert_eq!(t.dims(), [2, 3, 2, 2]);
 /// assert_eq!(t.offset(&[2, 3]), Ok(17));
@@ -129,7 +129,7 @@ pub(crate) const fn round_up(a: u64, b: u64) -> Option<u64> {
 }
 
 impl TiledShape {
-    /// Applies every tile of `shape`'s layout (spec §d.1). The shape must be
+    /// Applies every tile of `shape`'s layout (docs/xla-layouts.md §d.1). The shape must be
     /// valid, have no unbounded dimension, and every size must fit in 64
     /// bits. Bounded dimensions use their bound.
     ///
@@ -138,7 +138,7 @@ impl TiledShape {
     /// const S: ArrayShape = ArrayShape::new(xla_layout_core::ElementType::F32, &[10, 20]);
     /// const T: TiledShape = match TiledShape::new(&S) { Ok(t) => t, Err(_) => panic!() };
     /// const OFFSET: u64 = match T.offset(&[3, 5]) { Ok(o) => o, Err(_) => panic!() };
-    /// assert_eq!(OFFSET, 65); // spec §d.3 example 10
+    /// assert_eq!(OFFSET, 65); // docs/xla-layouts.md §d.3 example 10
     /// ```
     pub const fn new(shape: &ArrayShape) -> Result<TiledShape, AddressError> {
         Self::with_levels(shape, usize::MAX)
@@ -154,7 +154,7 @@ impl TiledShape {
     /// assert_eq!(dims(0), [2048]);
     /// assert_eq!(dims(1), [2, 1024]);
     /// assert_eq!(dims(2), [2, 8, 128]);
-    /// assert_eq!(dims(3), [2, 4, 128, 2, 1]); // spec §d.3 example 6
+    /// assert_eq!(dims(3), [2, 4, 128, 2, 1]); // docs/xla-layouts.md §d.3 example 6
     /// ```
     pub const fn with_levels(
         shape: &ArrayShape,
@@ -225,7 +225,7 @@ impl TiledShape {
         Ok(t)
     }
 
-    /// Step 2 of spec §d.1 for one tile.
+    /// Step 2 of docs/xla-layouts.md §d.1 for one tile.
     const fn apply_tile(&mut self, tile: &[i64]) -> Result<(), AddressError> {
         let m = tile.len();
         // 2.1: an oversized tile pads the shape with leading size-1 dims.
@@ -398,7 +398,7 @@ impl TiledShape {
     /// ```
     /// # use xla_layout_core::ArrayShape;
     /// let t = ArrayShape::parse_validated("f32[200001,128]{1,0:T(8)L(1024)}").unwrap().tiled().unwrap();
-    /// assert_eq!(t.physical_slots(), 25_601_024); // spec §d.3 example 9
+    /// assert_eq!(t.physical_slots(), 25_601_024); // docs/xla-layouts.md §d.3 example 9
     /// assert_eq!(t.exact_bytes(), 102_404_096);
     /// ```
     pub const fn exact_bytes(&self) -> u64 {
@@ -442,12 +442,12 @@ impl TiledShape {
         Ok(())
     }
 
-    /// The slot of a logical index (spec §d.1): its offset in elements
+    /// The slot of a logical index (docs/xla-layouts.md §d.1): its offset in elements
     /// from the start of the buffer.
     ///
     /// ```
     /// # use xla_layout_core::ArrayShape;
-    /// // Spec §d.3 example 4: bf16[8,8]{1,0:T(2,4)(2,1,1,1)}; the docs compute 51.
+    /// // docs/xla-layouts.md §d.3 example 4: bf16[8,8]{1,0:T(2,4)(2,1,1,1)}; the docs compute 51.
     /// let t = ArrayShape::parse_validated("bf16[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap().tiled().unwrap();
     /// assert_eq!(t.offset(&[6, 5]), Ok(51));
     /// ```
@@ -496,7 +496,7 @@ impl TiledShape {
     /// # use xla_layout_core::ArrayShape;
     /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
     /// let padding: Vec<u64> = (0..24).filter(|&o| t.logical_index(o).unwrap().is_none()).collect();
-    /// assert_eq!(padding, [9, 11, 14, 15, 18, 19, 21, 22, 23]); // spec §d.3 example 1
+    /// assert_eq!(padding, [9, 11, 14, 15, 18, 19, 21, 22, 23]); // docs/xla-layouts.md §d.3 example 1
     /// ```
     pub const fn logical_index(&self, offset: u64) -> Result<Option<PerDim>, IndexError> {
         if offset >= self.allocated_slots {
@@ -548,7 +548,7 @@ impl TiledShape {
 
     /// The bit offset of a logical index's element from the start of the
     /// buffer: `slot · element_bits`. Packed elements (`E(n)` with n < 8)
-    /// fill each byte from its least significant bit (spec §b).
+    /// fill each byte from its least significant bit (docs/xla-layouts.md §b).
     ///
     /// ```
     /// # use xla_layout_core::ArrayShape;
@@ -613,7 +613,7 @@ impl ArrayShape {
     /// ```
     /// # use xla_layout_core::ArrayShape;
     /// let t = "bf16[2,8,128]{2,1,0:T(8,128)(2,1)}".parse::<ArrayShape>().unwrap().tiled().unwrap();
-    /// assert_eq!(t.offset(&[0, 2, 0]), Ok(256)); // spec §d.3 example 7
+    /// assert_eq!(t.offset(&[0, 2, 0]), Ok(256)); // docs/xla-layouts.md §d.3 example 7
     /// ```
     pub const fn tiled(&self) -> Result<TiledShape, AddressError> {
         TiledShape::new(self)

@@ -1,4 +1,4 @@
-//! XLA's own size and index functions (spec §d.2, §e), reproduced with
+//! XLA's own size and index functions (docs/xla-layouts.md §d.2, §e), reproduced with
 //! their quirks. Where they differ from the exact tiled size
 //! ([`crate::TiledShape::exact_bytes`]) each function says how.
 
@@ -26,7 +26,7 @@ const fn bounded(shape: &ArrayShape, d: usize) -> Result<u64, AddressError> {
     }
 }
 
-/// `bytes(n)` of spec §e: `⌈n·E/8⌉` with `E`, else `n·ByteWidth`.
+/// `bytes(n)` of docs/xla-layouts.md §e: `⌈n·E/8⌉` with `E`, else `n·ByteWidth`.
 const fn bytes_of(shape: &ArrayShape, layout: &Layout, n: u64) -> Result<u64, AddressError> {
     let bits = match layout.element_bits(shape.element_type()) {
         Some(b) => b,
@@ -110,7 +110,7 @@ impl ArrayShape {
     /// ```
     /// # use xla_layout_core::ArrayShape;
     /// let s = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap();
-    /// assert_eq!(s.xla_byte_size_of(), Ok(60)); // spec §d.3 example 1
+    /// assert_eq!(s.xla_byte_size_of(), Ok(60)); // docs/xla-layouts.md §d.3 example 1
     /// ```
     pub const fn xla_byte_size_of(&self) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {
@@ -132,7 +132,7 @@ impl ArrayShape {
     /// ```
     /// # use xla_layout_core::ArrayShape;
     /// let a = |t| ArrayShape::parse_validated(t).unwrap().xla_array_size();
-    /// assert_eq!(a("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}"), Ok(28_311_552)); // spec §e
+    /// assert_eq!(a("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}"), Ok(28_311_552)); // docs/xla-layouts.md §e
     /// assert_eq!(a("f32[6,4]{1,0:T(3,4)(2,1)}"), Ok(96)); // the exact size is 128
     /// ```
     pub const fn xla_array_size(&self) -> Result<u64, AddressError> {
@@ -197,7 +197,7 @@ impl ArrayShape {
 
     /// `LayoutUtil::LinearIndex`: XLA's slot of a logical index, which
     /// honours **only the first tile**, and **no tile at all on rank 1**
-    /// (spec §d.2). It agrees with [`crate::TiledShape::offset`] for one
+    /// (docs/xla-layouts.md §d.2). It agrees with [`crate::TiledShape::offset`] for one
     /// tiling level on rank ≥ 2 and disagrees elsewhere
     /// (`f32[8]{0:T(2,2)}` index 5: XLA 5, exact 9).
     ///
@@ -296,7 +296,7 @@ impl ArrayShape {
     /// ```
     /// # use xla_layout_core::ArrayShape;
     /// let s = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap();
-    /// assert_eq!(s.xla_array_data_size(), Ok(84)); // spec §d.3 example 1
+    /// assert_eq!(s.xla_array_data_size(), Ok(84)); // docs/xla-layouts.md §d.3 example 1
     /// ```
     pub const fn xla_array_data_size(&self) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {

@@ -1,4 +1,4 @@
-//! The array shape model (spec §0): element type, dimensions, layout.
+//! The array shape model (docs/xla-layouts.md §0): element type, dimensions, layout.
 
 use crate::limits::{Capacity, CapacityError, MAX_RANK, UNBOUNDED};
 use crate::{ElementType, Layout};

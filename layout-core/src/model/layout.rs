@@ -1,4 +1,4 @@
-//! The layout model (spec §0, §c): every field of XLA's `Layout`.
+//! The layout model (docs/xla-layouts.md §0, §c): every field of XLA's `Layout`.
 
 use crate::limits::{
     COMBINE, Capacity, CapacityError, MAX_PHYSICAL_SHAPE_TEXT, MAX_RANK, MAX_SPLIT_CONFIGS,
@@ -209,7 +209,7 @@ impl Layout {
         Ok(l)
     }
 
-    /// XLA's default layout for `rank` dimensions (spec §h): `{R-1,…,1,0}`,
+    /// XLA's default layout for `rank` dimensions (docs/xla-layouts.md §h): `{R-1,…,1,0}`,
     /// row-major, no attributes.
     ///
     /// # Panics
@@ -727,7 +727,7 @@ impl Layout {
         false
     }
 
-    /// XLA's `Layout::Equal`: every field but `M` (spec §0).
+    /// XLA's `Layout::Equal`: every field but `M` (docs/xla-layouts.md §0).
     ///
     /// ```
     /// # use xla_layout_core::Layout;
@@ -768,7 +768,7 @@ impl Default for Layout {
     }
 }
 
-/// A readable name for memory space `n` as text shapes use it (spec §g).
+/// A readable name for memory space `n` as text shapes use it (docs/xla-layouts.md §g).
 ///
 /// ```
 /// # use xla_layout_core::memory_space_name;

@@ -1,4 +1,4 @@
-//! Every kind of shape (spec §0): arrays, buffers, tokens, opaques, tuples.
+//! Every kind of shape (docs/xla-layouts.md §0): arrays, buffers, tokens, opaques, tuples.
 //!
 //! Tuples may nest as deep as the parser allows (8192 levels), so nothing
 //! here recurses on the Rust stack: printing, comparing, hashing and

@@ -221,7 +221,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         parse: |p, d, _| {
             let mut space = 0;
             int_attribute(p, &mut space, "memory space");
-            // XLA keeps the memory space in an int8 (docs/text-format.md).
+            // XLA keeps the memory space in an int8 (docs/xla-layouts.md §a.3).
             d.scalars.memory_space = space as i8;
             Ok(())
         },
@@ -482,7 +482,7 @@ fn print_tiles(l: &Layout, f: &mut Formatter<'_>) -> fmt::Result {
 }
 
 /// `#(t)` / `*(t)` print integral types by name and anything else as
-/// `invalid` (docs/text-format.md).
+/// `invalid` (docs/xla-layouts.md §a.3).
 fn write_type_attribute(f: &mut Formatter<'_>, mark: char, t: Option<ElementType>) -> fmt::Result {
     match t {
         Some(t) => write!(

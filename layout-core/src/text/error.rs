@@ -3,6 +3,7 @@
 use core::fmt::{self, Display, Formatter, Write};
 
 use super::TokenKind;
+#[cfg(feature = "alloc")]
 use super::spans::ByteSpan;
 use crate::{CapacityError, ElementType, InlineStr};
 

@@ -1,4 +1,4 @@
-//! Text → tokens: XLA's HLO lexer (spec §a.1), on bytes.
+//! Text → tokens: XLA's HLO lexer (docs/xla-layouts.md §a.1), on bytes.
 //!
 //! This is the single lexer of the project: shapes, layouts and whole HLO
 //! modules are all tokenised here. It mirrors `HloLexer` token for token,
@@ -374,7 +374,7 @@ impl<'a> Lexer<'a> {
             Some(v) if !longer => {
                 self.pos = i;
                 let mut t = Token::new(TokenKind::Int, start, i);
-                t.int = v as i64; // XLA bit-casts; spec §a.1
+                t.int = v as i64; // XLA bit-casts; docs/xla-layouts.md §a.1
                 t
             }
             _ => self.lex_number_or_pattern(start),
@@ -1082,7 +1082,7 @@ fn match_int64(s: &[u8], start: usize) -> Option<(usize, i64)> {
         for &c in text {
             v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
         }
-        v as i64 // XLA bit-casts; spec §a.1
+        v as i64 // XLA bit-casts; docs/xla-layouts.md §a.1
     };
     Some((first + n - start, value))
 }

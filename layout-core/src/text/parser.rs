@@ -1,4 +1,4 @@
-//! Tokens → model: XLA's shape and layout grammar (spec §a.2, §a.3).
+//! Tokens → model: XLA's shape and layout grammar (docs/xla-layouts.md §a.2, §a.3).
 //!
 //! The control flow follows `HloParserImpl::ParseShape` / `ParseLayout`
 //! closely, because XLA's acceptance depends on it: sub-parsers inside a
@@ -789,7 +789,7 @@ fn starts_buffer(src: &[u8], tok: Token, next: impl FnOnce() -> K) -> bool {
 }
 
 /// Whether a `{` after an array's dimensions starts its layout: only when
-/// an integer or `:` follows (spec §a.2), so that `f32[2] {` in HLO can
+/// an integer or `:` follows (docs/xla-layouts.md §a.2), so that `f32[2] {` in HLO can
 /// open a computation body instead.
 fn starts_layout(tok: K, next: impl FnOnce() -> K) -> bool {
     tok == K::Lbrace && matches!(next(), K::Int | K::Colon)

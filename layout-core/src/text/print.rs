@@ -1,4 +1,4 @@
-//! Model → text: XLA's canonical printing (spec §a.4), byte for byte.
+//! Model → text: XLA's canonical printing (docs/xla-layouts.md §a.4), byte for byte.
 
 use core::fmt::{self, Display, Formatter, Write};
 
@@ -189,7 +189,7 @@ fn write_piece(f: &mut Formatter<'_>, piece: Piece<'_>, with_layout: bool) -> fm
     };
     if index > 0 {
         f.write_str(", ")?;
-        // XLA marks every fifth element's index (spec §a.4).
+        // XLA marks every fifth element's index (docs/xla-layouts.md §a.4).
         if index % 5 == 0 {
             write!(f, "/*index={index}*/")?;
         }

@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn nested_divisions_fold() {
-        // Spec §d.3 example 6, derived by hand: 2048 → [2,1024] → [2,8,128]
+        // docs/xla-layouts.md §d.3 example 6, derived by hand: 2048 → [2,1024] → [2,8,128]
         // → [2,4,128,2,1], strides 1024, 256, 2, 1, 1.
         assert_eq!(
             expr("bf16[2048]{0:T(1024)(128)(2,1)}"),
