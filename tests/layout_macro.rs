@@ -391,3 +391,19 @@ mod imported {
         assert_eq!(l.offset([8, 0]), 3 * 8 * 128);
     }
 }
+
+/// `tpu(SHAPE)`: the layout a TPU gives SHAPE by default, as a type.
+#[test]
+fn tpu_default_layouts_as_types() {
+    layout! {
+        type Act = tpu(bf16[3,1000]);
+        type Col = tpu(bf16[1024,1], v4);
+        type Scalar = tpu(f32[]);
+    }
+    assert_eq!(Act::TEXT, "bf16[3,1000]{1,0:T(4,128)(2,1)}");
+    assert_eq!(Act::BYTES, 8192);
+    assert_eq!(Col::TEXT, "bf16[1024,1]{0,1:T(2,128)(2,1)}");
+    // d0 runs along the 128-wide minor side; (2,1) pairs it with a padding row.
+    assert_eq!(Col.offset([1, 0]), 2);
+    assert_eq!((Scalar::TEXT, Scalar::BYTES), ("f32[]{:T(128)}", 512));
+}

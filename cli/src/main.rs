@@ -6,6 +6,7 @@
 //! xla-layout relayout 'S' 'D'      raw bytes from layout S to layout D
 //! xla-layout explain ['SHAPE']     what a layout means, for people or as JSON (--svg: a picture)
 //! xla-layout scan FILE.hlo         every instruction of an HLO dump, or its buffers by size
+//! xla-layout tpu ['SHAPE']         the layout a TPU gives a shape by default, and its padding
 //! ```
 //!
 //! This crate parses arguments and prints; what a layout means is
@@ -19,6 +20,7 @@ mod offsets;
 mod relayout;
 mod scan;
 mod svg;
+mod tpu;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -51,6 +53,7 @@ enum Command {
     Relayout(relayout::Args),
     Explain(explain::Args),
     Scan(scan::Args),
+    Tpu(tpu::Args),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         ),
         Command::Explain(args) => explain::main(&args, io::stdout().lock()),
         Command::Scan(args) => scan::main(&args, io::stdin().lock(), io::stdout().lock()),
+        Command::Tpu(args) => tpu::main(&args, io::stdin().lock(), io::stdout().lock()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -144,8 +148,12 @@ impl From<io::Error> for Failure {
     }
 }
 
-/// Parses and validates a shape argument, or says why not.
+/// Parses and validates a shape argument, or says why not. `tpu(SHAPE)`
+/// stands for SHAPE with the layout a TPU gives it by default.
 pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure> {
+    if let Some(request) = xla_layout_core::tpu::parse_request(text) {
+        return request.map_err(|e| Failure::Input(format!("'{text}': {e}")));
+    }
     match xla_layout_core::Shape::parse_validated(text) {
         Ok(xla_layout_core::Shape::Array(a)) => Ok(a),
         Ok(other) => Err(Failure::Input(format!("'{other}' is not an array shape"))),

@@ -829,3 +829,52 @@ fn a_closed_stdout_exits_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `tpu`: the default layout for people, JSON lines for scripts (a bad
+/// line gets an error object, the rest go on); `explain` and `relayout`
+/// take `tpu(...)`.
+#[test]
+fn tpu_gives_the_default_layout_and_its_cost() {
+    let text = stdout(&run(&["tpu", "bf16[3,1000]"], ""));
+    assert!(
+        text.starts_with("default layout    bf16[3,1000]{1,0:T(4,128)(2,1)}\n"),
+        "{text}"
+    );
+    assert!(text.contains("bytes             8192\n"), "{text}");
+    assert!(text.contains("padding           2192 bytes"), "{text}");
+    let out = run(
+        &["tpu", "--generation", "v4"],
+        "f32[3,5]\nf32[2]{0}\nbf16[1024,1]\n",
+    );
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["shape"], "f32[3,5]{1,0:T(4,128)}");
+    assert_eq!(
+        (lines[0]["bytes"].as_u64(), lines[0]["data_bytes"].as_u64()),
+        (Some(2048), Some(60))
+    );
+    assert!(lines[1]["error"].as_str().unwrap().contains("has a layout"));
+    assert_eq!(lines[2]["shape"], "bf16[1024,1]{0,1:T(2,128)(2,1)}");
+    assert_eq!(lines[2]["expansion"], 2.0);
+    // A usage error: an unknown generation.
+    assert_eq!(
+        run(&["tpu", "--generation", "v9", "f32[2]"], "")
+            .status
+            .code(),
+        Some(2)
+    );
+    // Other commands take tpu(...).
+    let text = stdout(&run(&["explain", "tpu(s4[1,129], v6e)"], ""));
+    assert!(
+        text.starts_with("canonical text    s4[1,129]{1,0:T(8,128)(8,1)E(4)}"),
+        "{text}"
+    );
+    let host: Vec<u8> = (0..8u8).collect();
+    let out = run_bytes(&["relayout", "u8[2,4]", "tpu(u8[2,4])"], &host);
+    assert!(out.status.success());
+    assert_eq!(out.stdout.len(), 512);
+}

@@ -40,6 +40,7 @@ mod model;
 mod similar;
 mod static_layout;
 pub mod text;
+pub mod tpu;
 mod validate;
 mod view;
 

@@ -12,7 +12,7 @@ use quote::quote;
 use crate::check::{self, Partial};
 use crate::codegen::{self, Krate};
 use crate::hlo;
-use crate::input::{Input, Source};
+use crate::input::{Input, Source, TpuRef};
 use crate::to_text::SourceText;
 
 /// Errors of one expansion, and the promise that an item with errors
@@ -149,6 +149,7 @@ fn build(cx: &mut Ctxt, krate: &Krate, name: &Ident, source: &Source) -> Result<
             track = imported.track;
             imported.text
         }),
+        Source::Tpu(t) => tpu_default(t),
     };
     let text = text.map_err(|e| {
         cx.error(e);
@@ -168,6 +169,25 @@ fn build(cx: &mut Ctxt, krate: &Krate, name: &Ident, source: &Source) -> Result<
         doc,
         items: codegen::layout_items(krate, name, &checked),
     })
+}
+
+/// `tpu(SHAPE)`: SHAPE with its default TPU layout, from layout-core. A
+/// shape that does not parse is handed on as written, so that `check`
+/// points at the offending token.
+fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
+    use xla_layout_core::tpu::{Generation, RequestError, default_layout_for};
+    let inner = SourceText::from_tokens(&t.shape)?;
+    let generation = match &t.generation {
+        None => Generation::V5e,
+        Some(g) => Generation::from_name(&g.to_string()).ok_or_else(|| {
+            syn::Error::new(g.span(), "expected a TPU generation: v4, v5e or v6e")
+        })?,
+    };
+    match default_layout_for(&inner.text, generation) {
+        Ok(shape) => Ok(SourceText::from_text_at(shape.to_string(), t.span)),
+        Err(RequestError::Parse(_)) => Ok(inner),
+        Err(e) => Err(syn::Error::new(t.span, format!("tpu(...): {e}"))),
+    }
 }
 
 /// The facade passes `[$crate]` first; used directly, the macro assumes
@@ -210,6 +230,7 @@ mod tests {
         ("bounded", "type Bounded = f32[<=16,3]{0,1};"),
         ("invalid", "type Invalid = f32[2,3]{0,0};"),
         ("expression", "bf16[4,8]<1,0:T(2,4)(2,1)>"),
+        ("tpu_default", "type Tpu = tpu(bf16[3,1000], v6e);"),
     ];
 
     fn pretty(tokens: TokenStream) -> String {
@@ -257,6 +278,9 @@ mod tests {
             "type A = f32[2]{0:T(0)E(-1)};",
             "type A = hlo(\"missing.hlo\", \"x\");",
             "type A = f32[?];",
+            "type A = tpu(f32[2]{0});",
+            "type A = tpu(f32[2], v9);",
+            "type A = tpu(f6e2m3fn[2]);",
         ] {
             let input: TokenStream = input.parse().unwrap();
             let out = layout(quote!([::xla_layout] #input)).to_string();

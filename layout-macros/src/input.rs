@@ -15,6 +15,48 @@ pub enum Source {
     /// `hlo("dump.hlo", "name", index...)`: an instruction's shape in a
     /// dump file.
     Hlo(HloRef),
+    /// `tpu(SHAPE)` or `tpu(SHAPE, v6e)`: SHAPE (written without a layout)
+    /// with the layout a TPU gives it by default.
+    Tpu(TpuRef),
+}
+
+/// `tpu(bf16[3,1000], v5e)`.
+pub struct TpuRef {
+    /// The shape's tokens.
+    pub shape: Vec<TokenTree>,
+    /// The generation, if written.
+    pub generation: Option<Ident>,
+    /// The whole `tpu(...)`, for errors.
+    pub span: Span,
+}
+
+impl Parse for TpuRef {
+    fn parse(input: ParseStream) -> syn::Result<TpuRef> {
+        let content;
+        let paren = syn::parenthesized!(content in input);
+        let span = paren.span.join();
+        let mut shape: Vec<TokenTree> = content.parse::<TokenStream>()?.into_iter().collect();
+        // A trailing `, name` is the generation (a shape never ends in a
+        // name).
+        let mut generation = None;
+        if let [.., TokenTree::Punct(p), TokenTree::Ident(g)] = &shape[..]
+            && p.as_char() == ','
+        {
+            generation = Some(g.clone());
+            shape.truncate(shape.len() - 2);
+        }
+        if shape.is_empty() {
+            return Err(syn::Error::new(
+                span,
+                "expected `tpu(SHAPE)`, e.g. `tpu(bf16[3,1000])`, or `tpu(SHAPE, v6e)`",
+            ));
+        }
+        Ok(TpuRef {
+            shape,
+            generation,
+            span,
+        })
+    }
 }
 
 /// `hlo("path", "name", 1, 0)`.
@@ -62,6 +104,7 @@ impl Source {
             Source::Tokens(t) => t.first().map_or_else(Span::call_site, TokenTree::span),
             Source::Literal(l) => l.span(),
             Source::Hlo(h) => h.name.span(),
+            Source::Tpu(t) => t.span,
         }
     }
 }
@@ -137,6 +180,10 @@ fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
         if ident == "hlo" {
             input.parse::<Ident>()?;
             return Ok(Source::Hlo(input.parse()?));
+        }
+        if ident == "tpu" {
+            input.parse::<Ident>()?;
+            return Ok(Source::Tpu(input.parse()?));
         }
     }
     if input.peek(LitStr) {

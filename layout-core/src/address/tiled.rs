@@ -408,6 +408,20 @@ impl TiledShape {
         }
     }
 
+    /// The bytes the elements themselves need at their storage width,
+    /// `⌈elements · element_bits / 8⌉`: [`TiledShape::exact_bytes`] less
+    /// the padding.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!((t.data_bytes(), t.exact_bytes()), (60, 96)); // 9 of 24 slots are padding
+    /// ```
+    pub const fn data_bytes(&self) -> u64 {
+        // At most the exact size: every element has a slot.
+        (self.element_count() as u128 * self.element_bits as u128).div_ceil(8) as u64
+    }
+
     /// The number of logical elements (`Π dims`).
     pub const fn element_count(&self) -> u64 {
         let mut n: u64 = 1;

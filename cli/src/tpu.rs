@@ -1,0 +1,123 @@
+//! `xla-layout tpu`: the layout a TPU gives a shape by default, and what
+//! its padding costs (the rule is layout-core's `tpu` module).
+
+use std::io::{BufRead, Write};
+
+use serde_json::{Value, json};
+use xla_layout_core::ArrayShape;
+use xla_layout_core::tpu::{Generation, default_layout_for};
+
+use crate::Failure;
+
+/// The default TPU layout of a shape given without a layout.
+///
+/// With SHAPE: the layout, the tiled shape, the bytes, the padding and the
+/// expansion over the data alone, for people. Without: one shape per stdin
+/// line, one JSON object per line for scripts:
+/// {"input", "shape", "bytes", "data_bytes", "padding_bytes", "expansion"},
+/// or {"input", "error"} for a line that is not a shape without a layout
+/// (the other lines go on).
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The shape, without a layout: 'bf16[3,1000]'
+    pub shape: Option<String>,
+    /// The TPU generation (v4, v5e and v6e give the same layouts)
+    #[arg(long, value_name = "GEN", default_value = "v5e", value_parser = parse_generation)]
+    pub generation: Generation,
+}
+
+fn parse_generation(text: &str) -> Result<Generation, String> {
+    Generation::from_name(text).ok_or_else(|| format!("expected v4, v5e or v6e, not '{text}'"))
+}
+
+/// Runs `tpu`.
+pub fn main(args: &Args, input: impl BufRead, mut output: impl Write) -> Result<(), Failure> {
+    match &args.shape {
+        Some(text) => {
+            let sized = sized(text, args.generation).map_err(Failure::Input)?;
+            write_human(&mut output, &sized)?;
+            Ok(output.flush()?)
+        }
+        None => json_lines(input, output, args.generation),
+    }
+}
+
+/// A shape with its default layout and sizes.
+struct Sized {
+    shape: ArrayShape,
+    tiled_dims: Vec<u64>,
+    bytes: u64,
+    data_bytes: u64,
+}
+
+impl Sized {
+    fn padding(&self) -> u64 {
+        self.bytes - self.data_bytes
+    }
+
+    /// Bytes over the data's bytes (1 without padding; `None` for no data).
+    fn expansion(&self) -> Option<f64> {
+        (self.data_bytes > 0).then(|| self.bytes as f64 / self.data_bytes as f64)
+    }
+}
+
+/// `text`'s default layout and sizes, or why there are none.
+fn sized(text: &str, generation: Generation) -> Result<Sized, String> {
+    let shape = default_layout_for(text, generation).map_err(|e| format!("'{text}': {e}"))?;
+    let tiled = shape.tiled().map_err(|e| format!("'{shape}': {e}"))?;
+    Ok(Sized {
+        tiled_dims: tiled.dims().to_vec(),
+        bytes: tiled.exact_bytes(),
+        data_bytes: tiled.data_bytes(),
+        shape,
+    })
+}
+
+fn write_human(out: &mut impl Write, s: &Sized) -> std::io::Result<()> {
+    writeln!(out, "default layout    {}", s.shape)?;
+    writeln!(out, "tiled shape       {:?}", s.tiled_dims)?;
+    writeln!(out, "bytes             {}", s.bytes)?;
+    writeln!(out, "data bytes        {}", s.data_bytes)?;
+    match s.expansion() {
+        Some(x) => writeln!(
+            out,
+            "padding           {} bytes ({:.2}% of the buffer; {x:.2}x the data)",
+            s.padding(),
+            100.0 * s.padding() as f64 / s.bytes as f64
+        ),
+        None => writeln!(out, "padding           {} bytes (no data)", s.padding()),
+    }
+}
+
+/// One JSON object per input line; a bad line gets an error object and
+/// the rest go on.
+fn json_lines(
+    mut input: impl BufRead,
+    output: impl Write,
+    generation: Generation,
+) -> Result<(), Failure> {
+    let mut out = std::io::BufWriter::new(output);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        let text = line.trim_end_matches(['\n', '\r']);
+        let value: Value = match sized(text, generation) {
+            Ok(s) => json!({
+                "input": text,
+                "shape": s.shape.to_string(),
+                "bytes": s.bytes,
+                "data_bytes": s.data_bytes,
+                "padding_bytes": s.padding(),
+                "expansion": s.expansion(),
+            }),
+            Err(e) => json!({ "input": text, "error": e }),
+        };
+        serde_json::to_writer(&mut out, &value).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(out.flush()?)
+}

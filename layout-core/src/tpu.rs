@@ -1,0 +1,522 @@
+//! The layout libtpu gives an array by default on TPU v4, v5e and v6e: what
+//! an entry parameter of a compiled program gets, and what the PJRT
+//! client's `get_default_layout` answers. The rule was measured with
+//! libtpu, offline, on 139,500 (element type, dimensions, generation)
+//! cases and is written down in `docs/tpu-default-layouts.md`; the three
+//! generations agree on every case.
+//!
+//! ```
+//! use xla_layout_core::{ElementType, tpu};
+//!
+//! let t = tpu::default_layout(ElementType::BF16, &[1024, 1], tpu::Generation::V5e).unwrap();
+//! assert_eq!(t.to_string(), "bf16[1024,1]{0,1:T(2,128)(2,1)}"); // the dimension order changes too
+//! assert_eq!(t.tiled().unwrap().exact_bytes(), 4096);
+//! ```
+
+use crate::limits::MAX_RANK;
+use crate::{ArrayShape, ElementType, Layout};
+
+/// A TPU generation whose default layouts were measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Generation {
+    /// TPU v4.
+    V4,
+    /// TPU v5e (v5 lite).
+    V5e,
+    /// TPU v6e (Trillium).
+    V6e,
+}
+
+impl Generation {
+    /// Every measured generation.
+    pub const ALL: [Generation; 3] = [Generation::V4, Generation::V5e, Generation::V6e];
+
+    /// `"v4"`, `"v5e"`, `"v6e"`.
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::Generation;
+    /// assert_eq!(Generation::V5e.name(), "v5e");
+    /// assert_eq!(Generation::from_name("v6e"), Some(Generation::V6e));
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            Generation::V4 => "v4",
+            Generation::V5e => "v5e",
+            Generation::V6e => "v6e",
+        }
+    }
+
+    /// The generation named `name` (as [`Generation::name`] writes it).
+    pub fn from_name(name: &str) -> Option<Generation> {
+        Generation::ALL.into_iter().find(|g| g.name() == name)
+    }
+}
+
+/// Why there is no default TPU layout to give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TpuError {
+    /// The element type has no TPU layout (libtpu refuses it, or it is
+    /// not an array type).
+    UnsupportedType(ElementType),
+    /// A dimension is negative or unbounded.
+    BadDimension {
+        /// The dimension.
+        dim: usize,
+    },
+    /// More dimensions than this crate holds.
+    TooManyDimensions,
+}
+
+impl core::fmt::Display for TpuError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            TpuError::UnsupportedType(t) => {
+                write!(f, "TPUs have no layout for `{}` elements", t.name())
+            }
+            TpuError::BadDimension { dim } => write!(
+                f,
+                "dimension {dim} must have a size (>= 0; a bounded `<=N` counts as N)"
+            ),
+            TpuError::TooManyDimensions => write!(f, "more than {MAX_RANK} dimensions"),
+        }
+    }
+}
+
+impl core::error::Error for TpuError {}
+
+/// Element types by the width their tiles are chosen for: 64-bit and
+/// complex types tile as 32-bit ones, `pred` as a byte (it is stored in
+/// one). The f6 types are missing: libtpu refuses them.
+const TILING_BITS: [(ElementType, u32); 30] = {
+    use ElementType as T;
+    [
+        (T::S32, 32),
+        (T::U32, 32),
+        (T::F32, 32),
+        (T::S64, 32),
+        (T::U64, 32),
+        (T::F64, 32),
+        (T::C64, 32),
+        (T::C128, 32),
+        (T::S16, 16),
+        (T::U16, 16),
+        (T::F16, 16),
+        (T::BF16, 16),
+        (T::PRED, 8),
+        (T::S8, 8),
+        (T::U8, 8),
+        (T::F8E5M2, 8),
+        (T::F8E4M3FN, 8),
+        (T::F8E4M3B11FNUZ, 8),
+        (T::F8E5M2FNUZ, 8),
+        (T::F8E4M3FNUZ, 8),
+        (T::F8E4M3, 8),
+        (T::F8E3M4, 8),
+        (T::F8E8M0FNU, 8),
+        (T::S4, 4),
+        (T::U4, 4),
+        (T::F4E2M1FN, 4),
+        (T::S2, 2),
+        (T::U2, 2),
+        (T::S1, 1),
+        (T::U1, 1),
+    ]
+};
+
+/// The width `ty` is tiled for, or `None` if TPUs have no layout for it.
+///
+/// ```
+/// # use xla_layout_core::{ElementType, tpu};
+/// assert_eq!(tpu::tiling_bits(ElementType::F64), Some(32));
+/// assert_eq!(tpu::tiling_bits(ElementType::PRED), Some(8));
+/// assert_eq!(tpu::tiling_bits(ElementType::F6E2M3FN), None);
+/// ```
+pub const fn tiling_bits(ty: ElementType) -> Option<u32> {
+    let mut i = 0;
+    while i < TILING_BITS.len() {
+        if TILING_BITS[i].0 as u8 == ty as u8 {
+            return Some(TILING_BITS[i].1);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The default TPU layout of an array of `ty` with `dims` (all sizes; a
+/// bounded dimension by its bound) on `generation`, as a shape with that
+/// layout. Its [`ArrayShape::tiled`] size is the padded size libtpu
+/// allocates.
+///
+/// ```
+/// use xla_layout_core::{ElementType as T, tpu::{default_layout, Generation::V4}};
+/// let text = |ty, dims: &[i64]| default_layout(ty, dims, V4).unwrap().to_string();
+/// assert_eq!(text(T::F32, &[3, 5]), "f32[3,5]{1,0:T(4,128)}");
+/// assert_eq!(text(T::F32, &[]), "f32[]{:T(128)}");
+/// assert_eq!(text(T::PRED, &[1, 5]), "pred[1,5]{1,0:T(4,128)(4,1)}");
+/// assert_eq!(text(T::S4, &[1, 129]), "s4[1,129]{1,0:T(8,128)(8,1)E(4)}");
+/// assert_eq!(text(T::BF16, &[5000]), "bf16[5000]{0:T(1024)(128)(2,1)}");
+/// ```
+pub const fn default_layout(
+    ty: ElementType,
+    dims: &[i64],
+    generation: Generation,
+) -> Result<ArrayShape, TpuError> {
+    // v4, v5e and v6e were measured identical (docs/tpu-default-layouts.md).
+    let _ = generation;
+    let Some(bits) = tiling_bits(ty) else {
+        return Err(TpuError::UnsupportedType(ty));
+    };
+    let rank = dims.len();
+    if rank > MAX_RANK {
+        return Err(TpuError::TooManyDimensions);
+    }
+    let mut d = 0;
+    let mut empty = false;
+    while d < rank {
+        if dims[d] < 0 {
+            return Err(TpuError::BadDimension { dim: d });
+        }
+        empty |= dims[d] == 0;
+        d += 1;
+    }
+    let pack = if bits < 32 { 32 / bits as i64 } else { 1 };
+    let packed = bits < 8;
+    let mut m2m = [0i64; MAX_RANK];
+    let mut k = 0;
+    while k < rank {
+        m2m[k] = (rank - 1 - k) as i64;
+        k += 1;
+    }
+    let m2m = m2m.split_at(rank).0;
+    let mut layout = Layout::new(m2m);
+    if rank == 0 {
+        // One tile of 128 32-bit words.
+        layout = layout.with_tiles(&[&[128 * pack]]);
+    } else if empty {
+        // No elements: no tiles.
+    } else if rank == 1 {
+        let cap = if 128 * pack > 1024 { 128 * pack } else { 1024 };
+        let mut k = next_power_of_two(dims[0]);
+        if k < 128 * pack {
+            k = 128 * pack;
+        }
+        if k > cap {
+            k = cap;
+        }
+        layout = if pack == 1 {
+            layout.with_tiles(&[&[k]])
+        } else {
+            layout.with_tiles(&[&[k], &[128], &[pack, 1]])
+        };
+    } else {
+        let (m, s) = minor_pair(bits, dims);
+        let mut order = [0i64; MAX_RANK];
+        order[0] = m as i64;
+        order[1] = s as i64;
+        let mut n = 2;
+        let mut i = rank;
+        while i > 0 {
+            i -= 1;
+            if i != m && i != s {
+                order[n] = i as i64;
+                n += 1;
+            }
+        }
+        let rows = tile_rows(bits, dims[s] as u64) as i64;
+        layout = Layout::new(order.split_at(rank).0);
+        layout = if pack == 1 {
+            layout.with_tiles(&[&[rows, 128]])
+        } else {
+            layout.with_tiles(&[&[rows, 128], &[pack, 1]])
+        };
+    }
+    if packed {
+        layout = layout.with_element_size_in_bits(bits as i64);
+    }
+    Ok(ArrayShape::new(ty, dims).with_layout(layout))
+}
+
+/// [`default_layout`] for a shape given without (or regardless of) its
+/// layout: its element type and dimensions (bounds for bounded ones).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu};
+/// let s = ArrayShape::parse("bf16[3,1000]").unwrap();
+/// let t = tpu::default_layout_of(&s, tpu::Generation::V6e).unwrap();
+/// assert_eq!(t.to_string(), "bf16[3,1000]{1,0:T(4,128)(2,1)}");
+/// ```
+pub const fn default_layout_of(
+    shape: &ArrayShape,
+    generation: Generation,
+) -> Result<ArrayShape, TpuError> {
+    let dims = shape.dims();
+    let mut d = 0;
+    while d < dims.len() {
+        if dims[d] == crate::UNBOUNDED {
+            return Err(TpuError::BadDimension { dim: d });
+        }
+        d += 1;
+    }
+    match default_layout(shape.element_type(), dims, generation) {
+        // Keep bounded dimensions bounded.
+        Ok(out) => {
+            let mut written = [crate::Dim::Static(0); MAX_RANK];
+            let mut d = 0;
+            while d < dims.len() {
+                written[d] = shape.dim(d);
+                d += 1;
+            }
+            let layout = out.layout_or_default();
+            Ok(
+                ArrayShape::from_dims(shape.element_type(), written.split_at(dims.len()).0)
+                    .with_layout(layout),
+            )
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Why a `tpu(SHAPE)` request gives no layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The shape inside does not parse.
+    Parse(crate::text::ParseError),
+    /// The shape inside has a layout: `tpu(...)` chooses it.
+    LayoutWritten,
+    /// The shape is not an array.
+    NotAnArray,
+    /// No default layout (see [`TpuError`]).
+    Tpu(TpuError),
+    /// After the shape, something other than a generation name.
+    UnknownGeneration,
+}
+
+impl core::fmt::Display for RequestError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RequestError::Parse(e) => write!(f, "{e}"),
+            RequestError::LayoutWritten => f.write_str(
+                "the shape has a layout; the TPU default is asked for a shape written without one",
+            ),
+            RequestError::NotAnArray => f.write_str("TPU default layouts are for array shapes"),
+            RequestError::Tpu(e) => write!(f, "{e}"),
+            RequestError::UnknownGeneration => {
+                f.write_str("after the shape comes a TPU generation: v4, v5e or v6e")
+            }
+        }
+    }
+}
+
+impl core::error::Error for RequestError {}
+
+/// Reads `tpu(SHAPE)` or `tpu(SHAPE, GENERATION)` (default v5e), the form
+/// `explain` and `layout!` take for "the layout a TPU gives SHAPE":
+/// `None` when `text` is not of that form, else the shape with its
+/// default layout.
+///
+/// ```
+/// use xla_layout_core::tpu;
+/// let s = tpu::parse_request("tpu(bf16[3,1000])").unwrap().unwrap();
+/// assert_eq!(s.to_string(), "bf16[3,1000]{1,0:T(4,128)(2,1)}");
+/// assert!(tpu::parse_request("tpu(f32[4], v4)").unwrap().is_ok());
+/// assert!(tpu::parse_request("tpu(f32[4]{0})").unwrap().is_err()); // the layout is the answer
+/// assert!(tpu::parse_request("f32[4]").is_none());
+/// ```
+pub fn parse_request(text: &str) -> Option<Result<ArrayShape, RequestError>> {
+    let inner = text.trim().strip_prefix("tpu")?.trim_start();
+    let inner = inner.strip_prefix('(')?.strip_suffix(')')?;
+    Some(request(inner))
+}
+
+fn request(inner: &str) -> Result<ArrayShape, RequestError> {
+    // A generation, if any, follows the shape's last comma; a shape never
+    // ends in a name.
+    let (shape_text, generation) = match inner.rsplit_once(',') {
+        Some((shape, last)) if last.trim().starts_with(|c: char| c.is_ascii_alphabetic()) => (
+            shape,
+            Generation::from_name(last.trim()).ok_or(RequestError::UnknownGeneration)?,
+        ),
+        _ => (inner, Generation::V5e),
+    };
+    default_layout_for(shape_text, generation)
+}
+
+/// The default layout for shape text written without a layout
+/// (`bf16[3,1000]`), on `generation`.
+///
+/// ```
+/// use xla_layout_core::tpu::{Generation, RequestError, default_layout_for};
+/// let s = default_layout_for("pred[1,5]", Generation::V4).unwrap();
+/// assert_eq!(s.to_string(), "pred[1,5]{1,0:T(4,128)(4,1)}");
+/// assert_eq!(default_layout_for("f32[2]{0}", Generation::V4), Err(RequestError::LayoutWritten));
+/// ```
+pub fn default_layout_for(
+    shape_text: &str,
+    generation: Generation,
+) -> Result<ArrayShape, RequestError> {
+    let bytes = shape_text.as_bytes();
+    if crate::text::shape_spans(bytes).layout.is_some() {
+        return Err(RequestError::LayoutWritten);
+    }
+    let shape = match crate::text::parse_shape(bytes) {
+        Ok(crate::Shape::Array(a)) => a,
+        Ok(_) => return Err(RequestError::NotAnArray),
+        Err(e) => return Err(RequestError::Parse(e)),
+    };
+    default_layout_of(&shape, generation).map_err(RequestError::Tpu)
+}
+
+/// The smallest power of two at or above `n` (`n ≥ 1`), saturating.
+const fn next_power_of_two(n: i64) -> i64 {
+    let mut p: i64 = 1;
+    while p < n {
+        p = match p.checked_mul(2) {
+            Some(v) => v,
+            None => return i64::MAX,
+        };
+    }
+    p
+}
+
+/// Rows of the ordinary tile for a second-minor dimension of size `s`.
+const fn base_rows(bits: u32, s: u64) -> u64 {
+    match bits {
+        32.. => match s {
+            0..=1 => 1,
+            2 => 2,
+            3..=4 => 4,
+            _ => 8,
+        },
+        16 => match s {
+            0..=2 => 2,
+            3..=4 => 4,
+            _ => 8,
+        },
+        8 => {
+            if s <= 4 {
+                4
+            } else {
+                8
+            }
+        }
+        4 => 8,
+        2 => 16,
+        _ => 32,
+    }
+}
+
+/// Rows of the tile actually used: a packed type whose second-minor size
+/// is a whole number of 32-bit `(8,128)` tiles' worth takes that.
+const fn tile_rows(bits: u32, s: u64) -> u64 {
+    let whole = match bits {
+        8 => 32,
+        4 => 64,
+        2 => 128,
+        1 => 256,
+        _ => 0,
+    };
+    if whole != 0 && s > 4 && s.is_multiple_of(whole) {
+        whole
+    } else {
+        base_rows(bits, s)
+    }
+}
+
+/// `⌈x / m⌉ · m` in 128 bits (no overflow for any dimension).
+const fn round_up(x: u64, m: u64) -> u128 {
+    (x as u128).div_ceil(m as u128) * m as u128
+}
+
+/// `a · b` as 256 bits, `(high, low)`.
+const fn mul_wide(a: u128, b: u128) -> (u128, u128) {
+    let mask = u64::MAX as u128;
+    let (a1, a0) = (a >> 64, a & mask);
+    let (b1, b0) = (b >> 64, b & mask);
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let p11 = a1 * b1;
+    let mid = (p00 >> 64) + (p01 & mask) + (p10 & mask);
+    let low = (p00 & mask) | (mid << 64);
+    let high = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+    (high, low)
+}
+
+/// How much a (minor, second-minor) pair wastes, as a comparable key:
+/// the fraction of the padded `m × s` block that is data (second-minor
+/// padding counted in steps of at most 8 rows), then whether the pair
+/// needs no padding at all under its real tile (this only decides for
+/// 1- and 2-bit types, whose tiles are taller than 8 rows).
+#[derive(Clone, Copy)]
+struct Score {
+    data: u128,
+    padded: u128,
+    exact: bool,
+}
+
+impl Score {
+    const fn of(bits: u32, dm: u64, ds: u64) -> Score {
+        let rows = base_rows(bits, ds);
+        let step = if rows < 8 { rows } else { 8 };
+        Score {
+            data: dm as u128 * ds as u128,
+            padded: round_up(dm, 128) * round_up(ds, step),
+            exact: dm.is_multiple_of(128) && ds.is_multiple_of(rows),
+        }
+    }
+
+    /// Strictly better than `other`.
+    const fn beats(&self, other: &Score) -> bool {
+        // data/padded vs other.data/other.padded, exactly.
+        let (lh, ll) = mul_wide(self.data, other.padded);
+        let (rh, rl) = mul_wide(other.data, self.padded);
+        if lh != rh {
+            return lh > rh;
+        }
+        if ll != rl {
+            return ll > rl;
+        }
+        self.exact && !other.exact
+    }
+}
+
+/// The dimensions that become minor-most and second-minor: the best
+/// score, ties going to the most-minor candidates (so an unpadded shape
+/// keeps its row-major order).
+const fn minor_pair(bits: u32, dims: &[i64]) -> (usize, usize) {
+    let n = dims.len();
+    let mut best = (n - 1, n - 2);
+    let mut best_score = Score::of(bits, dims[n - 1] as u64, dims[n - 2] as u64);
+    let mut m = n;
+    while m > 0 {
+        m -= 1;
+        let mut s = n;
+        while s > 0 {
+            s -= 1;
+            if s != m {
+                let score = Score::of(bits, dims[m] as u64, dims[s] as u64);
+                if score.beats(&best_score) {
+                    best = (m, s);
+                    best_score = score;
+                }
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_products_are_exact() {
+        let big = u128::MAX;
+        assert_eq!(mul_wide(big, big), (big - 1, 1));
+        assert_eq!(mul_wide(1 << 64, 1 << 64), (1, 0));
+        assert_eq!(mul_wide(3, 5), (0, 15));
+    }
+}

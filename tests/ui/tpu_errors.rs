@@ -1,0 +1,10 @@
+use xla_layout::layout;
+
+layout! {
+    type Written = tpu(f32[2]{0});
+    type Generation = tpu(f32[2], v9);
+    type Unsupported = tpu(f6e2m3fn[2]);
+    type Typo = tpu(f33[2]);
+}
+
+fn main() {}
