@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use super::error::HloError;
 use super::reader::{Event, Reader, split_top_level};
 use crate::Shape;
-use crate::text::{ByteSpan, Lexer, ParseError, TokenKind as K, parse_shape, shape_at};
+use crate::text::{ByteSpan, Lexer, ParseError, TokenKind as K, parse_shape, parse_shape_into};
 
 /// The `FileNames` … `StackFrames` tables of a module, as printed (ids are
 /// 1-based positions; see [`StackFrame`] for XLA's shifted parent id).
@@ -311,8 +311,8 @@ impl<'a> Operand<'a> {
             K::Name | K::Ident if first.end == piece.end => (None, first.start),
             K::PrimitiveType | K::Lparen | K::Ident => {
                 let mut scratch = Shape::Token;
-                match shape_at(bytes, piece.start, &mut scratch) {
-                    Ok((end, next)) => (src.get(piece.start..end), next.start),
+                match parse_shape_into(bytes, piece.start, &mut scratch) {
+                    Ok(end) => (src.get(piece.start..end.end), end.next.start),
                     Err(_) => return raw,
                 }
             }

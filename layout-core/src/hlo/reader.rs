@@ -7,8 +7,8 @@ use super::memo::{NO_SHAPE, ShapeMemo};
 use super::module::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
 use crate::Shape;
 use crate::text::{
-    ByteSpan, GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind as K, shape_at, shape_events_at,
-    shape_extent,
+    ByteSpan, GroupError, Lexer, MAX_GROUP_DEPTH, ShapeEnd, Token, TokenKind as K,
+    parse_shape_events_at, parse_shape_into, shape_extent,
 };
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -199,8 +199,8 @@ impl<'a> Reader<'a> {
             Ok(hit) => return Ok(self.resume_after_shape(hit, start, extent.unwrap_or(start))),
             Err(slot) => slot,
         };
-        match shape_at(bytes, start, self.shapes.shape_mut(slot)) {
-            Ok((end, next)) => {
+        match parse_shape_into(bytes, start, self.shapes.shape_mut(slot)) {
+            Ok(ShapeEnd { end, next }) => {
                 if extent == Some(end)
                     && let Some(text) = text
                 {
@@ -221,8 +221,8 @@ impl<'a> Reader<'a> {
     /// [`Reader::shape_here`] for a large shape: checked, not built.
     fn large_shape_here(&mut self, start: usize) -> Step<&'a str> {
         let bytes = self.src.as_bytes();
-        match shape_events_at(bytes, start, |_| {}) {
-            Ok((end, next)) => {
+        match parse_shape_events_at(bytes, start, |_| {}) {
+            Ok(ShapeEnd { end, next }) => {
                 self.current = NOT_KEPT;
                 self.lexer = Lexer::at(bytes, next.end);
                 self.tok = next;
