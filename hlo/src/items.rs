@@ -1,13 +1,17 @@
 //! The HLO model: a module of computations of instructions, borrowing the
 //! text. What the reader does not interpret stays text, parsed on demand
-//! with the same lexer and shape parser.
+//! with the same lexer and shape parser. Only data and its accessors live
+//! here: the reader builds these values, and `assemble` collects them into
+//! a [`Module`].
 
 use alloc::vec::Vec;
 
-use super::error::HloError;
-use super::reader::{Event, Reader, split_top_level};
-use crate::Shape;
-use crate::text::{ByteSpan, Lexer, ParseError, TokenKind as K, parse_shape, parse_shape_into};
+use xla_layout_core::Shape;
+use xla_layout_core::text::{
+    ByteSpan, Lexer, ParseError, TokenKind as K, parse_shape, parse_shape_into,
+};
+
+use crate::error::LookupError;
 
 /// The `FileNames` … `StackFrames` tables of a module, as printed (ids are
 /// 1-based positions; see [`StackFrame`] for XLA's shifted parent id).
@@ -78,7 +82,7 @@ impl StackFrame {
     /// The 1-based id of the parent frame, if any.
     ///
     /// ```
-    /// # use xla_layout_core::hlo::StackFrame;
+    /// # use xla_layout_hlo::StackFrame;
     /// let f = |p| StackFrame { file_location_id: 1, parent_frame_id: p };
     /// assert_eq!(f(1).parent(), None);
     /// assert_eq!(f(3).parent(), Some(2));
@@ -178,11 +182,14 @@ impl<'a> Instruction<'a> {
     /// The shape, parsed (not validated, as XLA's parser does not).
     ///
     /// ```
-    /// # use xla_layout_core::hlo::Module;
+    /// # use xla_layout_hlo::Module;
     /// let m = Module::parse("ENTRY e {\n ROOT p = f32[2,3]{0,1} parameter(0)\n}").unwrap();
     /// let p = m.computations()[0].instructions()[0];
     /// assert_eq!(p.shape().unwrap().unwrap().to_string(), "f32[2,3]{0,1}");
     /// ```
+    // The core's `ParseError` is large (it carries its data inline, for
+    // `no_std`); it is returned as the core's parsers return it.
+    #[allow(clippy::result_large_err)]
     pub fn shape(&self) -> Option<Result<Shape, ParseError>> {
         self.shape_text().map(|s| parse_shape(s.as_bytes()))
     }
@@ -200,7 +207,7 @@ impl<'a> Instruction<'a> {
     /// The operands, split at top-level commas.
     ///
     /// ```
-    /// # use xla_layout_core::hlo::Module;
+    /// # use xla_layout_hlo::Module;
     /// let m = Module::parse(
     ///     "ENTRY e {\n ROOT a = f32[2]{0} add(f32[2]{0} %x, /*index=1*/%y)\n}",
     /// ).unwrap();
@@ -228,7 +235,7 @@ impl<'a> Instruction<'a> {
     /// The attributes in order, values as text.
     ///
     /// ```
-    /// # use xla_layout_core::hlo::Module;
+    /// # use xla_layout_hlo::Module;
     /// let m = Module::parse(
     ///     "ENTRY e {\n ROOT f = f32[2]{0} fusion(), kind=kLoop, calls=%c, metadata={op_name=\"a, b\"}\n}",
     /// ).unwrap();
@@ -352,8 +359,9 @@ pub struct Computation<'a> {
     name: &'a str,
     is_entry: bool,
     signature: &'a str,
-    execution_thread: Option<&'a str>,
-    instructions: Vec<Instruction<'a>>,
+    // Filled in by `assemble` as the reader's events arrive.
+    pub(crate) execution_thread: Option<&'a str>,
+    pub(crate) instructions: Vec<Instruction<'a>>,
     span: ByteSpan,
 }
 
@@ -394,7 +402,7 @@ impl<'a> Computation<'a> {
         self.execution_thread
     }
 
-    /// Its instructions in order. (For [`Event::Computation`] values,
+    /// Its instructions in order. (For [`Event::Computation`](crate::Event::Computation) values,
     /// empty: the instructions come as their own events.)
     pub fn instructions(&self) -> &[Instruction<'a>] {
         &self.instructions
@@ -417,7 +425,7 @@ impl<'a> Computation<'a> {
 /// A whole HLO module, borrowing its text.
 ///
 /// ```
-/// use xla_layout_core::hlo::Module;
+/// use xla_layout_hlo::Module;
 ///
 /// let text = r#"HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[8]{0})->f32[8]{0}}
 ///
@@ -441,92 +449,15 @@ impl<'a> Computation<'a> {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module<'a> {
-    src: &'a str,
-    name: Option<&'a str>,
-    attributes: &'a str,
-    stack_index: StackIndex<'a>,
-    computations: Vec<Computation<'a>>,
-}
-
-/// Why [`Module::instruction`] found no single instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LookupError<'a> {
-    /// No instruction has the name; the closest names, best first.
-    NotFound {
-        /// Up to five names within a few edits.
-        closest: Vec<&'a str>,
-    },
-    /// Several computations have an instruction of that name; write
-    /// `computation/name`.
-    Ambiguous {
-        /// The computations.
-        computations: Vec<&'a str>,
-    },
-}
-
-impl core::fmt::Display for LookupError<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::NotFound { closest } if closest.is_empty() => {
-                f.write_str("no instruction has this name")
-            }
-            Self::NotFound { closest } => {
-                f.write_str("no instruction has this name; the closest are ")?;
-                write_list(f, closest)
-            }
-            Self::Ambiguous { computations } => {
-                f.write_str("instructions of this name are in computations ")?;
-                write_list(f, computations)?;
-                f.write_str("; write \"computation/name\"")
-            }
-        }
-    }
-}
-
-/// `"a", "b"`.
-fn write_list(f: &mut core::fmt::Formatter<'_>, names: &[&str]) -> core::fmt::Result {
-    for (k, n) in names.iter().enumerate() {
-        if k > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "\"{n}\"")?;
-    }
-    Ok(())
+    // Filled in by `assemble` as the reader's events arrive.
+    pub(crate) src: &'a str,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) attributes: &'a str,
+    pub(crate) stack_index: StackIndex<'a>,
+    pub(crate) computations: Vec<Computation<'a>>,
 }
 
 impl<'a> Module<'a> {
-    /// Reads a whole module (see [`Reader`] for what is accepted).
-    pub fn parse(src: &'a str) -> Result<Module<'a>, HloError> {
-        let mut module = Module {
-            src,
-            name: None,
-            attributes: "",
-            stack_index: StackIndex::default(),
-            computations: Vec::new(),
-        };
-        for event in Reader::new(src) {
-            match event? {
-                Event::Module { name, attributes } => {
-                    module.name = Some(name);
-                    module.attributes = attributes;
-                }
-                Event::StackIndex(index) => module.stack_index = index,
-                Event::Computation(c) => module.computations.push(c),
-                Event::Instruction(i) => {
-                    if let Some(c) = module.computations.last_mut() {
-                        c.instructions.push(i);
-                    }
-                }
-                Event::EndComputation { execution_thread } => {
-                    if let Some(c) = module.computations.last_mut() {
-                        c.execution_thread = execution_thread;
-                    }
-                }
-            }
-        }
-        Ok(module)
-    }
-
     /// The text it was read from.
     pub fn source(&self) -> &'a str {
         self.src
@@ -577,7 +508,7 @@ impl<'a> Module<'a> {
     /// names repeat across computations).
     ///
     /// ```
-    /// # use xla_layout_core::hlo::{LookupError, Module};
+    /// # use xla_layout_hlo::{LookupError, Module};
     /// let m = Module::parse("c {\n ROOT p = f32[] parameter(0)\n}\nENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
     /// assert_eq!(m.instruction("e/p").unwrap().0.name(), "e");
     /// assert_eq!(m.instruction("p").unwrap_err(), LookupError::Ambiguous { computations: vec!["c", "e"] });
@@ -630,10 +561,50 @@ impl<'a> Module<'a> {
 
     /// The 1-based line and byte column of a byte offset of the text.
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
-        crate::text::ByteSpan {
+        ByteSpan {
             start: offset,
             end: offset,
         }
         .line_column(self.src)
     }
+}
+
+/// Splits text kept by the reader (operands, attributes) at top-level
+/// commas, using the lexer for brackets, strings and comments. Yields the
+/// span of each piece from its first token to its last.
+fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item = ByteSpan> + '_ {
+    let bytes = src.as_bytes().get(..within.end).unwrap_or(&[]);
+    let mut lexer = Lexer::at(bytes, within.start);
+    let mut done = false;
+    core::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut piece: Option<ByteSpan> = None;
+        loop {
+            let t = lexer.next_token();
+            let end = match t.kind {
+                K::Eof => {
+                    done = true;
+                    return piece;
+                }
+                K::Comma => {
+                    return piece.or(Some(ByteSpan {
+                        start: t.start,
+                        end: t.start,
+                    }));
+                }
+                K::Lbrace | K::Lparen | K::Lsquare => match lexer.skip_group(t) {
+                    Ok(end) => end,
+                    Err(_) => {
+                        done = true;
+                        return None;
+                    }
+                },
+                _ => t.end,
+            };
+            let start = piece.map_or(t.start, |p| p.start);
+            piece = Some(ByteSpan { start, end });
+        }
+    })
 }

@@ -1,17 +1,20 @@
 //! The HLO reader: module text → events, one pass, no allocation per
-//! instruction. Shapes go through the crate's shape parser; operand lists
-//! and attribute values are checked for balance and kept as text.
+//! instruction. Shapes go through the core's shape parser (its
+//! grammar-embedding API); operand lists and attribute values are checked
+//! for balance and kept as text.
 
-use super::error::{HloError, HloErrorKind};
-use super::memo::{NO_SHAPE, ShapeMemo};
-use super::module::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
-use crate::Shape;
-use crate::text::{
-    ByteSpan, GroupError, Lexer, MAX_GROUP_DEPTH, ShapeEnd, Token, TokenKind as K,
-    parse_shape_events_at, parse_shape_into, shape_extent,
-};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+
+use xla_layout_core::Shape;
+use xla_layout_core::text::{
+    ByteSpan, GroupError, Lexer, MAX_GROUP_DEPTH, ParseError, ShapeEnd, Token, TokenKind as K,
+    parse_shape_events_at, parse_shape_into, shape_extent,
+};
+
+use crate::error::{HloError, HloErrorKind};
+use crate::items::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
+use crate::memo::{NO_SHAPE, ShapeMemo};
 
 /// One step of a module, in text order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,7 +57,7 @@ enum State {
 /// attributes of any name (kept as text), `/*index=N*/` and `//` comments.
 ///
 /// ```
-/// use xla_layout_core::hlo::{Event, Reader};
+/// use xla_layout_hlo::{Event, Reader};
 ///
 /// let text = "HloModule m\n\nENTRY %main {\n  %p = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0)\n  ROOT %n = bf16[8,128]{1,0:T(8,128)(2,1)} negate(%p), metadata={op_name=\"n\"}\n}\n";
 /// let mut reader = Reader::new(text);
@@ -107,7 +110,8 @@ impl<'a> Reader<'a> {
     /// before any, or when that instruction's shape was omitted); `None`
     /// for a shape whose text is longer than [`LARGE_SHAPE_TEXT`] bytes,
     /// which is checked but not built, so that memory stays proportional
-    /// to the text (read its text with [`crate::text::parse_shape_events`]).
+    /// to the text (read its text with
+    /// [`xla_layout_core::text::parse_shape_events`]).
     pub fn shape(&self) -> Option<&Shape> {
         (self.current != NOT_KEPT).then(|| self.shapes.shape(self.current))
     }
@@ -550,48 +554,8 @@ fn span(t: Token) -> ByteSpan {
     }
 }
 
-/// Splits text kept by the reader (operands, attributes) at top-level
-/// commas, using the lexer for brackets, strings and comments. Yields the
-/// span of each piece from its first token to its last.
-pub(crate) fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item = ByteSpan> + '_ {
-    let bytes = src.as_bytes().get(..within.end).unwrap_or(&[]);
-    let mut lexer = Lexer::at(bytes, within.start);
-    let mut done = false;
-    core::iter::from_fn(move || {
-        if done {
-            return None;
-        }
-        let mut piece: Option<ByteSpan> = None;
-        loop {
-            let t = lexer.next_token();
-            let end = match t.kind {
-                K::Eof => {
-                    done = true;
-                    return piece;
-                }
-                K::Comma => {
-                    return piece.or(Some(ByteSpan {
-                        start: t.start,
-                        end: t.start,
-                    }));
-                }
-                K::Lbrace | K::Lparen | K::Lsquare => match lexer.skip_group(t) {
-                    Ok(end) => end,
-                    Err(_) => {
-                        done = true;
-                        return None;
-                    }
-                },
-                _ => t.end,
-            };
-            let start = piece.map_or(t.start, |p| p.start);
-            piece = Some(ByteSpan { start, end });
-        }
-    })
-}
-
 /// A shape's parse error, at its place in the module.
-fn shape_error(e: crate::text::ParseError) -> HloError {
+fn shape_error(e: ParseError) -> HloError {
     let at = e.span();
     HloError {
         span: ByteSpan {
