@@ -10,6 +10,15 @@ use crate::reader::{Event, Reader};
 
 impl<'a> Module<'a> {
     /// Reads a whole module (see [`Reader`] for what is accepted).
+    ///
+    /// ```
+    /// use xla_layout_hlo::Module;
+    ///
+    /// let m = Module::parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n").unwrap();
+    /// assert_eq!((m.name(), m.instructions().count()), (Some("m"), 1));
+    /// let err = Module::parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n").unwrap_err();
+    /// assert_eq!(err.to_string(), "expected an instruction name, saw kEof");
+    /// ```
     pub fn parse(src: &'a str) -> Result<Module<'a>, HloError> {
         let mut module = Module {
             src,

@@ -9,6 +9,19 @@ use core::fmt;
 use xla_layout_core::text::{ByteSpan, ParseError, TokenKind};
 
 /// What is wrong with HLO text.
+///
+/// ```
+/// use xla_layout_hlo::{HloErrorKind, Module};
+/// use xla_layout_core::text::TokenKind;
+///
+/// let kind = |text| Module::parse(text).unwrap_err().kind;
+/// assert_eq!(
+///     kind("ENTRY e {\n  x f32[] parameter(0)\n}"),
+///     HloErrorKind::Expected { what: "'=' after the instruction name", saw: TokenKind::PrimitiveType }
+/// );
+/// assert!(matches!(kind("ENTRY e {\n  x = f32[2}] parameter(0)\n}"), HloErrorKind::Shape(_)));
+/// assert_eq!(kind("ENTRY e {\n  x = f32[] parameter(0\n}"), HloErrorKind::Unbalanced);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HloErrorKind {
@@ -111,6 +124,20 @@ impl core::error::Error for HloError {}
 
 /// Why [`Module::instruction`](crate::Module::instruction) found no single
 /// instruction.
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let m = Module::parse("a {\n ROOT x = f32[] parameter(0)\n}\nENTRY b {\n ROOT x = f32[] parameter(0)\n}").unwrap();
+/// assert_eq!(
+///     m.instruction("x").unwrap_err().to_string(),
+///     "instructions of this name are in computations \"a\", \"b\"; write \"computation/name\""
+/// );
+/// assert_eq!(
+///     m.instruction("y").unwrap_err().to_string(),
+///     "no instruction has this name; the closest are \"x\""
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LookupError<'a> {
     /// No instruction has the name; the closest names, best first.

@@ -15,6 +15,32 @@ use crate::error::LookupError;
 
 /// The `FileNames` … `StackFrames` tables of a module, as printed (ids are
 /// 1-based positions; see [`StackFrame`] for XLA's shifted parent id).
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let text = r#"HloModule m
+/// FileNames
+/// 1 "train.py"
+/// FunctionNames
+/// 1 "step"
+/// 2 "loss"
+/// FileLocations
+/// 1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=2 end_column=9}
+/// 2 {file_name_id=1 function_name_id=2 line=20 future_field=7}
+/// StackFrames
+/// 1 {file_location_id=1 parent_frame_id=1}
+/// 2 {file_location_id=2 parent_frame_id=2}
+/// ENTRY e {
+///   ROOT p = f32[] parameter(0), metadata={stack_frame_id=2}
+/// }
+/// "#;
+/// let m = Module::parse(text).unwrap();
+/// let index = m.stack_index();
+/// assert_eq!(index.file_names, ["train.py"]);
+/// assert_eq!(index.function_names, ["step", "loss"]);
+/// assert_eq!((index.file_locations.len(), index.stack_frames.len()), (2, 2));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StackIndex<'a> {
     /// `FileNames`: the quoted names, escapes kept.
@@ -29,6 +55,35 @@ pub struct StackIndex<'a> {
 
 /// One `FileLocations` entry. Missing fields read as 0; unknown ones are
 /// skipped.
+///
+/// ```
+/// use xla_layout_hlo::{FileLocation, Module};
+///
+/// let text = r#"HloModule m
+/// FileNames
+/// 1 "train.py"
+/// FunctionNames
+/// 1 "step"
+/// 2 "loss"
+/// FileLocations
+/// 1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=2 end_column=9}
+/// 2 {file_name_id=1 function_name_id=2 line=20 future_field=7}
+/// StackFrames
+/// 1 {file_location_id=1 parent_frame_id=1}
+/// 2 {file_location_id=2 parent_frame_id=2}
+/// ENTRY e {
+///   ROOT p = f32[] parameter(0), metadata={stack_frame_id=2}
+/// }
+/// "#;
+/// let m = Module::parse(text).unwrap();
+/// let index = m.stack_index();
+/// assert_eq!(index.file_locations[0].column, 2);
+/// // `end_line` and the columns are missing: 0. `future_field` is skipped.
+/// assert_eq!(
+///     index.file_locations[1],
+///     FileLocation { file_name_id: 1, function_name_id: 2, line: 20, ..Default::default() }
+/// );
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FileLocation {
     /// 1-based index into `file_names`.
@@ -60,6 +115,32 @@ impl FileLocation {
 }
 
 /// One `StackFrames` entry, as printed.
+///
+/// ```
+/// use xla_layout_hlo::{Module, StackFrame};
+///
+/// let text = r#"HloModule m
+/// FileNames
+/// 1 "train.py"
+/// FunctionNames
+/// 1 "step"
+/// 2 "loss"
+/// FileLocations
+/// 1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=2 end_column=9}
+/// 2 {file_name_id=1 function_name_id=2 line=20 future_field=7}
+/// StackFrames
+/// 1 {file_location_id=1 parent_frame_id=1}
+/// 2 {file_location_id=2 parent_frame_id=2}
+/// ENTRY e {
+///   ROOT p = f32[] parameter(0), metadata={stack_frame_id=2}
+/// }
+/// "#;
+/// let m = Module::parse(text).unwrap();
+/// let index = m.stack_index();
+/// let frame = index.stack_frames[1];
+/// assert_eq!(frame, StackFrame { file_location_id: 2, parent_frame_id: 2 });
+/// assert_eq!(frame.parent(), Some(1)); // printed 2: frame 1
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StackFrame {
     /// 1-based index into `file_locations`.
@@ -94,6 +175,20 @@ impl StackFrame {
 
 /// An instruction: `ROOT? name = shape opcode(operands), attributes`.
 /// Operands and attributes are kept as text and split on demand.
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let text = "ENTRY e {\n  ROOT %r = f32[2]{0} add(%a, %b), sharding={replicated}\n}\n";
+/// let m = Module::parse(text).unwrap();
+/// let r = m.entry().unwrap().instructions()[0];
+/// assert_eq!((r.name(), r.is_root(), r.opcode()), ("r", true, "add"));
+/// assert_eq!(r.shape_text(), Some("f32[2]{0}"));
+/// assert_eq!(r.operands_text(), "%a, %b");
+/// assert_eq!(r.attributes_text(), "sharding={replicated}");
+/// assert_eq!(r.text(), "ROOT %r = f32[2]{0} add(%a, %b), sharding={replicated}");
+/// assert_eq!(&text[r.span().range()], r.text());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Instruction<'a> {
     /// The instruction's whole text; the parts are offsets into it (a
@@ -287,6 +382,14 @@ fn attributes_of(text: &str) -> impl Iterator<Item = Attribute<'_>> + '_ {
 }
 
 /// One attribute: `name=value`, the value as written.
+///
+/// ```
+/// use xla_layout_hlo::{Attribute, Module};
+///
+/// let m = Module::parse("ENTRY e {\n ROOT c = f32[2]{0} copy(x), kind=kLoop\n}").unwrap();
+/// let c = m.entry().unwrap().instructions()[0];
+/// assert_eq!(c.attributes().next(), Some(Attribute { name: "kind", value: "kLoop" }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Attribute<'a> {
     /// The name (without `=`).
@@ -297,6 +400,21 @@ pub struct Attribute<'a> {
 
 /// One operand: `shape? name`, or other text (a `parameter` number, a
 /// `constant` literal).
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let m = Module::parse(
+///     "ENTRY e {\n ROOT t = (f32[], s32[]) tuple(f32[] %x, y, 1.5)\n}",
+/// ).unwrap();
+/// let t = m.entry().unwrap().instructions()[0];
+/// let ops: Vec<_> = t.operands().map(|o| (o.text(), o.shape_text(), o.name())).collect();
+/// assert_eq!(ops, [
+///     ("f32[] %x", Some("f32[]"), Some("x")),
+///     ("y", None, Some("y")),
+///     ("1.5", None, None),
+/// ]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Operand<'a> {
     text: &'a str,
@@ -354,6 +472,19 @@ impl<'a> Operand<'a> {
 }
 
 /// A computation: `ENTRY? name (params) -> shape { instructions }`.
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let text = "%c (p: f32[]) -> f32[] {\n  p = f32[] parameter(0)\n  n = f32[] negate(p)\n}, execution_thread=\"sc\"\n";
+/// let m = Module::parse(text).unwrap();
+/// let c = &m.computations()[0];
+/// assert_eq!((c.name(), c.is_entry(), c.signature()), ("c", false, "(p: f32[]) -> f32[]"));
+/// assert_eq!(c.execution_thread(), Some("sc"));
+/// assert_eq!(c.instructions().len(), 2);
+/// assert_eq!(c.root().unwrap().name(), "n"); // no ROOT: the last one
+/// assert_eq!(text[c.span().range()].trim_end(), "%c (p: f32[]) -> f32[] {");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Computation<'a> {
     name: &'a str,
@@ -560,6 +691,14 @@ impl<'a> Module<'a> {
     }
 
     /// The 1-based line and byte column of a byte offset of the text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n  ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// let p = m.entry().unwrap().root().unwrap();
+    /// assert_eq!(m.line_column(p.span().start), (2, 3));
+    /// assert_eq!(m.source().len(), 41);
+    /// ```
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
         ByteSpan {
             start: offset,

@@ -17,6 +17,18 @@ use crate::items::{Computation, FileLocation, Instruction, StackFrame, StackInde
 use crate::memo::{NO_SHAPE, ShapeMemo};
 
 /// One step of a module, in text order.
+///
+/// ```
+/// use xla_layout_hlo::{Event, Reader};
+///
+/// let text = "HloModule m, num_partitions=2\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n";
+/// let events: Vec<Event> = Reader::new(text).map(Result::unwrap).collect();
+/// assert_eq!(events[0], Event::Module { name: "m", attributes: "num_partitions=2" });
+/// assert!(matches!(&events[1], Event::Computation(c) if c.name() == "e"));
+/// assert!(matches!(&events[2], Event::Instruction(i) if i.opcode() == "parameter"));
+/// assert_eq!(events[3], Event::EndComputation { execution_thread: None });
+/// assert_eq!(events.len(), 4);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event<'a> {
     /// The `HloModule name, attr=value, …` header.
@@ -85,6 +97,17 @@ type Step<T> = Result<T, HloError>;
 /// Shapes with more text than this are checked as a stream of elements
 /// and not built: a tuple element costs over a kilobyte as an
 /// `ArrayShape` but a few bytes of text.
+///
+/// ```
+/// use xla_layout_hlo::{Event, Reader, LARGE_SHAPE_TEXT};
+///
+/// let wide = format!("({})", vec!["f32[]"; LARGE_SHAPE_TEXT / 5].join(","));
+/// let text = format!("ENTRY e {{\n  ROOT t = {wide} tuple()\n}}");
+/// let mut reader = Reader::new(&text);
+/// reader.next(); // the computation
+/// assert!(matches!(reader.next(), Some(Ok(Event::Instruction(_)))));
+/// assert!(reader.shape().is_none()); // checked, not built
+/// ```
 pub const LARGE_SHAPE_TEXT: usize = 64 << 10;
 
 /// `current` for a large shape that was not built.
@@ -92,6 +115,11 @@ const NOT_KEPT: usize = usize::MAX;
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `src`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Reader;
+    /// assert_eq!(Reader::new("").count(), 0); // no module text, no events
+    /// ```
     pub fn new(src: &'a str) -> Reader<'a> {
         let mut lexer = Lexer::new(src.as_bytes());
         let tok = lexer.next_token();
@@ -112,6 +140,16 @@ impl<'a> Reader<'a> {
     /// which is checked but not built, so that memory stays proportional
     /// to the text (read its text with
     /// [`xla_layout_core::text::parse_shape_events`]).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Reader;
+    /// let mut reader = Reader::new("ENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT b = copy(a)\n}");
+    /// reader.next(); // the computation
+    /// reader.next(); // a
+    /// assert_eq!(reader.shape().unwrap().to_string(), "f32[2]{0}");
+    /// reader.next(); // b, whose shape is left out
+    /// assert_eq!(reader.shape().unwrap().to_string(), "token[]");
+    /// ```
     pub fn shape(&self) -> Option<&Shape> {
         (self.current != NOT_KEPT).then(|| self.shapes.shape(self.current))
     }
