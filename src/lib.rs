@@ -6,7 +6,9 @@
 //! tiled layouts give.
 //!
 //! This crate is the one dependency users add. It re-exports
-//! [`xla_layout_core`], the `no_std` core.
+//! [`xla_layout_core`], the `no_std` core, and (with the `alloc` feature,
+//! on by default through `std`) `xla-layout-hlo`, the reader of HLO
+//! modules, as `xla_layout::hlo`.
 //!
 //! ```
 //! use xla_layout::ArrayShape;
@@ -22,6 +24,17 @@
 #![no_std]
 
 pub use xla_layout_core::*;
+
+/// HLO modules as XLA dumps them: the [`xla_layout_hlo`] crate.
+///
+/// ```
+/// use xla_layout::hlo::Module;
+///
+/// let m = Module::parse("ENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n").unwrap();
+/// assert_eq!(m.entry().unwrap().root().unwrap().shape_text(), Some("f32[8]{0}"));
+/// ```
+#[cfg(feature = "alloc")]
+pub use xla_layout_hlo as hlo;
 
 /// Turns XLA layout text into zero-sized layout types whose address
 /// arithmetic is folded into constants.
@@ -55,8 +68,8 @@ pub use xla_layout_core::*;
 ///
 /// `hlo("path", "name")` takes the shape of instruction `name` (without
 /// `%`; `"computation/name"` where names repeat) from an HLO text file,
-/// read at compile time with layout-core's HLO reader. The path starts at
-/// the crate's manifest directory, and the file is tracked: editing it
+/// read at compile time with `xla-layout-hlo`'s reader. The path starts
+/// at the crate's manifest directory, and the file is tracked: editing it
 /// rebuilds the crate. A tuple-shaped instruction needs the index of an
 /// element (one number per level); a name that is not in the file is an
 /// error that lists the closest names.

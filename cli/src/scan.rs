@@ -6,9 +6,9 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use xla_layout_core::hlo::{Event, Module, Reader};
 use xla_layout_core::text::{ParseEvent, parse_shape_events};
 use xla_layout_core::{Shape, validate};
+use xla_layout_hlo::{Event, Module, Reader};
 
 use crate::Failure;
 
@@ -147,7 +147,7 @@ fn shape_text_and_bytes(text: &str) -> Option<(String, Option<Bytes>)> {
     Some((canonical, total))
 }
 
-fn hlo_failure(e: &xla_layout_core::hlo::HloError, text: &str, path: &str) -> Failure {
+fn hlo_failure(e: &xla_layout_hlo::HloError, text: &str, path: &str) -> Failure {
     Failure::Input(e.render(text, path))
 }
 

@@ -10,7 +10,9 @@
 //! The crate follows XLA's pipeline, one module a step:
 //!
 //! * [`text`]: text → tokens ([`text::Lexer`]) → model ([`text::parse_shape`]),
-//!   and the canonical printer (`Display`).
+//!   and the canonical printer (`Display`); readers of formats that embed
+//!   shapes (HLO modules: `xla-layout-hlo`) parse them in place with
+//!   [`text::parse_shape_at`] and its siblings.
 //! * [`ArrayShape`], [`Layout`], [`Shape`]: the model, every field of XLA's.
 //! * [`validate`]: XLA's validation rules, in order, with XLA's messages.
 //!
@@ -31,8 +33,6 @@ extern crate std;
 mod address;
 mod const_eq;
 mod element_type;
-#[cfg(feature = "alloc")]
-pub mod hlo;
 mod inline_str;
 mod joined;
 mod limits;

@@ -5,8 +5,17 @@ const MAX_NAME: usize = 128;
 
 /// Case-insensitive optimal-string-alignment distance (an adjacent swap
 /// counts one edit) between two names of at most 128 bytes; `usize::MAX`
-/// for longer ones. Three rolling rows, no allocation.
-pub(crate) fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+/// for longer ones. Three rolling rows, no allocation. The one measure of
+/// "did you mean" for every kind of name (element types, HLO
+/// instructions).
+///
+/// ```
+/// use xla_layout_core::text::edit_distance;
+/// assert_eq!(edit_distance(b"f32", b"F32"), 0);
+/// assert_eq!(edit_distance(b"fusion.2", b"fusion.1"), 1);
+/// assert_eq!(edit_distance(b"bf61", b"bf16"), 1); // a swap is one edit
+/// ```
+pub fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     if a.len() > MAX_NAME || b.len() > MAX_NAME {
         return usize::MAX;
     }

@@ -1,6 +1,6 @@
 //! `hlo("dump.hlo", "name")`: an instruction's shape, read from an HLO dump
-//! at expansion time with layout-core's HLO reader, then checked like any
-//! other shape.
+//! at expansion time with the HLO reader (`xla-layout-hlo`), then checked
+//! like any other shape.
 
 use std::path::PathBuf;
 
@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::LitStr;
 use xla_layout_core::Shape;
-use xla_layout_core::hlo::{LookupError, Module};
+use xla_layout_hlo::{LookupError, Module};
 
 use crate::input::HloRef;
 use crate::to_text::SourceText;

@@ -4,7 +4,7 @@
 //! Use it through the `xla-layout` crate, which passes its own path in so
 //! that the generated code does not depend on how it was imported. This
 //! file only dispatches; `expand` runs the pipeline — `input` (the macro's
-//! syntax) → `hlo` (a shape imported from a dump) or `to_text` (tokens
+//! syntax) → `hlo` (a shape imported from a dump with `xla-layout-hlo`'s reader) or `to_text` (tokens
 //! back to XLA text) → `check` (layout-core parses, validates and tiles)
 //! → `codegen` (literals and straight-line arithmetic) — with its errors
 //! in a context that turns any item with an error into a fallback.

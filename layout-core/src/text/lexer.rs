@@ -584,12 +584,17 @@ impl<'a> Lexer<'a> {
     /// ```
     pub fn skip_group(&mut self, open: Token) -> Result<usize, GroupError> {
         let s = self.src;
-        let at = |i: usize| Token::new(TokenKind::Error, i, (i + 1).min(s.len()));
+        // Offsets are kept inside the text: an `open` past its end (a
+        // token from other text) is unbalanced, not an overflow.
+        let at = |i: usize| {
+            let i = i.min(s.len());
+            Token::new(TokenKind::Error, i, (i + 1).min(s.len()))
+        };
         let error = |i: usize| Err(GroupError::Unbalanced(at(i)));
         // The open closers, two bits each: 1 `)`, 2 `]`, 3 `}`.
         let mut closers = [0u64; MAX_GROUP_DEPTH / 32];
         let mut depth = 0usize;
-        let mut i = open.start;
+        let mut i = open.start.min(s.len());
         loop {
             i = find_first_of(s, i, &GROUP_SPECIAL);
             let Some(&c) = s.get(i) else {
@@ -1163,6 +1168,17 @@ mod tests {
             if t.kind == K::Error {
                 return out;
             }
+        }
+    }
+
+    /// A group token from other text, past this text's end: an error,
+    /// placed at the end, never an overflow.
+    #[test]
+    fn groups_opened_past_the_end_are_unbalanced() {
+        for start in [3, 100, usize::MAX - 1, usize::MAX] {
+            let open = Token::new(K::Lparen, start, start.saturating_add(1));
+            let err = Lexer::new(b"(1)").skip_group(open).unwrap_err();
+            assert_eq!((err.at().start, err.at().end), (3, 3), "{start}");
         }
     }
 

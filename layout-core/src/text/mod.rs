@@ -2,6 +2,12 @@
 //!
 //! The pipeline is text → [`Lexer`] tokens → [`parse_shape`] model →
 //! [`crate::validate`] → addressing; `Display` prints the model back.
+//!
+//! Grammars that embed shapes (HLO text, as the `xla-layout-hlo` crate
+//! reads it) use the same lexer and parser through [`parse_shape_at`] (a
+//! shape at an offset, and where it ends), [`parse_shape_into`] (into a
+//! reused value), [`parse_shape_events_at`] (streamed, for huge tuples)
+//! and [`shape_extent`] (where a shape ends, without parsing it).
 
 mod api;
 mod attributes;
@@ -13,6 +19,7 @@ mod parser;
 pub(crate) mod print;
 mod spans;
 
+pub use crate::similar::edit_distance;
 pub use api::{Error, Stage};
 pub use attributes::{
     ATTRIBUTES, Attribute, AttributeOrder, AttributeValue, attribute_index, attribute_of,
@@ -23,12 +30,10 @@ pub use hint::Explained;
 pub(crate) use lexer::element_type_named;
 pub use lexer::{GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind};
 #[cfg(feature = "alloc")]
-pub use parser::{ParseEvent, parse_shape_events};
+pub use parser::{ParseEvent, parse_shape_events, parse_shape_events_at};
 pub use parser::{
-    ParseOptions, parse_array, parse_array_with_spans, parse_layout, parse_shape, parse_shape_with,
-    shape_spans,
+    ParseOptions, ShapeEnd, parse_array, parse_array_with_spans, parse_layout, parse_shape,
+    parse_shape_at, parse_shape_into, parse_shape_with, shape_extent, shape_spans,
 };
-#[cfg(feature = "alloc")]
-pub(crate) use parser::{shape_at, shape_events_at, shape_extent};
 pub use print::{TileText, WithoutLayout};
 pub use spans::{ByteSpan, MAX_SHOWN, ShapeSpans};

@@ -179,7 +179,8 @@ fn slot<'s>(frames: &'s mut Frames, out: &'s mut Shape) -> &'s mut Shape {
 impl<'a> Parser<'a> {
     /// A parser whose current token is the first token at `pos`.
     pub(crate) fn new(src: &'a [u8], pos: usize, options: ParseOptions) -> Parser<'a> {
-        let mut lexer = Lexer::at(src, pos);
+        // A start past the end is the end, so that errors stay inside `src`.
+        let mut lexer = Lexer::at(src, pos.min(src.len()));
         let tok = lexer.next_token();
         Parser {
             src,
@@ -232,6 +233,14 @@ impl<'a> Parser<'a> {
                 kind: E::Syntax("parse failed"),
             })
         })
+    }
+
+    /// Where the shape just parsed ends, and the token after it.
+    fn shape_end(&self) -> ShapeEnd {
+        ShapeEnd {
+            end: self.prev_end,
+            next: self.tok,
+        }
     }
 
     pub(crate) fn lex(&mut self) {
@@ -795,14 +804,158 @@ fn starts_layout(tok: K, next: impl FnOnce() -> K) -> bool {
     tok == K::Lbrace && matches!(next(), K::Int | K::Colon)
 }
 
-/// Where the shape starting at byte `pos` ends, found without parsing it:
-/// the same decisions as the parser about which bracket groups belong to
-/// the shape, with the groups skipped whole. For a shape that parses, this
-/// is exactly the text the parser consumes (the HLO reader relies on it to
-/// recognise shapes it has parsed before); `None` where no shape can start.
-/// `first` is the shape's first token, already lexed from `src`.
+/// Where a shape embedded in other text ends: what [`parse_shape_at`] and
+/// its variants return besides the shape.
+///
+/// ```
+/// use xla_layout_core::text::{parse_shape_at, TokenKind};
+///
+/// let src = b"x = f32[2]{0} /* c */ negate(y)";
+/// let (_, end) = parse_shape_at(src, 3).unwrap();
+/// assert_eq!(end.end, 13);                                  // after `}`
+/// assert_eq!(end.next.kind, TokenKind::Ident);              // `negate`
+/// assert_eq!(end.next.text(src), b"negate");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShapeEnd {
+    /// One past the shape's last byte: the end of its last token, before
+    /// any space or comment that follows.
+    pub end: usize,
+    /// The first token after the shape, already lexed: the enclosing
+    /// grammar continues with it (and a [`Lexer::at`] its `end`).
+    /// [`TokenKind::Eof`](K::Eof) at the end of the text.
+    pub next: Token,
+}
+
+/// Parses the shape whose text starts at byte `pos` of `src` (spaces and
+/// comments before it are skipped), for grammars that embed XLA's shapes,
+/// as HLO text does. Unlike [`parse_shape`], text after the shape is not
+/// an error: it is where the enclosing grammar resumes. The shape is not
+/// validated, and the nesting limit is XLA's ([`ParseOptions::default`]).
+///
+/// Post-condition: on success, with `first` the first token at `pos`,
+/// `src[first.start..end.end]` is exactly the shape's text — it parses
+/// with [`parse_shape`] to the same shape, and [`shape_extent`] from
+/// `first` returns `end.end` — and `end.next` is the first token at or
+/// after `end.end`. Errors are placed by offsets into `src`. A `pos` past
+/// the end of `src` reads as the end.
+///
+/// ```
+/// use xla_layout_core::text::parse_shape_at;
+///
+/// let src = b"ROOT r = bf16[8,128]{1,0:T(8,128)(2,1)} add(a, b)";
+/// let (shape, end) = parse_shape_at(src, 8).unwrap();
+/// assert_eq!(shape.to_string(), "bf16[8,128]{1,0:T(8,128)(2,1)}");
+/// assert_eq!(&src[9..end.end], b"bf16[8,128]{1,0:T(8,128)(2,1)}");
+/// assert_eq!(end.next.text(src), b"add");
+///
+/// let err = parse_shape_at(b"p = f32[2} x", 3).unwrap_err();
+/// assert_eq!(err.span(), 9..10);                            // `}`: offsets into the whole text
+/// ```
+pub fn parse_shape_at(src: &[u8], pos: usize) -> Result<(Shape, ShapeEnd), ParseError> {
+    let mut out = BLANK;
+    let end = parse_shape_into(src, pos, &mut out)?;
+    Ok((out, end))
+}
+
+/// [`parse_shape_at`] into `out`, reusing the storage of the array already
+/// there: an [`ArrayShape`] is over a kilobyte, and a reader that parses
+/// shape after shape into one place (an HLO module has one per
+/// instruction) saves writing and moving that much per shape.
+///
+/// Post-condition: on success, `out` is the shape [`parse_shape_at`]
+/// returns and the [`ShapeEnd`] is the same; on failure, `out` holds some
+/// shape that means nothing (parse into it again, or overwrite it).
+///
+/// ```
+/// use xla_layout_core::Shape;
+/// use xla_layout_core::text::parse_shape_into;
+///
+/// let src = b"a = f32[2]{0} p(), b = s8[4,4]{0,1} p()";
+/// let mut slot = Shape::Token;
+/// let first = parse_shape_into(src, 3, &mut slot).unwrap();
+/// assert_eq!(slot.to_string(), "f32[2]{0}");
+/// let second = parse_shape_into(src, 22, &mut slot).unwrap();
+/// assert_eq!(slot.to_string(), "s8[4,4]{0,1}");
+/// assert_eq!((first.end, second.end), (13, 35));
+/// ```
+pub fn parse_shape_into(src: &[u8], pos: usize, out: &mut Shape) -> Result<ShapeEnd, ParseError> {
+    let mut p = Parser::new(src, pos, ParseOptions::default());
+    match p.shape_into(out) {
+        Ok(true) => Ok(p.shape_end()),
+        Ok(false) | Err(Stop) => Err(p.take_error()),
+    }
+}
+
+/// [`parse_shape_at`], streaming: the shape's events as
+/// [`parse_shape_events`] gives them (each non-tuple element once,
+/// complete, then forgotten), so that memory stays at one array per open
+/// tuple however large the shape's text is.
+///
+/// Post-condition: it succeeds, fails (with the same error) and returns
+/// the same [`ShapeEnd`] exactly when [`parse_shape_at`] does; on
+/// success the events, printed in order, are the shape's canonical text.
+/// Events before a failure describe elements that parsed.
+///
+/// ```
+/// use xla_layout_core::text::{parse_shape_events_at, ParseEvent};
+///
+/// let src = b"t = (f32[2]{0}, (s8[], pred[])) tuple(a, b)";
+/// let mut leaves = Vec::new();
+/// let end = parse_shape_events_at(src, 3, |e| {
+///     if let ParseEvent::Leaf { index, shape } = e {
+///         leaves.push((index, shape.to_string()));
+///     }
+/// })
+/// .unwrap();
+/// assert_eq!(leaves, [(0, "f32[2]{0}".into()), (0, "s8[]".into()), (1, "pred[]".into())]);
+/// assert_eq!(end.next.text(src), b"tuple");
+/// ```
 #[cfg(feature = "alloc")]
-pub(crate) fn shape_extent(src: &[u8], first: Token) -> Option<usize> {
+pub fn parse_shape_events_at(
+    src: &[u8],
+    pos: usize,
+    mut f: impl FnMut(ParseEvent<'_>),
+) -> Result<ShapeEnd, ParseError> {
+    let mut p = Parser::new(src, pos, ParseOptions::default());
+    let mut out = BLANK;
+    match p.shape_streamed(&mut out, Some(&mut f)) {
+        Ok(true) => {
+            if !matches!(out, Shape::Tuple(_)) {
+                f(ParseEvent::Leaf {
+                    index: 0,
+                    shape: &out,
+                });
+            }
+            Ok(p.shape_end())
+        }
+        Ok(false) | Err(Stop) => Err(p.take_error()),
+    }
+}
+
+/// Where the shape whose first token is `first` ends, found without
+/// parsing it: the parser's decisions about which bracket groups belong
+/// to the shape, with the groups skipped whole — about a tenth of the cost
+/// of parsing. `first` is a token lexed from `src` (by a [`Lexer`] over
+/// the whole of `src`). `None` where no shape can start at `first`, or
+/// its brackets do not balance.
+///
+/// Post-condition: wherever [`parse_shape_at`] succeeds at `first.start`,
+/// this is `Some` of its `end.end`. (Where the parse fails, the extent
+/// may still be `Some`: the skim does not check what is inside the
+/// brackets.) So a text's extent can identify a shape parsed before: the
+/// same bytes parse to the same shape, as an HLO reader's memo uses it.
+///
+/// ```
+/// use xla_layout_core::text::{shape_extent, Lexer};
+///
+/// let extent = |text: &str| shape_extent(text.as_bytes(), Lexer::new(text.as_bytes()).next_token());
+/// assert_eq!(extent("f32[2] {0} %x"), Some(10));        // a layout, after a space
+/// assert_eq!(extent("f32[2] {\n %x = …"), Some(6));     // a computation's `{`, not a layout
+/// assert_eq!(extent("(f32[], b(s32[])) tuple()"), Some(17));
+/// assert_eq!(extent("add(x)"), None);
+/// ```
+pub fn shape_extent(src: &[u8], first: Token) -> Option<usize> {
     let mut lx = Lexer::at(src, first.end);
     match first.kind {
         K::Lparen => lx.skip_group(first).ok(),
@@ -828,38 +981,6 @@ pub(crate) fn shape_extent(src: &[u8], first: Token) -> Option<usize> {
                 None
             }
         }
-    }
-}
-
-/// Parses the shape starting at byte `pos` of `src` into `out`, for the
-/// HLO reader (which shares this grammar). Returns where the shape's text
-/// ends and the token after it.
-#[cfg(feature = "alloc")]
-pub(crate) fn shape_at(
-    src: &[u8],
-    pos: usize,
-    out: &mut Shape,
-) -> Result<(usize, Token), ParseError> {
-    let mut p = Parser::new(src, pos, ParseOptions::default());
-    match p.shape_into(out) {
-        Ok(true) => Ok((p.prev_end, p.tok)),
-        Ok(false) | Err(Stop) => Err(p.take_error()),
-    }
-}
-
-/// [`shape_at`], streaming: tuples are checked but not built (see
-/// [`parse_shape_events`]); for shapes too large to keep.
-#[cfg(feature = "alloc")]
-pub(crate) fn shape_events_at(
-    src: &[u8],
-    pos: usize,
-    mut f: impl FnMut(ParseEvent<'_>),
-) -> Result<(usize, Token), ParseError> {
-    let mut p = Parser::new(src, pos, ParseOptions::default());
-    let mut out = BLANK;
-    match p.shape_streamed(&mut out, Some(&mut f)) {
-        Ok(true) => Ok((p.prev_end, p.tok)),
-        Ok(false) | Err(Stop) => Err(p.take_error()),
     }
 }
 
@@ -1015,7 +1136,7 @@ pub fn parse_layout(text: &[u8]) -> Result<Layout, ParseError> {
 
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
-    use super::{shape_at, shape_extent};
+    use super::{parse_shape_into, shape_extent};
     use crate::Shape;
     use crate::text::Lexer;
     use proptest::prelude::*;
@@ -1107,8 +1228,40 @@ mod tests {
         fn extent_is_what_the_parser_consumes(shape in shape_text(), after in context()) {
             let text = format!("{shape}{after}");
             let mut out = Shape::Token;
-            if let Ok((end, _)) = shape_at(text.as_bytes(), 0, &mut out) {
-                prop_assert_eq!(extent(&text), Some(end), "{}", text);
+            if let Ok(end) = parse_shape_into(text.as_bytes(), 0, &mut out) {
+                prop_assert_eq!(extent(&text), Some(end.end), "{}", text);
+            }
+        }
+
+        /// The embedding API's post-conditions: a shape found at an
+        /// offset is its text parsed alone, the next token is the one
+        /// after it, and the streamed variant agrees with it everywhere.
+        #[test]
+        fn embedded_shapes_are_their_text(
+            // Text before the shape, and where the parse starts in it.
+            (before, pos) in prop::sample::select(vec![("", 0), ("x = ", 3), (" /*c*/ ", 0), ("a=\n  ", 2)]),
+            shape in shape_text(),
+            after in context(),
+        ) {
+            let text = format!("{before}{shape}{after}");
+            let src = text.as_bytes();
+            let at = super::parse_shape_at(src, pos);
+            let mut printed = alloc::string::String::new();
+            let streamed = super::parse_shape_events_at(src, pos, |e| {
+                printed.push_str(&alloc::format!("{e}"));
+            });
+            match (&at, &streamed) {
+                (Ok((shape, end)), Ok(streamed_end)) => {
+                    prop_assert_eq!(end, streamed_end);
+                    prop_assert_eq!(shape.to_string(), printed);
+                    let first = Lexer::at(src, pos).next_token();
+                    let alone = super::parse_shape(&src[first.start..end.end]);
+                    prop_assert_eq!(alone.map(|s| s.to_string()), Ok(shape.to_string()));
+                    prop_assert_eq!(end.next, Lexer::at(src, end.end).next_token());
+                    prop_assert_eq!(shape_extent(src, first), Some(end.end));
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "{}: {:?} / {:?}", text, a.as_ref().map(|r| r.1), b),
             }
         }
     }
@@ -1128,11 +1281,27 @@ mod tests {
             assert_eq!(extent(text), Some(end), "{text}");
             let mut out = Shape::Token;
             assert_eq!(
-                shape_at(text.as_bytes(), 0, &mut out).map(|r| r.0),
+                parse_shape_into(text.as_bytes(), 0, &mut out).map(|r| r.end),
                 Ok(end),
                 "{text}"
             );
         }
         assert_eq!(extent("add("), None);
+    }
+
+    #[test]
+    fn starts_past_the_end_read_as_the_end() {
+        let err = super::parse_shape_at(b"f32[]", 99).unwrap_err();
+        assert_eq!(err.span(), 5..5);
+        let err = super::parse_shape_events_at(b"f32[]", usize::MAX, |_| {}).unwrap_err();
+        assert_eq!(err.span(), 5..5);
+        let elsewhere = crate::text::Token {
+            kind: crate::text::TokenKind::Lparen,
+            start: usize::MAX - 1,
+            end: usize::MAX,
+            int: 0,
+            element_type: crate::ElementType::INVALID,
+        };
+        assert_eq!(shape_extent(b"(f32[])", elsewhere), None);
     }
 }

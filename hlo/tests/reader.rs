@@ -4,11 +4,9 @@
 //! `// name` comments, `execution_thread`), hand-written edge cases, and
 //! generated modules.
 
-#![cfg(feature = "std")]
-
 use proptest::prelude::*;
-use xla_layout_core::hlo::{Event, HloErrorKind, LookupError, Module, Reader};
 use xla_layout_core::{Shape, TiledShape};
+use xla_layout_hlo::{Event, HloErrorKind, LookupError, Module, Reader};
 
 const DUMP: &str = include_str!("../../examples/dumps/train_step.tpu.hlo");
 
@@ -471,7 +469,7 @@ proptest! {
 /// built; its instruction reads on, and errors inside it are still found.
 #[test]
 fn large_shapes_are_checked_not_built() {
-    use xla_layout_core::hlo::LARGE_SHAPE_TEXT;
+    use xla_layout_hlo::LARGE_SHAPE_TEXT;
     let n = LARGE_SHAPE_TEXT / 5;
     let tuple = format!("({})", vec!["f32[]"; n].join(", "));
     let text = format!("ENTRY e {{\n  ROOT t = {tuple} tuple()\n}}");

@@ -1,12 +1,27 @@
-//! Errors of the HLO reader, with their place in the text.
+//! Errors of the HLO reader, with their place in the text, and of looking
+//! an instruction up by name.
 
 use alloc::boxed::Box;
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
-use crate::text::{ByteSpan, ParseError, TokenKind};
+use xla_layout_core::text::{ByteSpan, ParseError, TokenKind};
 
 /// What is wrong with HLO text.
+///
+/// ```
+/// use xla_layout_hlo::{HloErrorKind, Module};
+/// use xla_layout_core::text::TokenKind;
+///
+/// let kind = |text| Module::parse(text).unwrap_err().kind;
+/// assert_eq!(
+///     kind("ENTRY e {\n  x f32[] parameter(0)\n}"),
+///     HloErrorKind::Expected { what: "'=' after the instruction name", saw: TokenKind::PrimitiveType }
+/// );
+/// assert!(matches!(kind("ENTRY e {\n  x = f32[2}] parameter(0)\n}"), HloErrorKind::Shape(_)));
+/// assert_eq!(kind("ENTRY e {\n  x = f32[] parameter(0\n}"), HloErrorKind::Unbalanced);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HloErrorKind {
@@ -37,7 +52,7 @@ pub enum HloErrorKind {
 /// module text; [`HloError::line_column`] turns them into a position).
 ///
 /// ```
-/// use xla_layout_core::hlo::Module;
+/// use xla_layout_hlo::Module;
 ///
 /// let text = "HloModule m\nENTRY e {\n  ROOT x = f32[2]{0} negate(y\n}\n";
 /// let err = Module::parse(text).unwrap_err();
@@ -56,7 +71,7 @@ impl HloError {
     /// The 1-based line and column (in bytes) where the error starts.
     ///
     /// ```
-    /// # use xla_layout_core::hlo::{HloError, HloErrorKind};
+    /// # use xla_layout_hlo::{HloError, HloErrorKind};
     /// # use xla_layout_core::text::ByteSpan;
     /// let e = HloError { span: ByteSpan { start: 4, end: 5 }, kind: HloErrorKind::SecondEntry };
     /// assert_eq!(e.line_column("ab\ncdef"), (2, 2));
@@ -70,7 +85,7 @@ impl HloError {
     /// caret under the offending bytes ([`ByteSpan::render`]).
     ///
     /// ```
-    /// use xla_layout_core::hlo::Module;
+    /// use xla_layout_hlo::Module;
     /// let text = "HloModule m\nENTRY e {\n  ROOT x = f32[2]{0} 7\n}\n";
     /// let err = Module::parse(text).unwrap_err();
     /// assert_eq!(
@@ -105,5 +120,65 @@ impl fmt::Display for HloError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for HloError {}
+impl core::error::Error for HloError {}
+
+/// Why [`Module::instruction`](crate::Module::instruction) found no single
+/// instruction.
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let m = Module::parse("a {\n ROOT x = f32[] parameter(0)\n}\nENTRY b {\n ROOT x = f32[] parameter(0)\n}").unwrap();
+/// assert_eq!(
+///     m.instruction("x").unwrap_err().to_string(),
+///     "instructions of this name are in computations \"a\", \"b\"; write \"computation/name\""
+/// );
+/// assert_eq!(
+///     m.instruction("y").unwrap_err().to_string(),
+///     "no instruction has this name; the closest are \"x\""
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LookupError<'a> {
+    /// No instruction has the name; the closest names, best first.
+    NotFound {
+        /// Up to five names within a few edits.
+        closest: Vec<&'a str>,
+    },
+    /// Several computations have an instruction of that name; write
+    /// `computation/name`.
+    Ambiguous {
+        /// The computations.
+        computations: Vec<&'a str>,
+    },
+}
+
+impl core::fmt::Display for LookupError<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotFound { closest } if closest.is_empty() => {
+                f.write_str("no instruction has this name")
+            }
+            Self::NotFound { closest } => {
+                f.write_str("no instruction has this name; the closest are ")?;
+                write_list(f, closest)
+            }
+            Self::Ambiguous { computations } => {
+                f.write_str("instructions of this name are in computations ")?;
+                write_list(f, computations)?;
+                f.write_str("; write \"computation/name\"")
+            }
+        }
+    }
+}
+
+/// `"a", "b"`.
+fn write_list(f: &mut core::fmt::Formatter<'_>, names: &[&str]) -> core::fmt::Result {
+    for (k, n) in names.iter().enumerate() {
+        if k > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "\"{n}\"")?;
+    }
+    Ok(())
+}

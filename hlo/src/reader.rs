@@ -1,19 +1,34 @@
 //! The HLO reader: module text → events, one pass, no allocation per
-//! instruction. Shapes go through the crate's shape parser; operand lists
-//! and attribute values are checked for balance and kept as text.
+//! instruction. Shapes go through the core's shape parser (its
+//! grammar-embedding API); operand lists and attribute values are checked
+//! for balance and kept as text.
 
-use super::error::{HloError, HloErrorKind};
-use super::memo::{NO_SHAPE, ShapeMemo};
-use super::module::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
-use crate::Shape;
-use crate::text::{
-    ByteSpan, GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind as K, shape_at, shape_events_at,
-    shape_extent,
-};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use xla_layout_core::Shape;
+use xla_layout_core::text::{
+    ByteSpan, GroupError, Lexer, MAX_GROUP_DEPTH, ParseError, ShapeEnd, Token, TokenKind as K,
+    parse_shape_events_at, parse_shape_into, shape_extent,
+};
+
+use crate::error::{HloError, HloErrorKind};
+use crate::items::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
+use crate::memo::{NO_SHAPE, ShapeMemo};
+
 /// One step of a module, in text order.
+///
+/// ```
+/// use xla_layout_hlo::{Event, Reader};
+///
+/// let text = "HloModule m, num_partitions=2\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n";
+/// let events: Vec<Event> = Reader::new(text).map(Result::unwrap).collect();
+/// assert_eq!(events[0], Event::Module { name: "m", attributes: "num_partitions=2" });
+/// assert!(matches!(&events[1], Event::Computation(c) if c.name() == "e"));
+/// assert!(matches!(&events[2], Event::Instruction(i) if i.opcode() == "parameter"));
+/// assert_eq!(events[3], Event::EndComputation { execution_thread: None });
+/// assert_eq!(events.len(), 4);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event<'a> {
     /// The `HloModule name, attr=value, …` header.
@@ -54,7 +69,7 @@ enum State {
 /// attributes of any name (kept as text), `/*index=N*/` and `//` comments.
 ///
 /// ```
-/// use xla_layout_core::hlo::{Event, Reader};
+/// use xla_layout_hlo::{Event, Reader};
 ///
 /// let text = "HloModule m\n\nENTRY %main {\n  %p = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0)\n  ROOT %n = bf16[8,128]{1,0:T(8,128)(2,1)} negate(%p), metadata={op_name=\"n\"}\n}\n";
 /// let mut reader = Reader::new(text);
@@ -82,6 +97,17 @@ type Step<T> = Result<T, HloError>;
 /// Shapes with more text than this are checked as a stream of elements
 /// and not built: a tuple element costs over a kilobyte as an
 /// `ArrayShape` but a few bytes of text.
+///
+/// ```
+/// use xla_layout_hlo::{Event, Reader, LARGE_SHAPE_TEXT};
+///
+/// let wide = format!("({})", vec!["f32[]"; LARGE_SHAPE_TEXT / 5].join(","));
+/// let text = format!("ENTRY e {{\n  ROOT t = {wide} tuple()\n}}");
+/// let mut reader = Reader::new(&text);
+/// reader.next(); // the computation
+/// assert!(matches!(reader.next(), Some(Ok(Event::Instruction(_)))));
+/// assert!(reader.shape().is_none()); // checked, not built
+/// ```
 pub const LARGE_SHAPE_TEXT: usize = 64 << 10;
 
 /// `current` for a large shape that was not built.
@@ -89,6 +115,11 @@ const NOT_KEPT: usize = usize::MAX;
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `src`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Reader;
+    /// assert_eq!(Reader::new("").count(), 0); // no module text, no events
+    /// ```
     pub fn new(src: &'a str) -> Reader<'a> {
         let mut lexer = Lexer::new(src.as_bytes());
         let tok = lexer.next_token();
@@ -107,7 +138,18 @@ impl<'a> Reader<'a> {
     /// before any, or when that instruction's shape was omitted); `None`
     /// for a shape whose text is longer than [`LARGE_SHAPE_TEXT`] bytes,
     /// which is checked but not built, so that memory stays proportional
-    /// to the text (read its text with [`crate::text::parse_shape_events`]).
+    /// to the text (read its text with
+    /// [`xla_layout_core::text::parse_shape_events`]).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Reader;
+    /// let mut reader = Reader::new("ENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT b = copy(a)\n}");
+    /// reader.next(); // the computation
+    /// reader.next(); // a
+    /// assert_eq!(reader.shape().unwrap().to_string(), "f32[2]{0}");
+    /// reader.next(); // b, whose shape is left out
+    /// assert_eq!(reader.shape().unwrap().to_string(), "token[]");
+    /// ```
     pub fn shape(&self) -> Option<&Shape> {
         (self.current != NOT_KEPT).then(|| self.shapes.shape(self.current))
     }
@@ -199,8 +241,8 @@ impl<'a> Reader<'a> {
             Ok(hit) => return Ok(self.resume_after_shape(hit, start, extent.unwrap_or(start))),
             Err(slot) => slot,
         };
-        match shape_at(bytes, start, self.shapes.shape_mut(slot)) {
-            Ok((end, next)) => {
+        match parse_shape_into(bytes, start, self.shapes.shape_mut(slot)) {
+            Ok(ShapeEnd { end, next }) => {
                 if extent == Some(end)
                     && let Some(text) = text
                 {
@@ -221,8 +263,8 @@ impl<'a> Reader<'a> {
     /// [`Reader::shape_here`] for a large shape: checked, not built.
     fn large_shape_here(&mut self, start: usize) -> Step<&'a str> {
         let bytes = self.src.as_bytes();
-        match shape_events_at(bytes, start, |_| {}) {
-            Ok((end, next)) => {
+        match parse_shape_events_at(bytes, start, |_| {}) {
+            Ok(ShapeEnd { end, next }) => {
                 self.current = NOT_KEPT;
                 self.lexer = Lexer::at(bytes, next.end);
                 self.tok = next;
@@ -550,48 +592,8 @@ fn span(t: Token) -> ByteSpan {
     }
 }
 
-/// Splits text kept by the reader (operands, attributes) at top-level
-/// commas, using the lexer for brackets, strings and comments. Yields the
-/// span of each piece from its first token to its last.
-pub(crate) fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item = ByteSpan> + '_ {
-    let bytes = src.as_bytes().get(..within.end).unwrap_or(&[]);
-    let mut lexer = Lexer::at(bytes, within.start);
-    let mut done = false;
-    core::iter::from_fn(move || {
-        if done {
-            return None;
-        }
-        let mut piece: Option<ByteSpan> = None;
-        loop {
-            let t = lexer.next_token();
-            let end = match t.kind {
-                K::Eof => {
-                    done = true;
-                    return piece;
-                }
-                K::Comma => {
-                    return piece.or(Some(ByteSpan {
-                        start: t.start,
-                        end: t.start,
-                    }));
-                }
-                K::Lbrace | K::Lparen | K::Lsquare => match lexer.skip_group(t) {
-                    Ok(end) => end,
-                    Err(_) => {
-                        done = true;
-                        return None;
-                    }
-                },
-                _ => t.end,
-            };
-            let start = piece.map_or(t.start, |p| p.start);
-            piece = Some(ByteSpan { start, end });
-        }
-    })
-}
-
 /// A shape's parse error, at its place in the module.
-fn shape_error(e: crate::text::ParseError) -> HloError {
+fn shape_error(e: ParseError) -> HloError {
     let at = e.span();
     HloError {
         span: ByteSpan {

@@ -1,16 +1,46 @@
 //! The HLO model: a module of computations of instructions, borrowing the
 //! text. What the reader does not interpret stays text, parsed on demand
-//! with the same lexer and shape parser.
+//! with the same lexer and shape parser. Only data and its accessors live
+//! here: the reader builds these values, and `assemble` collects them into
+//! a [`Module`].
 
 use alloc::vec::Vec;
 
-use super::error::HloError;
-use super::reader::{Event, Reader, split_top_level};
-use crate::Shape;
-use crate::text::{ByteSpan, Lexer, ParseError, TokenKind as K, parse_shape, shape_at};
+use xla_layout_core::Shape;
+use xla_layout_core::text::{
+    ByteSpan, Lexer, ParseError, TokenKind as K, parse_shape, parse_shape_into,
+};
+
+use crate::error::LookupError;
 
 /// The `FileNames` … `StackFrames` tables of a module, as printed (ids are
 /// 1-based positions; see [`StackFrame`] for XLA's shifted parent id).
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let text = r#"HloModule m
+/// FileNames
+/// 1 "train.py"
+/// FunctionNames
+/// 1 "step"
+/// 2 "loss"
+/// FileLocations
+/// 1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=2 end_column=9}
+/// 2 {file_name_id=1 function_name_id=2 line=20 future_field=7}
+/// StackFrames
+/// 1 {file_location_id=1 parent_frame_id=1}
+/// 2 {file_location_id=2 parent_frame_id=2}
+/// ENTRY e {
+///   ROOT p = f32[] parameter(0), metadata={stack_frame_id=2}
+/// }
+/// "#;
+/// let m = Module::parse(text).unwrap();
+/// let index = m.stack_index();
+/// assert_eq!(index.file_names, ["train.py"]);
+/// assert_eq!(index.function_names, ["step", "loss"]);
+/// assert_eq!((index.file_locations.len(), index.stack_frames.len()), (2, 2));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StackIndex<'a> {
     /// `FileNames`: the quoted names, escapes kept.
@@ -25,6 +55,35 @@ pub struct StackIndex<'a> {
 
 /// One `FileLocations` entry. Missing fields read as 0; unknown ones are
 /// skipped.
+///
+/// ```
+/// use xla_layout_hlo::{FileLocation, Module};
+///
+/// let text = r#"HloModule m
+/// FileNames
+/// 1 "train.py"
+/// FunctionNames
+/// 1 "step"
+/// 2 "loss"
+/// FileLocations
+/// 1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=2 end_column=9}
+/// 2 {file_name_id=1 function_name_id=2 line=20 future_field=7}
+/// StackFrames
+/// 1 {file_location_id=1 parent_frame_id=1}
+/// 2 {file_location_id=2 parent_frame_id=2}
+/// ENTRY e {
+///   ROOT p = f32[] parameter(0), metadata={stack_frame_id=2}
+/// }
+/// "#;
+/// let m = Module::parse(text).unwrap();
+/// let index = m.stack_index();
+/// assert_eq!(index.file_locations[0].column, 2);
+/// // `end_line` and the columns are missing: 0. `future_field` is skipped.
+/// assert_eq!(
+///     index.file_locations[1],
+///     FileLocation { file_name_id: 1, function_name_id: 2, line: 20, ..Default::default() }
+/// );
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FileLocation {
     /// 1-based index into `file_names`.
@@ -56,6 +115,32 @@ impl FileLocation {
 }
 
 /// One `StackFrames` entry, as printed.
+///
+/// ```
+/// use xla_layout_hlo::{Module, StackFrame};
+///
+/// let text = r#"HloModule m
+/// FileNames
+/// 1 "train.py"
+/// FunctionNames
+/// 1 "step"
+/// 2 "loss"
+/// FileLocations
+/// 1 {file_name_id=1 function_name_id=1 line=10 end_line=10 column=2 end_column=9}
+/// 2 {file_name_id=1 function_name_id=2 line=20 future_field=7}
+/// StackFrames
+/// 1 {file_location_id=1 parent_frame_id=1}
+/// 2 {file_location_id=2 parent_frame_id=2}
+/// ENTRY e {
+///   ROOT p = f32[] parameter(0), metadata={stack_frame_id=2}
+/// }
+/// "#;
+/// let m = Module::parse(text).unwrap();
+/// let index = m.stack_index();
+/// let frame = index.stack_frames[1];
+/// assert_eq!(frame, StackFrame { file_location_id: 2, parent_frame_id: 2 });
+/// assert_eq!(frame.parent(), Some(1)); // printed 2: frame 1
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StackFrame {
     /// 1-based index into `file_locations`.
@@ -78,7 +163,7 @@ impl StackFrame {
     /// The 1-based id of the parent frame, if any.
     ///
     /// ```
-    /// # use xla_layout_core::hlo::StackFrame;
+    /// # use xla_layout_hlo::StackFrame;
     /// let f = |p| StackFrame { file_location_id: 1, parent_frame_id: p };
     /// assert_eq!(f(1).parent(), None);
     /// assert_eq!(f(3).parent(), Some(2));
@@ -90,6 +175,20 @@ impl StackFrame {
 
 /// An instruction: `ROOT? name = shape opcode(operands), attributes`.
 /// Operands and attributes are kept as text and split on demand.
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let text = "ENTRY e {\n  ROOT %r = f32[2]{0} add(%a, %b), sharding={replicated}\n}\n";
+/// let m = Module::parse(text).unwrap();
+/// let r = m.entry().unwrap().instructions()[0];
+/// assert_eq!((r.name(), r.is_root(), r.opcode()), ("r", true, "add"));
+/// assert_eq!(r.shape_text(), Some("f32[2]{0}"));
+/// assert_eq!(r.operands_text(), "%a, %b");
+/// assert_eq!(r.attributes_text(), "sharding={replicated}");
+/// assert_eq!(r.text(), "ROOT %r = f32[2]{0} add(%a, %b), sharding={replicated}");
+/// assert_eq!(&text[r.span().range()], r.text());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Instruction<'a> {
     /// The instruction's whole text; the parts are offsets into it (a
@@ -178,11 +277,14 @@ impl<'a> Instruction<'a> {
     /// The shape, parsed (not validated, as XLA's parser does not).
     ///
     /// ```
-    /// # use xla_layout_core::hlo::Module;
+    /// # use xla_layout_hlo::Module;
     /// let m = Module::parse("ENTRY e {\n ROOT p = f32[2,3]{0,1} parameter(0)\n}").unwrap();
     /// let p = m.computations()[0].instructions()[0];
     /// assert_eq!(p.shape().unwrap().unwrap().to_string(), "f32[2,3]{0,1}");
     /// ```
+    // The core's `ParseError` is large (it carries its data inline, for
+    // `no_std`); it is returned as the core's parsers return it.
+    #[allow(clippy::result_large_err)]
     pub fn shape(&self) -> Option<Result<Shape, ParseError>> {
         self.shape_text().map(|s| parse_shape(s.as_bytes()))
     }
@@ -200,7 +302,7 @@ impl<'a> Instruction<'a> {
     /// The operands, split at top-level commas.
     ///
     /// ```
-    /// # use xla_layout_core::hlo::Module;
+    /// # use xla_layout_hlo::Module;
     /// let m = Module::parse(
     ///     "ENTRY e {\n ROOT a = f32[2]{0} add(f32[2]{0} %x, /*index=1*/%y)\n}",
     /// ).unwrap();
@@ -228,7 +330,7 @@ impl<'a> Instruction<'a> {
     /// The attributes in order, values as text.
     ///
     /// ```
-    /// # use xla_layout_core::hlo::Module;
+    /// # use xla_layout_hlo::Module;
     /// let m = Module::parse(
     ///     "ENTRY e {\n ROOT f = f32[2]{0} fusion(), kind=kLoop, calls=%c, metadata={op_name=\"a, b\"}\n}",
     /// ).unwrap();
@@ -280,6 +382,14 @@ fn attributes_of(text: &str) -> impl Iterator<Item = Attribute<'_>> + '_ {
 }
 
 /// One attribute: `name=value`, the value as written.
+///
+/// ```
+/// use xla_layout_hlo::{Attribute, Module};
+///
+/// let m = Module::parse("ENTRY e {\n ROOT c = f32[2]{0} copy(x), kind=kLoop\n}").unwrap();
+/// let c = m.entry().unwrap().instructions()[0];
+/// assert_eq!(c.attributes().next(), Some(Attribute { name: "kind", value: "kLoop" }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Attribute<'a> {
     /// The name (without `=`).
@@ -290,6 +400,21 @@ pub struct Attribute<'a> {
 
 /// One operand: `shape? name`, or other text (a `parameter` number, a
 /// `constant` literal).
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let m = Module::parse(
+///     "ENTRY e {\n ROOT t = (f32[], s32[]) tuple(f32[] %x, y, 1.5)\n}",
+/// ).unwrap();
+/// let t = m.entry().unwrap().instructions()[0];
+/// let ops: Vec<_> = t.operands().map(|o| (o.text(), o.shape_text(), o.name())).collect();
+/// assert_eq!(ops, [
+///     ("f32[] %x", Some("f32[]"), Some("x")),
+///     ("y", None, Some("y")),
+///     ("1.5", None, None),
+/// ]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Operand<'a> {
     text: &'a str,
@@ -311,8 +436,8 @@ impl<'a> Operand<'a> {
             K::Name | K::Ident if first.end == piece.end => (None, first.start),
             K::PrimitiveType | K::Lparen | K::Ident => {
                 let mut scratch = Shape::Token;
-                match shape_at(bytes, piece.start, &mut scratch) {
-                    Ok((end, next)) => (src.get(piece.start..end), next.start),
+                match parse_shape_into(bytes, piece.start, &mut scratch) {
+                    Ok(end) => (src.get(piece.start..end.end), end.next.start),
                     Err(_) => return raw,
                 }
             }
@@ -347,13 +472,27 @@ impl<'a> Operand<'a> {
 }
 
 /// A computation: `ENTRY? name (params) -> shape { instructions }`.
+///
+/// ```
+/// use xla_layout_hlo::Module;
+///
+/// let text = "%c (p: f32[]) -> f32[] {\n  p = f32[] parameter(0)\n  n = f32[] negate(p)\n}, execution_thread=\"sc\"\n";
+/// let m = Module::parse(text).unwrap();
+/// let c = &m.computations()[0];
+/// assert_eq!((c.name(), c.is_entry(), c.signature()), ("c", false, "(p: f32[]) -> f32[]"));
+/// assert_eq!(c.execution_thread(), Some("sc"));
+/// assert_eq!(c.instructions().len(), 2);
+/// assert_eq!(c.root().unwrap().name(), "n"); // no ROOT: the last one
+/// assert_eq!(text[c.span().range()].trim_end(), "%c (p: f32[]) -> f32[] {");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Computation<'a> {
     name: &'a str,
     is_entry: bool,
     signature: &'a str,
-    execution_thread: Option<&'a str>,
-    instructions: Vec<Instruction<'a>>,
+    // Filled in by `assemble` as the reader's events arrive.
+    pub(crate) execution_thread: Option<&'a str>,
+    pub(crate) instructions: Vec<Instruction<'a>>,
     span: ByteSpan,
 }
 
@@ -394,7 +533,7 @@ impl<'a> Computation<'a> {
         self.execution_thread
     }
 
-    /// Its instructions in order. (For [`Event::Computation`] values,
+    /// Its instructions in order. (For [`Event::Computation`](crate::Event::Computation) values,
     /// empty: the instructions come as their own events.)
     pub fn instructions(&self) -> &[Instruction<'a>] {
         &self.instructions
@@ -417,7 +556,7 @@ impl<'a> Computation<'a> {
 /// A whole HLO module, borrowing its text.
 ///
 /// ```
-/// use xla_layout_core::hlo::Module;
+/// use xla_layout_hlo::Module;
 ///
 /// let text = r#"HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[8]{0})->f32[8]{0}}
 ///
@@ -441,92 +580,15 @@ impl<'a> Computation<'a> {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module<'a> {
-    src: &'a str,
-    name: Option<&'a str>,
-    attributes: &'a str,
-    stack_index: StackIndex<'a>,
-    computations: Vec<Computation<'a>>,
-}
-
-/// Why [`Module::instruction`] found no single instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LookupError<'a> {
-    /// No instruction has the name; the closest names, best first.
-    NotFound {
-        /// Up to five names within a few edits.
-        closest: Vec<&'a str>,
-    },
-    /// Several computations have an instruction of that name; write
-    /// `computation/name`.
-    Ambiguous {
-        /// The computations.
-        computations: Vec<&'a str>,
-    },
-}
-
-impl core::fmt::Display for LookupError<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::NotFound { closest } if closest.is_empty() => {
-                f.write_str("no instruction has this name")
-            }
-            Self::NotFound { closest } => {
-                f.write_str("no instruction has this name; the closest are ")?;
-                write_list(f, closest)
-            }
-            Self::Ambiguous { computations } => {
-                f.write_str("instructions of this name are in computations ")?;
-                write_list(f, computations)?;
-                f.write_str("; write \"computation/name\"")
-            }
-        }
-    }
-}
-
-/// `"a", "b"`.
-fn write_list(f: &mut core::fmt::Formatter<'_>, names: &[&str]) -> core::fmt::Result {
-    for (k, n) in names.iter().enumerate() {
-        if k > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "\"{n}\"")?;
-    }
-    Ok(())
+    // Filled in by `assemble` as the reader's events arrive.
+    pub(crate) src: &'a str,
+    pub(crate) name: Option<&'a str>,
+    pub(crate) attributes: &'a str,
+    pub(crate) stack_index: StackIndex<'a>,
+    pub(crate) computations: Vec<Computation<'a>>,
 }
 
 impl<'a> Module<'a> {
-    /// Reads a whole module (see [`Reader`] for what is accepted).
-    pub fn parse(src: &'a str) -> Result<Module<'a>, HloError> {
-        let mut module = Module {
-            src,
-            name: None,
-            attributes: "",
-            stack_index: StackIndex::default(),
-            computations: Vec::new(),
-        };
-        for event in Reader::new(src) {
-            match event? {
-                Event::Module { name, attributes } => {
-                    module.name = Some(name);
-                    module.attributes = attributes;
-                }
-                Event::StackIndex(index) => module.stack_index = index,
-                Event::Computation(c) => module.computations.push(c),
-                Event::Instruction(i) => {
-                    if let Some(c) = module.computations.last_mut() {
-                        c.instructions.push(i);
-                    }
-                }
-                Event::EndComputation { execution_thread } => {
-                    if let Some(c) = module.computations.last_mut() {
-                        c.execution_thread = execution_thread;
-                    }
-                }
-            }
-        }
-        Ok(module)
-    }
-
     /// The text it was read from.
     pub fn source(&self) -> &'a str {
         self.src
@@ -577,7 +639,7 @@ impl<'a> Module<'a> {
     /// names repeat across computations).
     ///
     /// ```
-    /// # use xla_layout_core::hlo::{LookupError, Module};
+    /// # use xla_layout_hlo::{LookupError, Module};
     /// let m = Module::parse("c {\n ROOT p = f32[] parameter(0)\n}\nENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
     /// assert_eq!(m.instruction("e/p").unwrap().0.name(), "e");
     /// assert_eq!(m.instruction("p").unwrap_err(), LookupError::Ambiguous { computations: vec!["c", "e"] });
@@ -617,7 +679,7 @@ impl<'a> Module<'a> {
             .instructions()
             .map(|(_, i)| {
                 (
-                    crate::similar::edit_distance(name.as_bytes(), i.name().as_bytes()),
+                    xla_layout_core::text::edit_distance(name.as_bytes(), i.name().as_bytes()),
                     i.name(),
                 )
             })
@@ -629,11 +691,59 @@ impl<'a> Module<'a> {
     }
 
     /// The 1-based line and byte column of a byte offset of the text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n  ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// let p = m.entry().unwrap().root().unwrap();
+    /// assert_eq!(m.line_column(p.span().start), (2, 3));
+    /// assert_eq!(m.source().len(), 41);
+    /// ```
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
-        crate::text::ByteSpan {
+        ByteSpan {
             start: offset,
             end: offset,
         }
         .line_column(self.src)
     }
+}
+
+/// Splits text kept by the reader (operands, attributes) at top-level
+/// commas, using the lexer for brackets, strings and comments. Yields the
+/// span of each piece from its first token to its last.
+fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item = ByteSpan> + '_ {
+    let bytes = src.as_bytes().get(..within.end).unwrap_or(&[]);
+    let mut lexer = Lexer::at(bytes, within.start);
+    let mut done = false;
+    core::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut piece: Option<ByteSpan> = None;
+        loop {
+            let t = lexer.next_token();
+            let end = match t.kind {
+                K::Eof => {
+                    done = true;
+                    return piece;
+                }
+                K::Comma => {
+                    return piece.or(Some(ByteSpan {
+                        start: t.start,
+                        end: t.start,
+                    }));
+                }
+                K::Lbrace | K::Lparen | K::Lsquare => match lexer.skip_group(t) {
+                    Ok(end) => end,
+                    Err(_) => {
+                        done = true;
+                        return None;
+                    }
+                },
+                _ => t.end,
+            };
+            let start = piece.map_or(t.start, |p| p.start);
+            piece = Some(ByteSpan { start, end });
+        }
+    })
 }

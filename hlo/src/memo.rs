@@ -5,7 +5,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::Shape;
+use xla_layout_core::Shape;
 
 /// Remembered shapes, in sets of [`WAYS`]; a power of two.
 const SLOTS: usize = 128;
