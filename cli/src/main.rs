@@ -76,7 +76,12 @@ fn main() -> ExitCode {
             stdin_file_len(),
         ),
         Command::Explain(args) => explain::main(&args, io::stdout().lock()),
-        Command::Scan(args) => scan::main(&args, io::stdin().lock(), io::stdout().lock()),
+        Command::Scan(args) => scan::main(
+            &args,
+            io::stdin().lock(),
+            io::stdout().lock(),
+            io::stderr().lock(),
+        ),
         Command::Tpu(args) => tpu::main(&args, io::stdin().lock(), io::stdout().lock()),
     };
     match result {

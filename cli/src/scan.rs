@@ -33,13 +33,18 @@ pub struct Args {
 }
 
 /// Runs `scan` with `args`.
-pub fn main(args: &Args, stdin: impl Read, out: impl Write) -> Result<(), Failure> {
+pub fn main(
+    args: &Args,
+    stdin: impl Read,
+    out: impl Write,
+    errors: impl Write,
+) -> Result<(), Failure> {
     let path = args.file.to_string_lossy();
     let text = read_text(&args.file, stdin)?;
     if args.summary {
-        write_summary(&text, &path, args.top, out)
+        write_summary(&text, &path, args.top, out, errors)
     } else {
-        write_json_lines(&text, &path, out)
+        write_json_lines(&text, &path, out, errors)
     }
 }
 
@@ -147,39 +152,65 @@ fn shape_text_and_bytes(text: &str) -> Option<(String, Option<Bytes>)> {
     Some((canonical, total))
 }
 
-fn hlo_failure(e: &xla_layout_hlo::HloError, text: &str, path: &str) -> Failure {
-    Failure::Input(e.render(text, path))
-}
-
-/// One JSON object per instruction, streamed.
-fn write_json_lines(text: &str, path: &str, out: impl Write) -> Result<(), Failure> {
+/// One JSON object per instruction, streamed. An instruction that does
+/// not read is an error record in the stream (`{"error", "line",
+/// "column"}`) and a message on `errors`; reading goes on at the next
+/// line, and the command fails at the end.
+fn write_json_lines(
+    text: &str,
+    path: &str,
+    out: impl Write,
+    mut errors: impl Write,
+) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    let reader = Reader::new(text);
     let mut computation = "";
-    for event in reader {
-        match event.map_err(|e| hlo_failure(&e, text, path))? {
-            Event::Computation(c) => computation = c.name(),
-            Event::Instruction(i) => {
+    let mut failed = 0usize;
+    for event in Reader::lenient(text) {
+        let line = match event {
+            Err(e) => {
+                failed += 1;
+                writeln!(errors, "{}", e.render(text, path))?;
+                let (line, column) = e.line_column(text);
+                json!({ "error": e.to_string(), "line": line, "column": column })
+            }
+            Ok(Event::Computation(c)) => {
+                computation = c.name();
+                continue;
+            }
+            Ok(Event::Instruction(i)) => {
                 // The reader checked the shape; its text is read again as
                 // a stream, so that no tuple is ever built.
                 let (shape, bytes) = match i.shape_text().and_then(shape_text_and_bytes) {
                     Some((text, bytes)) => (Some(text), bytes.map(|b| b.exact)),
                     None => (None, None),
                 };
-                let line = json!({
+                json!({
                     "computation": computation,
                     "name": i.name(),
                     "shape": shape,
                     "bytes": bytes,
-                });
-                serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
-                out.write_all(b"\n")?;
+                })
             }
-            _ => {}
-        }
+            Ok(_) => continue,
+        };
+        serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")?;
     }
     out.flush()?;
-    Ok(())
+    unread(failed)
+}
+
+/// The failure for `n` items that did not read, if any.
+fn unread(n: usize) -> Result<(), Failure> {
+    match n {
+        0 => Ok(()),
+        1 => Err(Failure::Input(
+            "1 part of the module could not be read".into(),
+        )),
+        n => Err(Failure::Input(format!(
+            "{n} parts of the module could not be read"
+        ))),
+    }
 }
 
 /// Opcodes whose result is another instruction's buffer.
@@ -207,8 +238,17 @@ struct Buffer<'a> {
 }
 
 /// The buffers of a module by size, with the bytes padding costs.
-fn write_summary(text: &str, path: &str, top: usize, out: impl Write) -> Result<(), Failure> {
-    let module = Module::parse(text).map_err(|e| hlo_failure(&e, text, path))?;
+fn write_summary(
+    text: &str,
+    path: &str,
+    top: usize,
+    out: impl Write,
+    mut errors: impl Write,
+) -> Result<(), Failure> {
+    let (module, unread_parts) = Module::parse_lenient(text);
+    for e in &unread_parts {
+        writeln!(errors, "{}", e.render(text, path))?;
+    }
     let mut inlined: HashSet<&str> = HashSet::new();
     for (_, i) in module.instructions() {
         for a in i.attributes() {
@@ -302,7 +342,7 @@ fn write_summary(text: &str, path: &str, top: usize, out: impl Write) -> Result<
         )?;
     }
     out.flush()?;
-    Ok(())
+    unread(unread_parts.len())
 }
 
 fn percent(part: u64, whole: u64) -> f64 {

@@ -369,9 +369,23 @@ fn scan_summarises_buffers_and_padding() {
 fn scan_reports_where_a_dump_is_wrong() {
     let bad = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] add(x x\n}\n";
     let out = run(&["scan", "-"], bad);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("-:5:1:"), "{err}");
+    // The bracket left open, on its own line (the wrong closer is on the
+    // next).
+    assert!(err.contains("-:4:17:"), "{err}");
+    // What reads is still written, and the error is a record in the stream.
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["name"], "x");
+    assert_eq!(
+        (lines[1]["line"].as_u64(), lines[1]["column"].as_u64()),
+        (Some(4), Some(17))
+    );
+    assert!(lines[1]["error"].as_str().unwrap().contains("not closed"));
     let out = run(&["scan", "no/such/file.hlo"], "");
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such/file.hlo"));
 }

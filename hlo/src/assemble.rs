@@ -20,33 +20,68 @@ impl<'a> Module<'a> {
     /// assert_eq!(err.to_string(), "expected an instruction name, saw kEof");
     /// ```
     pub fn parse(src: &'a str) -> Result<Module<'a>, HloError> {
-        let mut module = Module {
+        let mut module = Module::empty(src);
+        for event in Reader::new(src) {
+            module.add(event?);
+        }
+        Ok(module)
+    }
+
+    /// Reads what it can of a module: every instruction that reads is
+    /// kept, and each one that does not is an error (with its place; see
+    /// [`Reader::lenient`]) while reading goes on at the next line.
+    ///
+    /// ```
+    /// use xla_layout_hlo::Module;
+    ///
+    /// let text = "HloModule m\nENTRY e {\n  a = f32[2]{0} parameter(0)\n  b = f32[2]{0 negate(a)\n  ROOT c = f32[2]{0} negate(a)\n}\n";
+    /// let (m, errors) = Module::parse_lenient(text);
+    /// let names: Vec<&str> = m.instructions().map(|(_, i)| i.name()).collect();
+    /// assert_eq!(names, ["a", "c"]);
+    /// assert_eq!(errors.len(), 1);
+    /// assert_eq!(errors[0].line_column(text).0, 4);
+    /// ```
+    pub fn parse_lenient(src: &'a str) -> (Module<'a>, Vec<HloError>) {
+        let mut module = Module::empty(src);
+        let mut errors = Vec::new();
+        for event in Reader::lenient(src) {
+            match event {
+                Ok(event) => module.add(event),
+                Err(e) => errors.push(e),
+            }
+        }
+        (module, errors)
+    }
+
+    fn empty(src: &'a str) -> Module<'a> {
+        Module {
             src,
             name: None,
             attributes: "",
             stack_index: StackIndex::default(),
             computations: Vec::new(),
-        };
-        for event in Reader::new(src) {
-            match event? {
-                Event::Module { name, attributes } => {
-                    module.name = Some(name);
-                    module.attributes = attributes;
+        }
+    }
+
+    /// Adds one event of the reader.
+    fn add(&mut self, event: Event<'a>) {
+        match event {
+            Event::Module { name, attributes } => {
+                self.name = Some(name);
+                self.attributes = attributes;
+            }
+            Event::StackIndex(index) => self.stack_index = index,
+            Event::Computation(c) => self.computations.push(c),
+            Event::Instruction(i) => {
+                if let Some(c) = self.computations.last_mut() {
+                    c.instructions.push(i);
                 }
-                Event::StackIndex(index) => module.stack_index = index,
-                Event::Computation(c) => module.computations.push(c),
-                Event::Instruction(i) => {
-                    if let Some(c) = module.computations.last_mut() {
-                        c.instructions.push(i);
-                    }
-                }
-                Event::EndComputation { execution_thread } => {
-                    if let Some(c) = module.computations.last_mut() {
-                        c.execution_thread = execution_thread;
-                    }
+            }
+            Event::EndComputation { execution_thread } => {
+                if let Some(c) = self.computations.last_mut() {
+                    c.execution_thread = execution_thread;
                 }
             }
         }
-        Ok(module)
     }
 }

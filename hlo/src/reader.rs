@@ -86,6 +86,11 @@ pub struct Reader<'a> {
     lexer: Lexer<'a>,
     tok: Token,
     state: State,
+    /// Whether an error skips to the next line instead of ending the read.
+    lenient: bool,
+    /// Where the item being read (header, computation, instruction)
+    /// starts: after an error, reading resumes on the line after it.
+    item_start: usize,
     seen_entry: bool,
     shapes: ShapeMemo<'a>,
     /// The slot of `shapes` holding the last instruction's shape.
@@ -128,10 +133,55 @@ impl<'a> Reader<'a> {
             lexer,
             tok,
             state: State::Start,
+            lenient: false,
+            item_start: 0,
             seen_entry: false,
             shapes: ShapeMemo::new(),
             current: NO_SHAPE,
         }
+    }
+
+    /// A reader that goes on after an error: the error is an item of the
+    /// iteration, then reading resumes on the next line (the next
+    /// instruction, or the `}` that ends the computation). A module of
+    /// which one instruction does not read loses that instruction only.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Event, Reader};
+    /// let text = "ENTRY e {\n  a = f32[2]{0} parameter(0)\n  b = f32[2]{0} 7 oops\n  ROOT c = f32[2]{0} negate(a)\n}\n";
+    /// let (mut names, mut errors) = (Vec::new(), Vec::new());
+    /// for event in Reader::lenient(text) {
+    ///     match event {
+    ///         Ok(Event::Instruction(i)) => names.push(i.name()),
+    ///         Ok(_) => {}
+    ///         Err(e) => errors.push(e.line_column(text)),
+    ///     }
+    /// }
+    /// assert_eq!(names, ["a", "c"]);
+    /// assert_eq!(errors, [(3, 17)]);
+    /// ```
+    pub fn lenient(src: &'a str) -> Reader<'a> {
+        Reader {
+            lenient: true,
+            ..Reader::new(src)
+        }
+    }
+
+    /// After an error at `at`: on to the start of the next line, where the
+    /// next instruction (or the computation's `}`) begins; `false` at the
+    /// end of the text.
+    fn resume_after(&mut self, at: usize) -> bool {
+        let bytes = self.src.as_bytes();
+        let Some(newline) = bytes
+            .get(at..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        else {
+            return false;
+        };
+        self.lexer = Lexer::at(bytes, at + newline + 1);
+        self.tok = self.lexer.next_token();
+        self.current = NO_SHAPE;
+        self.tok.kind != K::Eof
     }
 
     /// The parsed shape of the last [`Event::Instruction`] (`token[]`
@@ -202,7 +252,12 @@ impl<'a> Reader<'a> {
                 })
             }
             Err(e) => Err(HloError {
-                span: span(e.at()),
+                // A bracket left open shows only lines later, at a closer
+                // of another kind: point at the opener instead.
+                span: match self.src.as_bytes().get(open.start..e.at().start) {
+                    Some(between) if between.contains(&b'\n') => span(open),
+                    _ => span(e.at()),
+                },
                 kind: match e {
                     GroupError::TooDeep(_) => HloErrorKind::NestedTooDeep {
                         limit: MAX_GROUP_DEPTH,
@@ -324,8 +379,11 @@ impl<'a> Reader<'a> {
         Ok(span)
     }
 
-    /// An attribute value: tokens and bracketed groups written without
-    /// space between them (`kLoop`, `{…}`, `[2,2]<=[4]T(1,0)`).
+    /// An attribute value, kept as text whatever its form: tokens and
+    /// bracketed groups written without space between them (`kLoop`,
+    /// `{…}`, `[2,2]<=[4]T(1,0)`), and bracketed groups after a space
+    /// (`mesh['axis_0'=2,'axis_1'=2] {'axis_1'}`), which cannot start the
+    /// next attribute or instruction.
     fn value(&mut self) -> Step<ByteSpan> {
         let start = self.tok.start;
         let mut end;
@@ -346,7 +404,8 @@ impl<'a> Reader<'a> {
                     self.tok.kind,
                     K::Eof | K::Comma | K::Rbrace | K::Rparen | K::Rsquare
                 );
-            if !glued {
+            let group_after_space = matches!(self.tok.kind, K::Lbrace | K::Lparen | K::Lsquare);
+            if !glued && !group_after_space {
                 return Ok(ByteSpan { start, end });
             }
         }
@@ -534,6 +593,7 @@ impl<'a> Reader<'a> {
 
     fn step(&mut self) -> Step<Option<Event<'a>>> {
         loop {
+            self.item_start = self.tok.start;
             match self.state {
                 State::Start => {
                     self.state = State::Sections;
@@ -575,10 +635,19 @@ impl<'a> Iterator for Reader<'a> {
     type Item = Result<Event<'a>, HloError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if self.state == State::Done {
+            return None;
+        }
         match self.step() {
             Ok(event) => event.map(Ok),
             Err(e) => {
-                self.state = State::Done;
+                // Resume on the line after the item that failed (not
+                // after the error: an unclosed bracket can reach far
+                // ahead). Every resumption is on a later line, so reading
+                // ends.
+                if !(self.lenient && self.resume_after(self.item_start)) {
+                    self.state = State::Done;
+                }
                 Some(Err(e))
             }
         }

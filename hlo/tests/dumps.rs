@@ -1,0 +1,202 @@
+//! Real dumps from current JAX (tests/data/dumps, written by XLA through
+//! tools/dumps/generate.py): every module reads whole, and the attribute
+//! forms that sharded TPU programs use come back as written.
+
+use xla_layout_hlo::Module;
+
+/// Every fixture, with its text.
+fn fixtures() -> Vec<(String, String)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/dumps");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn fixture(name: &str) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/dumps/").to_owned() + name;
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn every_dump_reads_whole() {
+    let all = fixtures();
+    assert!(all.len() >= 25, "{} fixtures", all.len());
+    for (name, text) in &all {
+        let m = Module::parse(text).unwrap_or_else(|e| panic!("{}", e.render(text, name)));
+        // The strict and lenient reads agree on a module that reads.
+        let (lenient, errors) = Module::parse_lenient(text);
+        assert!(errors.is_empty(), "{name}");
+        assert_eq!(
+            lenient.instructions().count(),
+            m.instructions().count(),
+            "{name}"
+        );
+        assert!(m.entry().is_some(), "{name}");
+        // Every instruction's shape parses as written.
+        for (_, i) in m.instructions() {
+            if let Some(shape) = i.shape() {
+                shape.unwrap_or_else(|e| panic!("{name}: {}: {e}", i.name()));
+            }
+        }
+    }
+}
+
+/// Attribute values of every form found in the dumps, whole.
+#[test]
+fn attribute_values_are_kept_whole() {
+    let cases: [(&str, &str, &str, &str); 7] = [
+        // A named mesh, with a space before its axes.
+        (
+            "tpu_matmul_2d.hlo",
+            "all-gather.11",
+            "replica_groups",
+            "mesh['axis_0'=2,'axis_1'=2] {'axis_1'}",
+        ),
+        // Iota replica groups with a transpose.
+        (
+            "tpu_matmul_2d.hlo",
+            "all-gather.12",
+            "replica_groups",
+            "[2,2]<=[2,2]T(1,0)",
+        ),
+        // A sharding with spaces inside braces.
+        (
+            "tpu_v4_matmul_3d.before.hlo",
+            "x.1",
+            "sharding",
+            "{devices=[2,2,2]<=[8] last_tile_dim_replicate}",
+        ),
+        // Escaped quotes inside a string inside braces.
+        (
+            "tpu_v4_matmul_3d.before.hlo",
+            "x.1",
+            "frontend_attributes",
+            r##"{xla.sdy.sharding="#sdy.sharding<@mesh, [{\"a\"}, {\"b\"}]>"}"##,
+        ),
+        // Escaped single quotes in metadata.
+        (
+            "tpu_donate_tuple.hlo",
+            "param.2",
+            "metadata",
+            r#"{op_name="params[\'w\']"}"#,
+        ),
+        // A three-axis mesh.
+        (
+            "tpu_v4_matmul_3d.hlo",
+            "all-gather",
+            "replica_groups",
+            "mesh['axis_0'=2,'axis_1'=2,'axis_2'=2] {'axis_0'}",
+        ),
+        // Explicit groups.
+        (
+            "tpu_collectives_3d.hlo",
+            "all-reduce",
+            "replica_groups",
+            "{{0,2,4,6},{1,3,5,7}}",
+        ),
+    ];
+    for (file, instruction, attribute, value) in cases {
+        let text = fixture(file);
+        let m = Module::parse(&text).unwrap();
+        let found: Vec<&str> = m
+            .instructions()
+            .filter(|(_, i)| {
+                i.name() == instruction || i.name().starts_with(&format!("{instruction}."))
+            })
+            .filter_map(|(_, i)| i.attribute(attribute))
+            .collect();
+        assert!(
+            found.contains(&value),
+            "{file} {instruction} {attribute}: {found:?}"
+        );
+    }
+}
+
+/// The module header's nested, unquoted attribute values.
+#[test]
+fn header_attributes_are_kept_whole() {
+    let text = fixture("tpu_matmul_2d.before.hlo");
+    let m = Module::parse(&text).unwrap();
+    let front = m.attribute("frontend_attributes").unwrap();
+    assert!(
+        front.contains(r##"xla.sdy.meshes={mesh = #sdy.mesh<["x"=2, "y"=2]>}"##),
+        "{front}"
+    );
+    assert_eq!(m.attribute("num_partitions"), Some("4"));
+    let backend = fixture("tpu_collectives_2d.hlo");
+    let m = Module::parse(&backend).unwrap();
+    let configs = m
+        .instructions()
+        .filter_map(|(_, i)| i.attribute("backend_config"))
+        .filter(|c| c.starts_with(r#"{"aliasing_operands""#))
+        .count();
+    assert!(configs > 0);
+}
+
+/// One bad instruction costs that instruction only.
+#[test]
+fn a_malformed_instruction_loses_itself_only() {
+    let text = fixture("tpu_matmul_2d.hlo");
+    let whole = Module::parse(&text).unwrap().instructions().count();
+    // Break one instruction's operand list and another's shape.
+    let broken = text
+        .replacen("all-gather(%convert),", "all-gather(%convert,", 1)
+        .replacen(
+            "bf16[256,256]{1,0:T(8,128)(2,1)S(1)} all-gather",
+            "bf16[256,256{1,0:T(8,128)(2,1)S(1)} all-gather",
+            1,
+        );
+    assert!(Module::parse(&broken).is_err());
+    let (m, errors) = Module::parse_lenient(&broken);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(m.instructions().count(), whole - 2);
+    let lines: Vec<usize> = errors.iter().map(|e| e.line_column(&broken).0).collect();
+    let expected: Vec<usize> = ["all-gather(%convert,", "bf16[256,256{"]
+        .iter()
+        .map(|needle| broken[..broken.find(needle).unwrap()].matches('\n').count() + 1)
+        .collect();
+    assert_eq!(lines, expected);
+}
+
+/// Whatever one line of a real dump is broken into, every instruction on
+/// the other lines still reads (a line-by-line sweep over a dump, with
+/// three kinds of damage).
+#[test]
+fn damage_to_one_line_costs_that_line_only() {
+    let text = fixture("tpu_collectives_2d.hlo");
+    let whole = Module::parse(&text).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for (k, line) in lines.iter().enumerate() {
+        let is_instruction = whole
+            .instructions()
+            .any(|(_, i)| line.contains(&format!("%{} = ", i.name())));
+        if !is_instruction {
+            continue;
+        }
+        for damage in [
+            line.replacen('(', "((", 1),
+            line.replacen('[', "", 1),
+            format!("{} }} ]", &line[..line.len() / 2]),
+        ] {
+            let mut edited: Vec<&str> = lines.clone();
+            edited[k] = &damage;
+            let edited = edited.join("\n");
+            let (m, _) = Module::parse_lenient(&edited);
+            let read: std::collections::HashSet<&str> =
+                m.instructions().map(|(_, i)| i.name()).collect();
+            for (_, i) in whole.instructions() {
+                if !line.contains(&format!("%{} = ", i.name())) {
+                    assert!(read.contains(i.name()), "line {}: lost {}", k + 1, i.name());
+                }
+            }
+        }
+    }
+}
