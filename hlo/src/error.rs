@@ -56,7 +56,7 @@ pub enum HloErrorKind {
 ///
 /// let text = "HloModule m\nENTRY e {\n  ROOT x = f32[2]{0} negate(y\n}\n";
 /// let err = Module::parse(text).unwrap_err();
-/// assert_eq!(err.line_column(text), (4, 1)); // the `}` that cannot close `(`
+/// assert_eq!(err.line_column(text), (3, 28)); // the `(` left open (`}` on line 4 cannot close it)
 /// assert_eq!(err.to_string(), "a bracket, string or comment is not closed, or closed by the wrong bracket");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

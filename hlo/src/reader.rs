@@ -379,11 +379,31 @@ impl<'a> Reader<'a> {
         Ok(span)
     }
 
+    /// Whether the current token (after a value's part ending at `end`)
+    /// continues the value: anything on the same line but a comma, a
+    /// closer, and what starts an instruction (`%x`, `x =`, `ROOT`). So
+    /// `mesh['axis_0'=2] {'axis_0'}` and `literal=f32[] 0.1` are one value
+    /// each, spaces and all.
+    fn value_goes_on(&self, end: usize) -> bool {
+        // A value ends with its line (outside brackets, which the groups
+        // took whole): what follows on the next line is the next item.
+        let gap = self.src.as_bytes().get(end..self.tok.start).unwrap_or(&[]);
+        if gap.contains(&b'\n') {
+            return false;
+        }
+        match self.tok.kind {
+            K::Eof | K::Comma | K::Rbrace | K::Rparen | K::Rsquare => false,
+            K::Name | K::AttributeName | K::KwRoot | K::KwEntry => self.tok.start == end,
+            K::Ident | K::PrimitiveType => {
+                self.tok.start == end || self.lexer.look_ahead().kind != K::Equal
+            }
+            _ => true,
+        }
+    }
+
     /// An attribute value, kept as text whatever its form: tokens and
-    /// bracketed groups written without space between them (`kLoop`,
-    /// `{…}`, `[2,2]<=[4]T(1,0)`), and bracketed groups after a space
-    /// (`mesh['axis_0'=2,'axis_1'=2] {'axis_1'}`), which cannot start the
-    /// next attribute or instruction.
+    /// bracketed groups up to the next attribute or instruction (see
+    /// [`Reader::value_goes_on`]).
     fn value(&mut self) -> Step<ByteSpan> {
         let start = self.tok.start;
         let mut end;
@@ -399,13 +419,7 @@ impl<'a> Reader<'a> {
                 K::Error => return self.expected("an attribute value"),
                 _ => self.lex().end,
             };
-            let glued = self.tok.start == end
-                && !matches!(
-                    self.tok.kind,
-                    K::Eof | K::Comma | K::Rbrace | K::Rparen | K::Rsquare
-                );
-            let group_after_space = matches!(self.tok.kind, K::Lbrace | K::Lparen | K::Lsquare);
-            if !glued && !group_after_space {
+            if !self.value_goes_on(end) {
                 return Ok(ByteSpan { start, end });
             }
         }
