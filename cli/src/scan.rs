@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use xla_layout_core::text::{ParseEvent, parse_shape_events};
 use xla_layout_core::{Shape, validate};
+use xla_layout_hlo::infer::Shapes;
 use xla_layout_hlo::{Event, Module, Reader};
 
 use crate::Failure;
@@ -16,7 +17,9 @@ use crate::Failure;
 ///
 /// Without --summary, one JSON object per instruction: {"computation",
 /// "name", "shape" (canonical text), "bytes" (exact; a tuple's elements
-/// summed; null where undefined)}. With --summary, the module's buffers
+/// summed; null where undefined), "inferred" (true when the text leaves
+/// the shape out and it was inferred from the operands, as XLA does)}; an
+/// instruction that does not read is {"error", "line", "column"}. With --summary, the module's buffers
 /// by size with the bytes lost to padding.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -165,6 +168,7 @@ fn write_json_lines(
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     let mut computation = "";
     let mut failed = 0usize;
+    let mut shapes = Shapes::new();
     for event in Reader::lenient(text) {
         let line = match event {
             Err(e) => {
@@ -175,20 +179,30 @@ fn write_json_lines(
             }
             Ok(Event::Computation(c)) => {
                 computation = c.name();
+                shapes.computation(&c);
+                continue;
+            }
+            Ok(Event::EndComputation { .. }) => {
+                shapes.end_computation();
                 continue;
             }
             Ok(Event::Instruction(i)) => {
-                // The reader checked the shape; its text is read again as
-                // a stream, so that no tuple is ever built.
-                let (shape, bytes) = match i.shape_text().and_then(shape_text_and_bytes) {
-                    Some((text, bytes)) => (Some(text), bytes.map(|b| b.exact)),
-                    None => (None, None),
-                };
+                // Written or inferred. The reader checked a written shape;
+                // its text is read again as a stream, so that no tuple is
+                // ever built.
+                let shape = shapes.instruction(&i);
+                let inferred = shape.as_ref().is_some_and(|s| s.is_inferred());
+                let (shape, bytes) =
+                    match shape.as_ref().and_then(|s| shape_text_and_bytes(s.text())) {
+                        Some((text, bytes)) => (Some(text), bytes.map(|b| b.exact)),
+                        None => (None, None),
+                    };
                 json!({
                     "computation": computation,
                     "name": i.name(),
                     "shape": shape,
                     "bytes": bytes,
+                    "inferred": inferred,
                 })
             }
             Ok(_) => continue,

@@ -892,3 +892,23 @@ fn tpu_gives_the_default_layout_and_its_cost() {
     assert!(out.status.success());
     assert_eq!(out.stdout.len(), 512);
 }
+
+/// An instruction written without its shape gets the shape XLA infers,
+/// marked `"inferred": true`.
+#[test]
+fn scan_marks_inferred_shapes() {
+    let text = "HloModule m\nENTRY e {\n  a = f32[2,10]{1,0} parameter(0)\n  ROOT v = abs(a)\n}\n";
+    let lines: Vec<Value> = stdout(&run(&["scan", "-"], text))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        (lines[0]["shape"].as_str(), lines[0]["inferred"].as_bool()),
+        (Some("f32[2,10]{1,0}"), Some(false))
+    );
+    assert_eq!(
+        (lines[1]["shape"].as_str(), lines[1]["inferred"].as_bool()),
+        (Some("f32[2,10]{1,0}"), Some(true))
+    );
+    assert_eq!(lines[1]["bytes"], 80);
+}

@@ -711,7 +711,7 @@ impl<'a> Module<'a> {
 /// Splits text kept by the reader (operands, attributes) at top-level
 /// commas, using the lexer for brackets, strings and comments. Yields the
 /// span of each piece from its first token to its last.
-fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item = ByteSpan> + '_ {
+pub(crate) fn split_top_level(src: &str, within: ByteSpan) -> impl Iterator<Item = ByteSpan> + '_ {
     let bytes = src.as_bytes().get(..within.end).unwrap_or(&[]);
     let mut lexer = Lexer::at(bytes, within.start);
     let mut done = false;

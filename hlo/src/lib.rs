@@ -33,6 +33,7 @@ extern crate alloc;
 
 mod assemble;
 mod error;
+pub mod infer;
 mod items;
 mod memo;
 mod reader;

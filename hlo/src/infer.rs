@@ -1,0 +1,376 @@
+//! Shapes of instructions written without one. Hand-written HLO (XLA's
+//! own parser tests, most of all) may leave an instruction's shape out, and
+//! XLA's parser then infers it from the operands, as its shape inference
+//! does for that opcode. This does the same for the opcodes such text uses
+//! (a table, [`RULES`]); an instruction of any other opcode keeps no shape.
+//!
+//! It works as a stream beside the [`crate::Reader`]: instructions only
+//! name earlier instructions of their computation, and computations only
+//! call computations written before them. Shapes that are written are kept
+//! as slices of the text; only inferred ones are stored.
+
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use xla_layout_core::text::{ByteSpan, Lexer, TokenKind as K, parse_shape, parse_shape_at};
+use xla_layout_core::{ArrayShape, ElementType, Shape};
+
+use crate::items::{Computation, Instruction, split_top_level};
+
+/// An instruction's shape: as written, or inferred.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShapeText<'a> {
+    /// Written in the text.
+    Written(&'a str),
+    /// Inferred from the operands: the canonical text.
+    Inferred(String),
+}
+
+impl ShapeText<'_> {
+    /// The shape's text.
+    pub fn text(&self) -> &str {
+        match self {
+            ShapeText::Written(t) => t,
+            ShapeText::Inferred(t) => t,
+        }
+    }
+
+    /// Whether the shape was inferred rather than written.
+    pub fn is_inferred(&self) -> bool {
+        matches!(self, ShapeText::Inferred(_))
+    }
+
+    fn parse(&self) -> Option<Shape> {
+        parse_shape(self.text().as_bytes()).ok()
+    }
+}
+
+/// How an opcode's result shape follows from its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// The shape of operand `n` (elementwise operations, `select`'s
+    /// branches, `while`'s state).
+    Operand(usize),
+    /// Operand 0's dimensions, `pred` elements (`compare`).
+    Predicate,
+    /// A tuple of the operands' shapes.
+    Tuple,
+    /// Element `index` of operand 0's tuple.
+    TupleElement,
+    /// `dot` with its dimension numbers.
+    Dot,
+    /// The result of the first computation named by the attribute:
+    /// `conditional`'s first branch, `call`'s body.
+    Called(&'static [&'static str]),
+}
+
+/// The opcodes whose shapes are inferred, and how.
+pub const RULES: &[(&str, Rule)] = &[
+    // Unary elementwise.
+    ("abs", Rule::Operand(0)),
+    ("negate", Rule::Operand(0)),
+    ("sqrt", Rule::Operand(0)),
+    ("rsqrt", Rule::Operand(0)),
+    ("cbrt", Rule::Operand(0)),
+    ("exponential", Rule::Operand(0)),
+    ("exponential-minus-one", Rule::Operand(0)),
+    ("log", Rule::Operand(0)),
+    ("log-plus-one", Rule::Operand(0)),
+    ("logistic", Rule::Operand(0)),
+    ("tanh", Rule::Operand(0)),
+    ("tan", Rule::Operand(0)),
+    ("sine", Rule::Operand(0)),
+    ("cosine", Rule::Operand(0)),
+    ("floor", Rule::Operand(0)),
+    ("ceil", Rule::Operand(0)),
+    ("round-nearest-afz", Rule::Operand(0)),
+    ("round-nearest-even", Rule::Operand(0)),
+    ("sign", Rule::Operand(0)),
+    ("not", Rule::Operand(0)),
+    ("copy", Rule::Operand(0)),
+    ("erf", Rule::Operand(0)),
+    ("popcnt", Rule::Operand(0)),
+    ("count-leading-zeros", Rule::Operand(0)),
+    ("opt-barrier", Rule::Operand(0)),
+    // Binary elementwise.
+    ("add", Rule::Operand(0)),
+    ("subtract", Rule::Operand(0)),
+    ("multiply", Rule::Operand(0)),
+    ("divide", Rule::Operand(0)),
+    ("remainder", Rule::Operand(0)),
+    ("maximum", Rule::Operand(0)),
+    ("minimum", Rule::Operand(0)),
+    ("power", Rule::Operand(0)),
+    ("atan2", Rule::Operand(0)),
+    ("and", Rule::Operand(0)),
+    ("or", Rule::Operand(0)),
+    ("xor", Rule::Operand(0)),
+    ("shift-left", Rule::Operand(0)),
+    ("shift-right-arithmetic", Rule::Operand(0)),
+    ("shift-right-logical", Rule::Operand(0)),
+    ("compare", Rule::Predicate),
+    // Ternary.
+    ("select", Rule::Operand(1)),
+    ("clamp", Rule::Operand(1)),
+    // Structure and control.
+    ("tuple", Rule::Tuple),
+    ("get-tuple-element", Rule::TupleElement),
+    ("while", Rule::Operand(0)),
+    ("dot", Rule::Dot),
+    (
+        "conditional",
+        Rule::Called(&["branch_computations", "true_computation"]),
+    ),
+    ("call", Rule::Called(&["to_apply"])),
+];
+
+/// The rule for `opcode`, if its shape is inferred.
+///
+/// ```
+/// use xla_layout_hlo::infer::{Rule, rule};
+/// assert_eq!(rule("select"), Some(Rule::Operand(1)));
+/// assert_eq!(rule("custom-call"), None);
+/// ```
+pub fn rule(opcode: &str) -> Option<Rule> {
+    RULES.iter().find(|(o, _)| *o == opcode).map(|&(_, r)| r)
+}
+
+/// Shapes of a module's instructions, written or inferred, fed in text
+/// order.
+///
+/// ```
+/// use xla_layout_hlo::{Event, Reader, infer::Shapes};
+///
+/// let text = "ENTRY e {\n  a = f32[2,10]{1,0} parameter(0)\n  ROOT v = abs(a)\n}\n";
+/// let mut shapes = Shapes::new();
+/// let mut found = Vec::new();
+/// for event in Reader::new(text) {
+///     match event.unwrap() {
+///         Event::Computation(c) => shapes.computation(&c),
+///         Event::Instruction(i) => {
+///             let s = shapes.instruction(&i).unwrap();
+///             found.push((i.name(), s.text().to_string(), s.is_inferred()));
+///         }
+///         Event::EndComputation { .. } => shapes.end_computation(),
+///         _ => {}
+///     }
+/// }
+/// assert_eq!(found[1], ("v", "f32[2,10]{1,0}".to_string(), true));
+/// ```
+#[derive(Debug, Default)]
+pub struct Shapes<'a> {
+    /// Each computation's result, by name.
+    results: BTreeMap<&'a str, ShapeText<'a>>,
+    /// The current computation's name, its instructions' shapes, and its
+    /// root's (or last instruction's) shape.
+    current: Option<&'a str>,
+    instructions: BTreeMap<&'a str, ShapeText<'a>>,
+    root: Option<ShapeText<'a>>,
+    last: Option<ShapeText<'a>>,
+}
+
+impl<'a> Shapes<'a> {
+    /// No shapes yet.
+    pub fn new() -> Shapes<'a> {
+        Shapes::default()
+    }
+
+    /// A computation starts.
+    pub fn computation(&mut self, c: &Computation<'a>) {
+        self.end_computation();
+        self.current = Some(c.name());
+    }
+
+    /// The current computation ends: its result is its root's shape.
+    pub fn end_computation(&mut self) {
+        if let Some(name) = self.current.take() {
+            let result = self.root.take().or(self.last.take());
+            if let Some(result) = result {
+                self.results.insert(name, result);
+            }
+        }
+        self.instructions.clear();
+        self.root = None;
+        self.last = None;
+    }
+
+    /// The shape of the next instruction: as written, else inferred;
+    /// `None` when neither.
+    pub fn instruction(&mut self, i: &Instruction<'a>) -> Option<ShapeText<'a>> {
+        let shape = match i.shape_text() {
+            Some(text) => Some(ShapeText::Written(text)),
+            None => self.infer(i.opcode(), i.operands_text(), |name| i.attribute(name)),
+        };
+        if let Some(s) = &shape {
+            self.instructions.insert(i.name(), s.clone());
+            if i.is_root() {
+                self.root = Some(s.clone());
+            }
+            self.last = Some(s.clone());
+        }
+        shape
+    }
+
+    /// What inference gives for `i` from its operands, whether or not its
+    /// shape is written (to check one against the other); `i` is not
+    /// recorded.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, infer::Shapes};
+    /// let m = Module::parse("ENTRY e {\n  a = f32[3]{0} parameter(0)\n  ROOT t = (f32[3]{0}, f32[3]{0}) tuple(a, a)\n}").unwrap();
+    /// let mut shapes = Shapes::new();
+    /// let c = m.entry().unwrap();
+    /// shapes.computation(c);
+    /// shapes.instruction(&c.instructions()[0]);
+    /// assert_eq!(shapes.inferred(&c.instructions()[1]).unwrap().text(), "(f32[3]{0}, f32[3]{0})");
+    /// ```
+    pub fn inferred(&self, i: &Instruction<'a>) -> Option<ShapeText<'a>> {
+        self.infer(i.opcode(), i.operands_text(), |name| i.attribute(name))
+    }
+
+    /// The shape of the result of `opcode` on the operand list `operands`
+    /// (its text), with attributes found by `attribute`.
+    fn infer(
+        &self,
+        opcode: &str,
+        operands: &'a str,
+        attribute: impl Fn(&str) -> Option<&'a str>,
+    ) -> Option<ShapeText<'a>> {
+        let pieces: Vec<&str> = split_top_level(
+            operands,
+            ByteSpan {
+                start: 0,
+                end: operands.len(),
+            },
+        )
+        .map(|p| operands.get(p.start..p.end).unwrap_or("").trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+        let operand = |k: usize| pieces.get(k).and_then(|p| self.operand(p));
+        // A shape taken whole from elsewhere is still this instruction's
+        // inferred shape.
+        let inferred = |s: ShapeText<'a>| ShapeText::Inferred(s.text().to_string());
+        let shape = match rule(opcode)? {
+            Rule::Operand(k) => return operand(k).map(inferred),
+            Rule::Predicate => match operand(0)?.parse()? {
+                Shape::Array(a) => Shape::Array(with_type(&a, ElementType::PRED)),
+                _ => return None,
+            },
+            Rule::Tuple => {
+                let mut text = String::from("(");
+                for k in 0..pieces.len() {
+                    if k > 0 {
+                        text.push_str(", ");
+                    }
+                    text.push_str(operand(k)?.text());
+                }
+                text.push(')');
+                parse_shape(text.as_bytes()).ok()?
+            }
+            Rule::TupleElement => {
+                let index: usize = attribute("index")?.trim().parse().ok()?;
+                match operand(0)?.parse()? {
+                    Shape::Tuple(mut elements) if index < elements.len() => {
+                        elements.swap_remove(index)
+                    }
+                    _ => return None,
+                }
+            }
+            Rule::Dot => dot(&operand(0)?.parse()?, &operand(1)?.parse()?, &attribute)?,
+            Rule::Called(attributes) => {
+                let called = attributes.iter().find_map(|a| attribute(a))?;
+                let first = called
+                    .trim_start_matches('{')
+                    .split([',', '}'])
+                    .next()?
+                    .trim()
+                    .trim_start_matches('%');
+                return self.results.get(first).cloned().map(inferred);
+            }
+        };
+        Some(ShapeText::Inferred(shape.to_string()))
+    }
+
+    /// An operand's shape: written before it, the shape of the
+    /// instruction it names, or inferred for a nested instruction
+    /// (`multiply(f32[10] parameter(1), …)`).
+    fn operand(&self, text: &'a str) -> Option<ShapeText<'a>> {
+        let bytes = text.as_bytes();
+        let first = Lexer::new(bytes).next_token();
+        match first.kind {
+            K::PrimitiveType | K::Lparen => {
+                let (_, end) = parse_shape_at(bytes, 0).ok()?;
+                return Some(ShapeText::Written(text.get(..end.end)?));
+            }
+            K::Name | K::Ident if first.end == bytes.len() => {
+                let name = text.trim_start_matches('%');
+                return self.instructions.get(name).cloned();
+            }
+            _ => {}
+        }
+        // `opcode(operands)`: a nested instruction without a shape.
+        let mut lexer = Lexer::new(bytes);
+        let opcode = lexer.next_token();
+        let open = lexer.next_token();
+        if opcode.kind != K::Ident || open.kind != K::Lparen {
+            return None;
+        }
+        let end = lexer.skip_group(open).ok()?;
+        let inner = text.get(open.end..end - 1)?;
+        self.infer(text.get(opcode.start..opcode.end)?, inner, |_| None)
+    }
+}
+
+/// `a` with elements of type `ty` (same dimensions and layout).
+fn with_type(a: &ArrayShape, ty: ElementType) -> ArrayShape {
+    let mut dims = [xla_layout_core::Dim::Static(0); xla_layout_core::MAX_RANK];
+    for (d, slot) in dims.iter_mut().enumerate().take(a.rank()) {
+        *slot = a.dim(d);
+    }
+    ArrayShape::from_dims(ty, &dims[..a.rank()]).with_layout(a.layout_or_default())
+}
+
+/// `dot`: the batch dimensions, then the left operand's free dimensions,
+/// then the right's, in order; the left's element type; default layout.
+fn dot<'a>(
+    lhs: &Shape,
+    rhs: &Shape,
+    attribute: &impl Fn(&str) -> Option<&'a str>,
+) -> Option<Shape> {
+    let (Shape::Array(lhs), Shape::Array(rhs)) = (lhs, rhs) else {
+        return None;
+    };
+    let list = |name: &str| -> Option<Vec<usize>> {
+        let Some(text) = attribute(name) else {
+            return Some(Vec::new());
+        };
+        text.trim()
+            .trim_start_matches('{')
+            .trim_end_matches('}')
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse().ok())
+            .collect()
+    };
+    let (lb, lc) = (list("lhs_batch_dims")?, list("lhs_contracting_dims")?);
+    let (rb, rc) = (list("rhs_batch_dims")?, list("rhs_contracting_dims")?);
+    let mut dims = Vec::new();
+    for &d in &lb {
+        dims.push(*lhs.dims().get(d)?);
+    }
+    for (d, &n) in lhs.dims().iter().enumerate() {
+        if !lb.contains(&d) && !lc.contains(&d) {
+            dims.push(n);
+        }
+    }
+    for (d, &n) in rhs.dims().iter().enumerate() {
+        if !rb.contains(&d) && !rc.contains(&d) {
+            dims.push(n);
+        }
+    }
+    ArrayShape::try_new(lhs.element_type(), &dims)
+        .ok()
+        .map(Shape::Array)
+}

@@ -1,0 +1,175 @@
+//! Shape inference against XLA: in every real dump, each instruction of an
+//! opcode with an inference rule has its shape written by XLA; inferring
+//! it from the operands must give the same element type and dimensions.
+//! Then hand-written modules for each rule, nested instructions and calls.
+
+use xla_layout_core::text::parse_shape;
+use xla_layout_hlo::infer::{Shapes, rule};
+use xla_layout_hlo::{Event, Module, Reader};
+
+fn without_layout(text: &str) -> String {
+    parse_shape(text.as_bytes())
+        .unwrap()
+        .without_layout()
+        .to_string()
+}
+
+fn name_of(path: &std::path::Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// The shape's dimensions, leaf by leaf: `[[2, 3]]`, `[[2], []]`.
+fn dims_only(text: &str) -> String {
+    let shape = parse_shape(text.as_bytes()).unwrap();
+    let dims: Vec<Vec<i64>> = shape
+        .events()
+        .filter_map(|e| match e {
+            xla_layout_core::ShapeEvent::Leaf { shape, .. } => {
+                Some(shape.as_array().map_or(Vec::new(), |a| a.dims().to_vec()))
+            }
+            _ => None,
+        })
+        .collect();
+    format!("{dims:?}")
+}
+
+#[test]
+fn inference_agrees_with_what_xla_wrote() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/dumps");
+    let mut checked = std::collections::BTreeMap::<String, usize>::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "hlo") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut shapes = Shapes::new();
+        for event in Reader::new(&text) {
+            match event.unwrap() {
+                Event::Computation(c) => shapes.computation(&c),
+                Event::EndComputation { .. } => shapes.end_computation(),
+                Event::Instruction(i) => {
+                    if rule(i.opcode()).is_some()
+                        && let (Some(written), Some(inferred)) =
+                            (i.shape_text(), shapes.inferred(&i))
+                    {
+                        // TPU programs after optimisation may compute
+                        // elementwise in mixed precision (`sine` of f32 to
+                        // bf16): there, dimensions only.
+                        let mixed = name_of(&path).starts_with("tpu_")
+                            && !name_of(&path).ends_with(".before.hlo");
+                        let (inferred, written) = if mixed {
+                            (dims_only(inferred.text()), dims_only(written))
+                        } else {
+                            (without_layout(inferred.text()), without_layout(written))
+                        };
+                        assert_eq!(inferred, written, "{}: {}", path.display(), i.text());
+                        *checked.entry(i.opcode().to_string()).or_default() += 1;
+                    }
+                    shapes.instruction(&i);
+                }
+                _ => {}
+            }
+        }
+    }
+    // The dumps exercise most rules, many times.
+    for opcode in [
+        "add",
+        "multiply",
+        "compare",
+        "select",
+        "tuple",
+        "get-tuple-element",
+        "while",
+        "copy",
+        "negate",
+    ] {
+        assert!(
+            checked.get(opcode).copied().unwrap_or(0) > 0,
+            "{opcode}: {checked:?}"
+        );
+    }
+    assert!(checked.values().sum::<usize>() > 500, "{checked:?}");
+}
+
+/// The shapes of every instruction of `text`, as `(name, shape, inferred)`.
+fn shapes_of(text: &str) -> Vec<(String, Option<String>, bool)> {
+    let mut shapes = Shapes::new();
+    let mut out = Vec::new();
+    for event in Reader::new(text) {
+        match event.unwrap() {
+            Event::Computation(c) => shapes.computation(&c),
+            Event::EndComputation { .. } => shapes.end_computation(),
+            Event::Instruction(i) => {
+                let s = shapes.instruction(&i);
+                out.push((
+                    i.name().to_string(),
+                    s.as_ref().map(|s| s.text().to_string()),
+                    s.is_some_and(|s| s.is_inferred()),
+                ));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn every_rule_on_hand_written_modules() {
+    let text = "HloModule m
+Twice {
+  x = f32[] parameter(0)
+  ROOT y = add(x, x)
+}
+ENTRY e {
+  a = f32[2,10]{1,0} parameter(0)
+  b = f32[10,3]{1,0} parameter(1)
+  p = pred[] parameter(2)
+  s = f32[] parameter(3)
+  v = abs(a)
+  w = compare(a, v), direction=LT
+  d = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = tuple(v, d)
+  g = get-tuple-element(t), index=1
+  n = multiply(f32[2,10] parameter(4), negate(a))
+  c = conditional(p, s, s), branch_computations={Twice, Twice}
+  k = call(s), to_apply=Twice
+  q = select(p, s, k)
+  ROOT z = custom-call(a), custom_call_target=\"x\"
+}
+";
+    let got = shapes_of(text);
+    let shape = |name: &str| {
+        got.iter()
+            .find(|(n, _, _)| n == name)
+            .and_then(|(_, s, _)| s.clone())
+    };
+    assert_eq!(shape("y").as_deref(), Some("f32[]"));
+    assert_eq!(shape("v").as_deref(), Some("f32[2,10]{1,0}"));
+    assert_eq!(shape("w").as_deref(), Some("pred[2,10]{1,0}"));
+    assert_eq!(shape("d").as_deref(), Some("f32[2,3]{1,0}"));
+    assert_eq!(
+        shape("t").as_deref(),
+        Some("(f32[2,10]{1,0}, f32[2,3]{1,0})")
+    );
+    assert_eq!(shape("g").as_deref(), Some("f32[2,3]{1,0}"));
+    // A nested instruction's shape comes from its own operands.
+    assert_eq!(shape("n").as_deref(), Some("f32[2,10]"));
+    assert_eq!(shape("c").as_deref(), Some("f32[]"));
+    assert_eq!(shape("k").as_deref(), Some("f32[]"));
+    assert_eq!(shape("q").as_deref(), Some("f32[]"));
+    // No rule for custom-call: no shape, and nothing made up.
+    assert_eq!(shape("z"), None);
+    // Written shapes are marked as such.
+    assert!(got.iter().any(|(n, _, inferred)| n == "a" && !inferred));
+    assert!(got.iter().any(|(n, _, inferred)| n == "v" && *inferred));
+    assert!(got.iter().any(|(n, _, inferred)| n == "g" && *inferred));
+}
+
+#[test]
+fn module_reads_with_inferred_shapes_agree() {
+    let text = "ENTRY e {\n  a = f32[4]{0} parameter(0)\n  ROOT b = negate(a)\n}\n";
+    let m = Module::parse(text).unwrap();
+    assert_eq!(m.entry().unwrap().root().unwrap().shape_text(), None);
+    assert_eq!(shapes_of(text)[1].1.as_deref(), Some("f32[4]{0}"));
+}
