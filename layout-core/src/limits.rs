@@ -6,15 +6,15 @@
 //! panic or a silent truncation.
 
 /// The most dimensions an array may have.
-pub const MAX_RANK: usize = 32;
+pub const MAX_RANK: usize = 16;
 /// The most tiling levels a layout may have (`T(..)(..)…`).
-pub const MAX_TILES: usize = 8;
+pub const MAX_TILES: usize = 4;
 /// The most tile entries a layout may have, summed over all its tiles.
-pub const MAX_TILE_ENTRIES: usize = 32;
+pub const MAX_TILE_ENTRIES: usize = 16;
 /// The most split configs (`SC(..)(..)`) a layout may have.
-pub const MAX_SPLIT_CONFIGS: usize = 8;
+pub const MAX_SPLIT_CONFIGS: usize = 4;
 /// The most split indices a layout may have, summed over its split configs.
-pub const MAX_SPLIT_INDICES: usize = 32;
+pub const MAX_SPLIT_INDICES: usize = 16;
 /// The longest canonical text of a `P(...)` physical shape that a layout
 /// keeps. (`P` is a leftover of sparse arrays that XLA always rejects.)
 pub const MAX_PHYSICAL_SHAPE_TEXT: usize = 128;
@@ -81,7 +81,7 @@ impl Capacity {
 /// ```
 /// # use xla_layout_core::{ArrayShape, ElementType};
 /// let err = ArrayShape::try_new(ElementType::F32, &[1; 40]).unwrap_err();
-/// assert_eq!(err.to_string(), "more than 32 dimensions (an xla-layout limit, not an XLA rule)");
+/// assert_eq!(err.to_string(), "more than 16 dimensions (an xla-layout limit, not an XLA rule)");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CapacityError {

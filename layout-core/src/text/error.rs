@@ -216,12 +216,12 @@ pub struct Diagnostic {
     pub kind: ParseErrorKind,
 }
 
-const MAX_DIAGNOSTICS: usize = 8;
+const MAX_DIAGNOSTICS: usize = 4;
 
 /// A failed parse.
 ///
 /// XLA's parser records every sub-error it meets, including some it then
-/// recovers from; this keeps them in order (up to 8, the last always
+/// recovers from; this keeps them in order (up to 4, the last always
 /// kept). [`ParseError::kind`] and [`ParseError::span`] describe the error
 /// that made the parse fail; [`ParseError::diagnostics`] lists all of
 /// them; [`ParseError::xla_message`] renders XLA's complete status text.

@@ -867,6 +867,7 @@ impl GroupError {
 /// A set of bytes, as a list (for SIMD compares) and a table (for single
 /// bytes).
 struct ByteSet {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // SIMD only
     bytes: &'static [u8],
     table: [bool; 256],
 }

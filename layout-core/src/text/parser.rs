@@ -1059,7 +1059,28 @@ pub fn parse_shape_events(
 /// );
 /// ```
 pub fn parse_array(text: &[u8]) -> Result<ArrayShape, ParseError> {
-    parse_array_with_spans(text).map(|(a, _)| a)
+    let mut p = Parser::new(text, 0, ParseOptions::default());
+    let mut out = BLANK;
+    let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
+    finish(&mut p, v, "shape")?;
+    into_array(out, text)
+}
+
+/// The array of a parsed shape, or the error for another kind.
+fn into_array(shape: Shape, text: &[u8]) -> Result<ArrayShape, ParseError> {
+    let kind = match shape {
+        Shape::Array(a) => return Ok(a),
+        Shape::Buffer(_) => "a buffer",
+        Shape::Token => "a token",
+        Shape::Opaque => "an opaque shape",
+        #[cfg(feature = "alloc")]
+        Shape::Tuple(_) => "a tuple",
+    };
+    Err(ParseError::single(Diagnostic {
+        start: 0,
+        end: text.len(),
+        kind: E::NotAnArray(kind),
+    }))
 }
 
 /// [`parse_array`], also returning where each part of the text is, for
@@ -1079,19 +1100,8 @@ pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), P
     let mut out = BLANK;
     let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
     finish(&mut p, v, "shape")?;
-    let kind = match out {
-        Shape::Array(a) => return Ok((a, p.spans.unwrap_or(ShapeSpans::EMPTY))),
-        Shape::Buffer(_) => "a buffer",
-        Shape::Token => "a token",
-        Shape::Opaque => "an opaque shape",
-        #[cfg(feature = "alloc")]
-        Shape::Tuple(_) => "a tuple",
-    };
-    Err(ParseError::single(Diagnostic {
-        start: 0,
-        end: text.len(),
-        kind: E::NotAnArray(kind),
-    }))
+    let spans = p.spans.unwrap_or(ShapeSpans::EMPTY);
+    into_array(out, text).map(|a| (a, spans))
 }
 
 /// The spans of whatever parts of an array shape's text parse, even when

@@ -1,0 +1,64 @@
+//! The firmware path — parse, validate, tile, offset — for layouts of rank
+//! up to 8 runs on a 16 KiB stack without an allocator's help (the types
+//! are fixed-size values; docs/firmware.md has their sizes).
+
+use xla_layout_core::{ArrayShape, TiledShape};
+
+const LAYOUTS: [&str; 6] = [
+    "bf16[2,3,4,5,6,7,8,256]{7,6,5,4,3,2,1,0:T(8,128)(2,1)}",
+    "f32[3,5]{1,0:T(2,2)}",
+    "s4[8,1,1280,16384]{3,2,0,1:T(8,128)(8,1)E(4)S(1)}",
+    "f32[8,8,64]{2,1,0:T(*,16,64)}",
+    "pred[33,129,2,2,2,2,2,2]{0,1,2,3,4,5,6,7:T(32,128)(32,1)L(1024)}",
+    "bf16[4096]{0:T(1024)(128)(2,1)}",
+];
+
+/// The slot of the last element, parsed, validated and tiled from text;
+/// nothing on the heap (the first allocation of a thread sets up the
+/// allocator's arena, which takes stack of its own).
+fn last_slot(text: &str) -> Option<u64> {
+    let shape = ArrayShape::parse_validated(text).ok()?;
+    let tiled = TiledShape::new(&shape).ok()?;
+    let mut last = [0u64; 8];
+    for (l, &d) in last.iter_mut().zip(tiled.logical_dims()) {
+        *l = d - 1;
+    }
+    tiled.offset(&last[..tiled.rank()]).ok()
+}
+
+fn all() -> [Option<u64>; LAYOUTS.len()] {
+    let mut out = [None; LAYOUTS.len()];
+    for (o, text) in out.iter_mut().zip(LAYOUTS) {
+        *o = last_slot(text);
+    }
+    out
+}
+
+#[test]
+fn parse_validate_tile_offset_fit_in_16_kib() {
+    let expected = all();
+    let on_small_stack = std::thread::Builder::new()
+        .stack_size(16 << 10)
+        .spawn(all)
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(on_small_stack, expected);
+    assert!(expected.iter().all(Option::is_some), "{expected:?}");
+    // tiled_layout.md figure 1: the last element of f32[3,5] in 2x2 tiles.
+    assert_eq!(expected[1], Some(20));
+}
+
+/// The sizes docs/firmware.md states (64-bit), as budgets: growing a type
+/// past them is a decision to make in the docs too.
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn sizes_stay_within_budget() {
+    use xla_layout_core::{Layout, Relayout, ValidationError, text::ParseError};
+    assert!(size_of::<ArrayShape>() <= 752);
+    assert!(size_of::<Layout>() <= 600);
+    assert!(size_of::<TiledShape>() <= 4184);
+    assert!(size_of::<Relayout>() <= 16224);
+    assert!(size_of::<ParseError>() <= 1160);
+    assert!(size_of::<ValidationError>() <= 792);
+}
