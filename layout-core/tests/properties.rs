@@ -355,8 +355,14 @@ fn spec_strategy(g: Gen) -> impl Strategy<Value = Spec> {
             ],
         )
             .prop_map(
-                |(ty, dims, bounded, m2m, tiles, tail, e_bits, mem, meta, raw_splits)| {
+                |(ty, dims, bounded, m2m, mut tiles, tail, e_bits, mem, meta, raw_splits)| {
                     let splits = fix_splits(&dims, &m2m, raw_splits);
+                    // Within the crate's capacity for tile entries.
+                    while tiles.iter().map(Vec::len).sum::<usize>()
+                        > xla_layout_core::MAX_TILE_ENTRIES
+                    {
+                        tiles.pop();
+                    }
                     Spec {
                         ty,
                         dims,
