@@ -87,6 +87,26 @@ fn strip_newline(line: &[u8]) -> &[u8] {
 /// proportional to the line, whatever the tuple's size.
 pub fn check_line(text: &[u8]) -> Value {
     let input = String::from_utf8_lossy(text);
+    // `SHAPE Layout(major_to_minor=…)`: the layout in JAX's form.
+    if let Some(parsed) = xla_layout_core::text::parse_array_with_jax_layout(&input) {
+        return match parsed {
+            Err(e) => report(
+                &input,
+                None,
+                Some((e.to_string(), "parse")),
+                Sizes::default(),
+            ),
+            Ok(shape) => match shape.validate() {
+                Err(e) => report(
+                    &input,
+                    Some(shape.to_string()),
+                    Some((e.to_string(), "validate")),
+                    Sizes::default(),
+                ),
+                Ok(()) => report(&input, Some(shape.to_string()), None, Sizes::of(&shape)),
+            },
+        };
+    }
     let mut canonical = String::new();
     let mut invalid = None;
     let (mut array, mut tuple) = (None, false);

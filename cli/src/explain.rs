@@ -280,6 +280,10 @@ fn write_summary(
         "memory space",
         format_args!("S({space}): {}", memory_space_name(space)),
     )?;
+    match layout.jax() {
+        Ok(jax) => line("JAX layout", format_args!("{jax}"))?,
+        Err(e) => line("JAX layout", format_args!("none ({e})"))?,
+    }
     Ok(())
 }
 
@@ -334,6 +338,11 @@ fn write_json(
     );
     field("memory_space", json!(space));
     field("memory_space_name", json!(memory_space_name(space)));
+    let layout = shape.layout_or_default();
+    field(
+        "jax_layout",
+        json!(layout.jax().ok().map(|j| j.to_string())),
+    );
     let rows: Vec<u64> = grid.shown_rows().collect();
     let cols: Vec<u64> = grid.shown_cols().collect();
     let head = json!({

@@ -154,10 +154,19 @@ impl From<io::Error> for Failure {
 }
 
 /// Parses and validates a shape argument, or says why not. `tpu(SHAPE)`
-/// stands for SHAPE with the layout a TPU gives it by default.
+/// stands for SHAPE with the layout a TPU gives it by default; `SHAPE
+/// Layout(major_to_minor=…)` gives the layout in JAX's form.
 pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure> {
     if let Some(request) = xla_layout_core::tpu::parse_request(text) {
         return request.map_err(|e| Failure::Input(format!("'{text}': {e}")));
+    }
+    // `SHAPE Layout(major_to_minor=…)`: the layout in JAX's form.
+    if let Some(shape) = xla_layout_core::text::parse_array_with_jax_layout(text) {
+        let shape = shape.map_err(|e| Failure::Input(format!("'{text}': {e}")))?;
+        return shape
+            .validate()
+            .map(|()| shape)
+            .map_err(|e| Failure::Input(format!("'{text}': validate error: {e}")));
     }
     match xla_layout_core::Shape::parse_validated(text) {
         Ok(xla_layout_core::Shape::Array(a)) => Ok(a),

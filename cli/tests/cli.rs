@@ -913,3 +913,34 @@ fn scan_marks_inferred_shapes() {
     );
     assert_eq!(lines[1]["bytes"], 80);
 }
+
+/// JAX's layout form is taken wherever a shape is, and shown by explain.
+#[test]
+fn jax_layouts_are_taken_and_shown() {
+    let jax =
+        "Layout(major_to_minor=(0, 1), tiling=((8, 128), (2, 1)), sub_byte_element_size_in_bits=0)";
+    let out = check(&format!(
+        "bf16[16,256] {jax}\nbf16[16,256]{{1,0}} {jax}\nf32[2] Layout(tiling=None)\n"
+    ));
+    assert_eq!(out[0]["canonical"], "bf16[16,256]{1,0:T(8,128)(2,1)}");
+    assert_eq!(out[0]["bytes"], 8192);
+    assert_eq!(
+        (out[1]["ok"].as_bool(), out[1]["stage"].as_str()),
+        (Some(false), Some("parse"))
+    );
+    assert!(out[2]["error"].as_str().unwrap().contains("major_to_minor"));
+    let text = stdout(&run(&["explain", "bf16[16,256]{1,0:T(8,128)(2,1)}"], ""));
+    assert!(
+        text.contains(&format!("JAX layout        {jax}\n")),
+        "{text}"
+    );
+    let text = stdout(&run(
+        &["explain", "--json", &format!("bf16[16,256] {jax}")],
+        "",
+    ));
+    let v: Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(
+        (v["canonical"].as_str(), v["jax_layout"].as_str()),
+        (Some("bf16[16,256]{1,0:T(8,128)(2,1)}"), Some(jax))
+    );
+}

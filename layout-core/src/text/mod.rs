@@ -14,6 +14,7 @@ mod attributes;
 mod error;
 mod grid;
 mod hint;
+mod jax;
 mod lexer;
 mod parser;
 pub(crate) mod print;
@@ -27,6 +28,9 @@ pub use attributes::{
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
 pub use grid::{GridError, OffsetGrid};
 pub use hint::Explained;
+pub use jax::{
+    JaxLayout, JaxLayoutError, JaxShapeError, parse_array_with_jax_layout, parse_jax_layout,
+};
 pub(crate) use lexer::element_type_named;
 pub use lexer::{GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind};
 #[cfg(feature = "alloc")]

@@ -1,0 +1,391 @@
+//! JAX's way of writing a layout: `Layout(major_to_minor=(0, 1),
+//! tiling=((8, 128), (2, 1)), sub_byte_element_size_in_bits=0)`, as
+//! `jax.experimental.layout.Layout` prints it (older JAX: `_tiling`,
+//! `DeviceLocalLayout`). The dimension order is major to minor, the
+//! reverse of XLA's text; tiles and `E(n)` are as in XLA. JAX's form has
+//! nothing for XLA's other attributes (`L`, `S`, `SC`, `M`: the memory
+//! space, for one, is on JAX's sharding, not its layout).
+//!
+//! ```
+//! use xla_layout_core::Layout;
+//! use xla_layout_core::text::parse_jax_layout;
+//!
+//! let l = parse_jax_layout("Layout(major_to_minor=(0, 1), _tiling=((8, 128), (2, 1)))").unwrap();
+//! assert_eq!(l.to_string(), "{1,0:T(8,128)(2,1)}");
+//! assert_eq!(
+//!     l.jax().unwrap().to_string(),
+//!     "Layout(major_to_minor=(0, 1), tiling=((8, 128), (2, 1)), sub_byte_element_size_in_bits=0)"
+//! );
+//! ```
+
+use core::fmt::{self, Display, Formatter, Write};
+
+use crate::limits::{MAX_RANK, MAX_TILE_ENTRIES, MAX_TILES};
+use crate::{ArrayShape, CapacityError, Layout};
+
+/// Why text is not a JAX layout, or a layout has no JAX form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum JaxLayoutError {
+    /// Not `Layout(...)` with JAX's fields; the byte offset where reading
+    /// stopped.
+    Syntax(usize),
+    /// A field named twice, or one JAX's layout does not have.
+    Field(usize),
+    /// `major_to_minor` is missing.
+    NoMajorToMinor,
+    /// A list is longer than this crate holds.
+    Capacity(CapacityError),
+    /// The layout has an attribute JAX's form cannot say (`L`, `S`, `SC`,
+    /// `M`, `#`, `*`, `P`, or a `*` tile entry).
+    Unrepresentable(&'static str),
+}
+
+impl Display for JaxLayoutError {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            JaxLayoutError::Syntax(at) => write!(
+                f,
+                "expected JAX's `Layout(major_to_minor=(…), tiling=((…), …), sub_byte_element_size_in_bits=N)` (at byte {at})"
+            ),
+            JaxLayoutError::Field(at) => {
+                write!(
+                    f,
+                    "an unknown or repeated field of JAX's Layout (at byte {at})"
+                )
+            }
+            JaxLayoutError::NoMajorToMinor => f.write_str("JAX's Layout needs major_to_minor"),
+            JaxLayoutError::Capacity(c) => write!(f, "{c}"),
+            JaxLayoutError::Unrepresentable(what) => {
+                write!(f, "JAX's Layout has no field for XLA's {what}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for JaxLayoutError {}
+
+/// A small cursor over the text: Python's tuple syntax and identifiers.
+struct Cursor<'a> {
+    s: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn space(&mut self) {
+        while self.s.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        self.space();
+        let here = self.s.get(self.at) == Some(&c);
+        self.at += usize::from(here);
+        here
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), JaxLayoutError> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(JaxLayoutError::Syntax(self.at))
+        }
+    }
+
+    fn word(&mut self) -> &'a [u8] {
+        self.space();
+        let start = self.at;
+        while self
+            .s
+            .get(self.at)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            self.at += 1;
+        }
+        &self.s[start..self.at]
+    }
+
+    fn int(&mut self) -> Result<i64, JaxLayoutError> {
+        self.space();
+        let start = self.at;
+        let negative = self.eat(b'-');
+        let digits_at = self.at;
+        let mut v: i64 = 0;
+        while let Some(&c) = self.s.get(self.at)
+            && c.is_ascii_digit()
+        {
+            v = v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(i64::from(c - b'0')))
+                .ok_or(JaxLayoutError::Syntax(start))?;
+            self.at += 1;
+        }
+        if self.at == digits_at {
+            return Err(JaxLayoutError::Syntax(start));
+        }
+        Ok(if negative { -v } else { v })
+    }
+
+    /// `(a, b, …)` (a trailing comma allowed, as Python prints `(0,)`),
+    /// each item read by `item`.
+    fn tuple(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<(), JaxLayoutError>,
+    ) -> Result<(), JaxLayoutError> {
+        self.expect(b'(')?;
+        loop {
+            if self.eat(b')') {
+                return Ok(());
+            }
+            item(self)?;
+            if !self.eat(b',') {
+                return self.expect(b')');
+            }
+        }
+    }
+}
+
+/// Reads JAX's layout text into an XLA [`Layout`] (see the module docs).
+///
+/// ```
+/// use xla_layout_core::text::parse_jax_layout;
+/// let l = parse_jax_layout(
+///     "Layout(major_to_minor=(0, 1), tiling=((8, 128), (8, 1)), sub_byte_element_size_in_bits=4)",
+/// )
+/// .unwrap();
+/// assert_eq!(l.to_string(), "{1,0:T(8,128)(8,1)E(4)}");
+/// assert_eq!(parse_jax_layout("Layout(major_to_minor=(0,), tiling=None)").unwrap().to_string(), "{0}");
+/// ```
+pub fn parse_jax_layout(text: &str) -> Result<Layout, JaxLayoutError> {
+    let mut c = Cursor {
+        s: text.as_bytes(),
+        at: 0,
+    };
+    let name = c.word();
+    if name != b"Layout" && name != b"DeviceLocalLayout" {
+        return Err(JaxLayoutError::Syntax(0));
+    }
+    let mut major_to_minor: Option<([i64; MAX_RANK], usize)> = None;
+    let mut tiles = [[0i64; MAX_TILE_ENTRIES]; MAX_TILES];
+    let mut tile_lens = [0usize; MAX_TILES];
+    let mut tile_count: Option<usize> = None;
+    let mut sub_byte: Option<i64> = None;
+    let capacity = |capacity| JaxLayoutError::Capacity(CapacityError { capacity });
+    c.tuple(|c| {
+        let at = c.at;
+        let field = c.word();
+        c.expect(b'=')?;
+        match field {
+            b"major_to_minor" if major_to_minor.is_none() => {
+                let mut dims = ([0i64; MAX_RANK], 0usize);
+                c.tuple(|c| {
+                    let v = c.int()?;
+                    let slot = dims
+                        .0
+                        .get_mut(dims.1)
+                        .ok_or(capacity(crate::Capacity::Rank))?;
+                    *slot = v;
+                    dims.1 += 1;
+                    Ok(())
+                })?;
+                major_to_minor = Some(dims);
+            }
+            b"tiling" | b"_tiling" if tile_count.is_none() => {
+                let mut n = 0usize;
+                if c.word() == b"None" {
+                    tile_count = Some(0);
+                    return Ok(());
+                }
+                c.tuple(|c| {
+                    let (tile, len) = match (tiles.get_mut(n), tile_lens.get_mut(n)) {
+                        (Some(t), Some(l)) => (t, l),
+                        _ => return Err(capacity(crate::Capacity::Tiles)),
+                    };
+                    c.tuple(|c| {
+                        let v = c.int()?;
+                        let slot = tile
+                            .get_mut(*len)
+                            .ok_or(capacity(crate::Capacity::TileEntries))?;
+                        *slot = v;
+                        *len += 1;
+                        Ok(())
+                    })?;
+                    n += 1;
+                    Ok(())
+                })?;
+                tile_count = Some(n);
+            }
+            b"sub_byte_element_size_in_bits" | b"_sub_byte_element_size_in_bits"
+                if sub_byte.is_none() =>
+            {
+                sub_byte = Some(c.int()?);
+            }
+            _ => return Err(JaxLayoutError::Field(at)),
+        }
+        Ok(())
+    })?;
+    c.space();
+    if c.at != c.s.len() {
+        return Err(JaxLayoutError::Syntax(c.at));
+    }
+    let (mtm, rank) = major_to_minor.ok_or(JaxLayoutError::NoMajorToMinor)?;
+    let mut m2m = [0i64; MAX_RANK];
+    for k in 0..rank {
+        m2m[k] = mtm[rank - 1 - k];
+    }
+    let mut refs: [&[i64]; MAX_TILES] = [&[]; MAX_TILES];
+    let count = tile_count.unwrap_or(0);
+    for (t, r) in refs.iter_mut().enumerate().take(count) {
+        *r = &tiles[t][..tile_lens[t]];
+    }
+    let mut layout = Layout::try_new(&m2m[..rank]).map_err(JaxLayoutError::Capacity)?;
+    if count > 0 {
+        layout = layout.with_tiles(&refs[..count]);
+    }
+    if let Some(bits) = sub_byte.filter(|&b| b != 0) {
+        layout = layout.with_element_size_in_bits(bits);
+    }
+    Ok(layout)
+}
+
+/// A layout in JAX's form; see [`Layout::jax`].
+#[derive(Clone, Copy, Debug)]
+pub struct JaxLayout<'a>(&'a Layout);
+
+impl Layout {
+    /// This layout as JAX writes it, or which attribute JAX's form cannot
+    /// say.
+    ///
+    /// ```
+    /// use xla_layout_core::Layout;
+    /// let l: Layout = "{0:T(1024)(128)(2,1)}".parse().unwrap();
+    /// assert_eq!(
+    ///     l.jax().unwrap().to_string(),
+    ///     "Layout(major_to_minor=(0,), tiling=((1024,), (128,), (2, 1)), sub_byte_element_size_in_bits=0)"
+    /// );
+    /// let vmem: Layout = "{1,0:T(8,128)S(1)}".parse().unwrap();
+    /// assert_eq!(vmem.jax().unwrap_err().to_string(), "JAX's Layout has no field for XLA's S (memory space)");
+    /// ```
+    pub fn jax(&self) -> Result<JaxLayout<'_>, JaxLayoutError> {
+        let unsupported = [
+            (
+                self.tail_padding_alignment_in_elements() != 1,
+                "L (tail padding)",
+            ),
+            (self.memory_space() != 0, "S (memory space)"),
+            (self.split_config_count() > 0, "SC (split configs)"),
+            (
+                self.dynamic_shape_metadata_prefix_bytes() != 0,
+                "M (metadata prefix)",
+            ),
+            (self.index_primitive_type().is_some(), "# (index type)"),
+            (self.pointer_primitive_type().is_some(), "* (pointer type)"),
+            (self.physical_shape().is_some(), "P (physical shape)"),
+            (
+                self.tiles().any(|t| t.contains(&crate::COMBINE)),
+                "`*` tile entries",
+            ),
+        ];
+        match unsupported.iter().find(|(has, _)| *has) {
+            Some((_, what)) => Err(JaxLayoutError::Unrepresentable(what)),
+            None => Ok(JaxLayout(self)),
+        }
+    }
+}
+
+/// Python's tuple text: `(a, b)`, `(a,)`, `()`.
+fn write_tuple(f: &mut Formatter<'_>, values: impl ExactSizeIterator<Item = i64>) -> fmt::Result {
+    let one = values.len() == 1;
+    f.write_char('(')?;
+    for (i, v) in values.enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{v}")?;
+    }
+    if one {
+        f.write_char(',')?;
+    }
+    f.write_char(')')
+}
+
+impl Display for JaxLayout<'_> {
+    /// As `jax.experimental.layout.Layout`'s `repr` (JAX 0.10).
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let l = self.0;
+        f.write_str("Layout(major_to_minor=")?;
+        write_tuple(f, l.minor_to_major().iter().rev().copied())?;
+        f.write_str(", tiling=(")?;
+        for (i, tile) in l.tiles().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write_tuple(f, tile.iter().copied())?;
+        }
+        if l.tile_count() == 1 {
+            f.write_char(',')?;
+        }
+        write!(
+            f,
+            "), sub_byte_element_size_in_bits={})",
+            l.element_size_in_bits()
+        )
+    }
+}
+
+/// Reads `SHAPE Layout(...)`: an array shape written without a layout,
+/// then its layout in JAX's form. `None` when `text` has no JAX layout.
+///
+/// ```
+/// use xla_layout_core::text::parse_array_with_jax_layout;
+/// let s = parse_array_with_jax_layout("bf16[16,256] Layout(major_to_minor=(0, 1), tiling=((8, 128), (2, 1)))")
+///     .unwrap()
+///     .unwrap();
+/// assert_eq!(s.to_string(), "bf16[16,256]{1,0:T(8,128)(2,1)}");
+/// assert!(parse_array_with_jax_layout("f32[2]{0}").is_none());
+/// ```
+pub fn parse_array_with_jax_layout(text: &str) -> Option<Result<ArrayShape, JaxShapeError>> {
+    let at = text.find("Layout(")?;
+    // `DeviceLocalLayout(` starts a little earlier.
+    let at = text[..at]
+        .strip_suffix("DeviceLocal")
+        .map_or(at, |before| before.len());
+    let (shape, layout) = text.split_at(at);
+    Some(array_with_jax_layout(shape, layout))
+}
+
+fn array_with_jax_layout(shape: &str, layout: &str) -> Result<ArrayShape, JaxShapeError> {
+    if super::shape_spans(shape.as_bytes()).layout.is_some() {
+        return Err(JaxShapeError::LayoutWritten);
+    }
+    let array = super::parse_array(shape.trim().as_bytes()).map_err(JaxShapeError::Shape)?;
+    let layout = parse_jax_layout(layout.trim()).map_err(JaxShapeError::Layout)?;
+    Ok(array.with_layout(layout))
+}
+
+/// Why `SHAPE Layout(...)` is not an array shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JaxShapeError {
+    /// The shape part does not parse.
+    Shape(super::ParseError),
+    /// The shape part has an XLA layout too.
+    LayoutWritten,
+    /// The JAX layout does not read.
+    Layout(JaxLayoutError),
+}
+
+impl Display for JaxShapeError {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            JaxShapeError::Shape(e) => write!(f, "{e}"),
+            JaxShapeError::LayoutWritten => {
+                f.write_str("the shape has an XLA layout and a JAX layout; give one")
+            }
+            JaxShapeError::Layout(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl core::error::Error for JaxShapeError {}

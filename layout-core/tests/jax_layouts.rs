@@ -1,0 +1,57 @@
+//! JAX's layout text against JAX itself: for layouts libtpu chose, the
+//! `repr` of JAX's `Layout` and XLA's shape text (recorded by
+//! tools/jax_layouts/generate.py) must convert into each other exactly.
+#![cfg(feature = "std")]
+
+use xla_layout_core::text::{parse_array_with_jax_layout, parse_jax_layout};
+use xla_layout_core::{ArrayShape, Layout};
+
+#[test]
+fn both_forms_agree_with_jax() {
+    let rows: Vec<serde_json::Value> = include_str!("../../tests/data/jax_layouts.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.len() >= 15);
+    for row in rows {
+        let (xla, jax) = (row["shape"].as_str().unwrap(), row["jax"].as_str().unwrap());
+        let shape = ArrayShape::parse_validated(xla).unwrap();
+        let layout = shape.layout_or_default();
+        assert_eq!(layout.jax().unwrap().to_string(), jax, "{xla}");
+        assert_eq!(parse_jax_layout(jax).unwrap(), layout, "{jax}");
+        let bare = shape.without_layout().to_string();
+        let both = format!("{bare} {jax}");
+        assert_eq!(
+            parse_array_with_jax_layout(&both).unwrap().unwrap(),
+            shape,
+            "{both}"
+        );
+    }
+}
+
+#[test]
+fn older_and_hand_written_forms_read() {
+    let read = |t: &str| parse_jax_layout(t).map(|l| l.to_string());
+    assert_eq!(
+        read("DeviceLocalLayout(major_to_minor=(0, 1), _tiling=((8, 128), (2, 1)))"),
+        Ok("{1,0:T(8,128)(2,1)}".into())
+    );
+    assert_eq!(
+        read("Layout(major_to_minor=(1,0),tiling=None)"),
+        Ok("{0,1}".into())
+    );
+    assert_eq!(
+        read(" Layout( tiling = ((2,),), major_to_minor = (0,) ) "),
+        Ok("{0:T(2)}".into())
+    );
+    assert!(read("Layout(major_to_minor=(0,), major_to_minor=(0,))").is_err());
+    assert!(read("Layout(tiling=((2,),))").is_err());
+    assert!(read("Layout(major_to_minor=(0,)) x").is_err());
+    assert!(read("Layout(major_to_minor=(99999999999999999999,))").is_err());
+    // What JAX's form cannot say is refused, by name.
+    let l: Layout = "{0:T(8)L(1024)}".parse().unwrap();
+    assert_eq!(
+        l.jax().unwrap_err().to_string(),
+        "JAX's Layout has no field for XLA's L (tail padding)"
+    );
+}
