@@ -753,6 +753,7 @@ fn explain_writes_json() {
             "xla_array_data_size",
             "memory_space",
             "memory_space_name",
+            "jax_layout",
             "grid"
         ]
     );
