@@ -46,8 +46,9 @@ mod view;
 
 pub use address::relayout::bits;
 pub use address::{
-    AddressError, Comparison, Coord, CoordOp, Digit, DigitPair, IndexError, MAX_COORDS, MAX_DIGITS,
-    PerDim, Relayout, RelayoutError, Slabs, TiledShape,
+    AddressError, Comparison, Coord, CoordOp, Digit, DigitPair, Hierarchical, IndexError,
+    MAX_COORDS, MAX_DIGITS, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided, PerDim, Relayout,
+    RelayoutError, Slabs, TiledShape,
 };
 pub use element_type::ElementType;
 pub use inline_str::InlineStr;

@@ -23,11 +23,11 @@ pub const MAX_DIGITS: usize = 2 * MAX_COORDS;
 /// A final coordinate as `(e_dim / div) mod modulus` (no modulus: `u64::MAX`),
 /// with its stride.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Term {
-    dim: usize,
-    div: u64,
-    modulus: u64,
-    stride: u64,
+pub(crate) struct Term {
+    pub(crate) dim: usize,
+    pub(crate) div: u64,
+    pub(crate) modulus: u64,
+    pub(crate) stride: u64,
 }
 
 const NO_TERM: Term = Term {
@@ -36,19 +36,19 @@ const NO_TERM: Term = Term {
     modulus: 1,
     stride: 0,
 };
-const UNBOUNDED_MOD: u64 = u64::MAX;
+pub(crate) const UNBOUNDED_MOD: u64 = u64::MAX;
 
 /// The affine terms of a tiled shape, or `None` when the layout is not
 /// affine in digits (`*`, or tile sizes that do not nest).
 #[derive(Clone, Copy, Debug)]
-struct Terms {
-    terms: [Term; MAX_COORDS],
-    len: usize,
+pub(crate) struct Terms {
+    pub(crate) terms: [Term; MAX_COORDS],
+    pub(crate) len: usize,
 }
 
 /// The value of each coordinate as a term (stride unset); `None` marks a
 /// coordinate that is always 0.
-const fn terms_of(t: &TiledShape) -> Option<Terms> {
+pub(crate) const fn terms_of(t: &TiledShape) -> Option<Terms> {
     let coords = t.coords();
     let mut value: [Option<Term>; MAX_COORDS] = [None; MAX_COORDS];
     let mut i = 0;

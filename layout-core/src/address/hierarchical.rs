@@ -1,0 +1,288 @@
+//! A tiled layout as CuTe writes layouts: each logical dimension a mode of
+//! nested `(shape):(stride)` pairs over the padded domain, so that the
+//! slot of an index is a sum of digit × stride. Tiling splits a dimension
+//! into digits (which tile, where in the tile, …); when the tile sizes
+//! along a dimension nest, each digit has one stride and the layout is
+//! exactly such a form.
+//!
+//! What stops it, worked out: a `*` tile entry merges two dimensions into
+//! one coordinate before tiling it, so a slot is no longer a sum over each
+//! dimension's digits (unless the merged major dimension has size 1); tile
+//! sizes that do not nest (`T(3)(2)`) cut a dimension at places that are
+//! not digits of one mixed radix. `L(n)` only adds slots after the last
+//! element, `E(n)` only changes the bits per slot and split configs only
+//! change XLA's `ArraySize`: none of them moves an element, so none stops
+//! the form.
+
+use core::fmt::{self, Display, Formatter};
+
+use super::digits::{UNBOUNDED_MOD, terms_of};
+use super::tiled::{PerDim, TiledShape};
+use crate::limits::{MAX_RANK, MAX_TILES};
+
+/// The most digits a dimension can be split into: one per tiling level,
+/// and the rest.
+pub const MAX_MODE_DEPTH: usize = MAX_TILES + 1;
+
+/// One logical dimension as nested digits: `shape[0]` is the least
+/// significant digit (CuTe's order), each with its slot stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mode {
+    shape: [u64; MAX_MODE_DEPTH],
+    stride: [u64; MAX_MODE_DEPTH],
+    len: usize,
+}
+
+impl Mode {
+    /// The digits' sizes, least significant first; their product is the
+    /// dimension's padded size.
+    pub fn shape(&self) -> &[u64] {
+        &self.shape[..self.len]
+    }
+
+    /// The digits' slot strides, in the same order.
+    pub fn stride(&self) -> &[u64] {
+        &self.stride[..self.len]
+    }
+
+    /// The product of the digits' sizes.
+    pub fn size(&self) -> u64 {
+        self.shape().iter().product()
+    }
+}
+
+/// A layout as nested `(shape):(stride)` modes, one per logical
+/// dimension; see [`TiledShape::hierarchical`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hierarchical {
+    modes: [Mode; MAX_RANK],
+    rank: usize,
+}
+
+/// Why a layout has no hierarchical form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NotHierarchical {
+    /// A `*` tile entry merges two dimensions before tiling them.
+    Combine,
+    /// Tile sizes along a dimension do not divide one another.
+    TilesDoNotNest,
+}
+
+impl Display for NotHierarchical {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NotHierarchical::Combine => {
+                "a `*` tile entry merges two dimensions before tiling, so slots are not sums over each dimension's digits"
+            }
+            NotHierarchical::TilesDoNotNest => {
+                "tile sizes along a dimension do not divide one another, so its cuts are not digits of one mixed radix"
+            }
+        })
+    }
+}
+
+impl core::error::Error for NotHierarchical {}
+
+/// Why a layout has no plain per-dimension strides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NotStrided {
+    /// A dimension is split into digits by a tile (its hierarchical form
+    /// has nested modes).
+    Tiled {
+        /// The first such dimension.
+        dim: usize,
+    },
+    /// The layout has no hierarchical form either.
+    NotHierarchical(NotHierarchical),
+}
+
+impl Display for NotStrided {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            NotStrided::Tiled { dim } => write!(
+                f,
+                "dimension {dim} is split by a tile, so one stride cannot step it (see the hierarchical form)"
+            ),
+            NotStrided::NotHierarchical(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl core::error::Error for NotStrided {}
+
+impl Hierarchical {
+    /// The modes, one per logical dimension.
+    pub fn modes(&self) -> &[Mode] {
+        &self.modes[..self.rank]
+    }
+
+    /// The slot of a logical index (any index of the padded domain: a
+    /// padding index gives its padding slot).
+    ///
+    /// Post-condition: for every in-bounds index, equal to
+    /// [`TiledShape::offset`].
+    pub fn offset(&self, index: &[u64]) -> u64 {
+        let mut slot = 0;
+        for (mode, &i) in self.modes().iter().zip(index) {
+            let mut rest = i;
+            for (&n, &s) in mode.shape().iter().zip(mode.stride()) {
+                slot += (rest % n) * s;
+                rest /= n;
+            }
+        }
+        slot
+    }
+}
+
+impl TiledShape {
+    /// The layout as nested `(shape):(stride)` modes over its padded
+    /// domain (CuTe's hierarchical layouts), or why it has none (see the
+    /// module docs: only `*` and tile sizes that do not nest stop it).
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// // tiled_layout.md figure 1: rows in pairs (stride 2), pairs 12 apart.
+    /// assert_eq!(t("f32[3,5]{1,0:T(2,2)}").hierarchical().unwrap().to_string(), "((2,2),(2,3)):((2,12),(1,4))");
+    /// assert_eq!(t("f32[3,5]{0,1}").hierarchical().unwrap().to_string(), "(3,5):(1,3)");
+    /// assert!(t("f32[8,8,64]{2,1,0:T(*,16,64)}").hierarchical().is_err());
+    /// ```
+    pub fn hierarchical(&self) -> Result<Hierarchical, NotHierarchical> {
+        let Some(terms) = terms_of(self) else {
+            return Err(self.why_not_hierarchical());
+        };
+        let rank = self.rank();
+        let empty = Mode {
+            shape: [1; MAX_MODE_DEPTH],
+            stride: [0; MAX_MODE_DEPTH],
+            len: 1,
+        };
+        let mut out = Hierarchical {
+            modes: [empty; MAX_RANK],
+            rank,
+        };
+        for (d, mode) in out.modes.iter_mut().enumerate().take(rank) {
+            let size = self.logical_dims()[d];
+            // This dimension's digits, least significant first.
+            let mut digits = [(0u64, 0u64, 0u64); MAX_MODE_DEPTH];
+            let mut n = 0;
+            for t in &terms.terms[..terms.len] {
+                if t.dim == d && t.modulus != 1 {
+                    let slot = digits.get_mut(n).ok_or(NotHierarchical::TilesDoNotNest)?;
+                    *slot = (t.div, t.modulus, t.stride);
+                    n += 1;
+                }
+            }
+            digits[..n].sort_unstable_by_key(|&(div, _, _)| div);
+            let mut place = 1u64;
+            mode.len = 0;
+            for &(div, modulus, stride) in &digits[..n] {
+                if div != place {
+                    return Err(NotHierarchical::TilesDoNotNest);
+                }
+                let count = if modulus == UNBOUNDED_MOD {
+                    size.div_ceil(div).max(1)
+                } else {
+                    modulus
+                };
+                mode.shape[mode.len] = count;
+                mode.stride[mode.len] = stride;
+                mode.len += 1;
+                place = match div.checked_mul(count) {
+                    Some(p) => p,
+                    None => return Err(NotHierarchical::TilesDoNotNest),
+                };
+            }
+            if mode.len == 0 {
+                *mode = empty;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One slot stride per logical dimension, for layouts that have them:
+    /// no dimension split by a tile (tiles that pad, like `T(8,128)` on
+    /// `f32[3,5]`, still leave one digit per dimension). Unlike XLA's
+    /// `ByteStrides` ([`crate::ArrayShape::xla_byte_strides`]), which ignores
+    /// tiles, a tiled layout is refused rather than given wrong strides.
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// assert_eq!(t("f32[3,5]{0,1}").logical_strides().unwrap().as_slice(), [1, 3]);
+    /// assert_eq!(t("f32[3,5]{1,0:T(8,128)}").logical_strides().unwrap().as_slice(), [128, 1]);
+    /// assert!(t("bf16[16,256]{1,0:T(8,128)(2,1)}").logical_strides().is_err());
+    /// ```
+    pub fn logical_strides(&self) -> Result<PerDim, NotStrided> {
+        let h = self.hierarchical().map_err(NotStrided::NotHierarchical)?;
+        let mut out = PerDim {
+            len: self.rank(),
+            values: [0; MAX_RANK],
+        };
+        for (d, mode) in h.modes().iter().enumerate() {
+            if mode.len > 1 {
+                return Err(NotStrided::Tiled { dim: d });
+            }
+            out.values[d] = mode.stride[0];
+        }
+        Ok(out)
+    }
+
+    fn why_not_hierarchical(&self) -> NotHierarchical {
+        // Only a tile entry `*` or tiles that do not nest make the
+        // coordinate program non-affine (see `terms_of`).
+        if self
+            .coords()
+            .iter()
+            .any(|c| matches!(c.op, super::tiled::CoordOp::Combine { .. }))
+        {
+            NotHierarchical::Combine
+        } else {
+            NotHierarchical::TilesDoNotNest
+        }
+    }
+}
+
+/// One level of CuTe's tuple text: `a` alone, `(a,b,…)` for several.
+fn write_tuple(f: &mut Formatter<'_>, items: &[u64]) -> fmt::Result {
+    if let [one] = items {
+        return write!(f, "{one}");
+    }
+    f.write_str("(")?;
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{v}")?;
+    }
+    f.write_str(")")
+}
+
+impl Display for Hierarchical {
+    /// CuTe's notation: `(shape):(stride)`, each mode a number or a
+    /// parenthesised list of digits (least significant first).
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let modes = self.modes();
+        let part = |f: &mut Formatter<'_>, pick: fn(&Mode) -> &[u64]| -> fmt::Result {
+            if modes.len() == 1 {
+                return write_tuple(f, pick(&modes[0]));
+            }
+            f.write_str("(")?;
+            for (i, m) in modes.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                write_tuple(f, pick(m))?;
+            }
+            f.write_str(")")
+        };
+        if modes.is_empty() {
+            return f.write_str("1:0");
+        }
+        part(f, Mode::shape)?;
+        f.write_str(":")?;
+        part(f, Mode::stride)
+    }
+}
