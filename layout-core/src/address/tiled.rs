@@ -92,6 +92,39 @@ pub struct TiledShape {
     allocated_slots: u64,
     element_bits: u64,
     element_type: ElementType,
+    /// Slots of one first-level tile, when tiles are whole runs of slots
+    /// (see [`TiledShape::tile_slots`]); 0 otherwise.
+    tile_size: u64,
+}
+
+/// The slots of one first-level tile, when every first-level tile is one
+/// run of slots: no `*` in it, and no later tile longer than it (which
+/// would reach across first-level tiles); 0 otherwise.
+const fn first_tile_size(layout: &crate::Layout) -> u64 {
+    if layout.tile_count() == 0 {
+        return 0;
+    }
+    let first = layout.tile(0);
+    let mut size: u64 = 1;
+    let mut j = 0;
+    while j < first.len() {
+        if first[j] == COMBINE {
+            return 0;
+        }
+        size = match size.checked_mul(first[j] as u64) {
+            Some(v) => v,
+            None => return 0,
+        };
+        j += 1;
+    }
+    let mut t = 1;
+    while t < layout.tile_count() {
+        if layout.tile(t).len() > first.len() {
+            return 0;
+        }
+        t += 1;
+    }
+    size
 }
 
 /// One value per logical dimension: a logical index
@@ -181,6 +214,7 @@ impl TiledShape {
             allocated_slots: 0,
             element_bits: 0,
             element_type: shape.element_type(),
+            tile_size: first_tile_size(layout),
         };
         let mut d = 0;
         while d < rank {
@@ -390,6 +424,32 @@ impl TiledShape {
     /// The element type.
     pub const fn element_type(&self) -> ElementType {
         self.element_type
+    }
+
+    /// The slots of first-level tile `k` (the `k`-th run of `S` slots, `S`
+    /// the first tile's size; the last may be cut by the allocation);
+    /// `None` without tiles, past the last tile, or when tiles are not runs
+    /// of slots (a `*` in the first tile, or a later tile longer than it).
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.tile_slots(1), Some(4..8));
+    /// assert_eq!(t.tile_slots(6), None); // 24 slots: tiles 0..=5
+    /// ```
+    pub const fn tile_slots(&self, k: u64) -> Option<core::ops::Range<u64>> {
+        if self.tile_size == 0 {
+            return None;
+        }
+        let start = match k.checked_mul(self.tile_size) {
+            Some(s) if s < self.allocated_slots => s,
+            _ => return None,
+        };
+        let end = match start.checked_add(self.tile_size) {
+            Some(e) if e < self.allocated_slots => e,
+            _ => self.allocated_slots,
+        };
+        Some(start..end)
     }
 
     /// The exact size in bytes: every tile level, `L` and `E` counted

@@ -183,18 +183,9 @@ fn unsafe_read<L: StaticLayout, T: Copy>(data: &[T], index: L::Index) -> T {
 
 /// The slot range of first-level tile `k`.
 fn tile_slots<L: StaticLayout>(k: usize) -> Option<core::ops::Range<usize>> {
-    let layout = L::SHAPE.layout_or_default();
-    if layout.tile_count() == 0 {
-        return None;
-    }
-    // Later tiles longer than the first reach across first-level tiles.
-    let first = layout.tile(0);
-    if layout.tiles().skip(1).any(|t| t.len() > first.len()) || first.contains(&crate::COMBINE) {
-        return None;
-    }
-    let size: usize = first.iter().map(|&t| t as usize).product();
-    let start = k.checked_mul(size)?;
-    (start < L::PHYSICAL_ELEMENTS).then(|| start..(start + size).min(L::PHYSICAL_ELEMENTS))
+    // Fits: the trait's contract bounds the slots by usize.
+    let r = Tiled::<L>::SHAPE.tile_slots(k as u64)?;
+    Some(r.start as usize..r.end as usize)
 }
 
 /// A slice read through the layout `L`.
