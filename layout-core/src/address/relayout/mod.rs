@@ -16,6 +16,7 @@ use core::fmt;
 use core::mem::{size_of, size_of_val};
 
 pub mod bits;
+mod block;
 mod kernels;
 mod plan;
 mod slabs;
@@ -28,7 +29,8 @@ use super::next_row_major;
 use super::tiled::TiledShape;
 use crate::const_eq::same_u64s;
 use crate::limits::MAX_RANK;
-use kernels::{Block, Line, run_block};
+use block::{Block, Line};
+use kernels::run_block;
 use plan::{Level, NO_LEVEL, Nest};
 use streaming::STREAM_THRESHOLD;
 

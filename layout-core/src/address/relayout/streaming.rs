@@ -3,7 +3,7 @@
 //! destination line into the cache before overwriting it. x86_64 only
 //! (SSE2 is part of its baseline); elsewhere nothing streams.
 
-use super::kernels::{Block, Line};
+use super::block::{Block, Line};
 
 /// A streaming kernel, chosen once per copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
