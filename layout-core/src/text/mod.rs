@@ -14,7 +14,6 @@ mod spans;
 pub use api::{Error, Stage};
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
 pub use grid::{GridError, OffsetGrid};
-pub(crate) use lexer::element_type_named;
 pub use lexer::{GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind};
 #[cfg(feature = "alloc")]
 pub use parser::{ParseEvent, parse_shape_events};
