@@ -12,7 +12,6 @@ use alloc::vec::Vec;
 use core::fmt::{self, Display, Formatter};
 
 use crate::limits::{COMBINE, UNBOUNDED};
-use crate::text::print::write_joined;
 use crate::{ArrayShape, ElementType, Layout, Shape};
 
 /// Which validation rule failed. The numbers are the rules of spec §f.
@@ -220,7 +219,12 @@ struct Braced<'a>(&'a [i64]);
 impl Display for Braced<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str("{")?;
-        write_joined(f, self.0, ", ")?;
+        for (i, v) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{v}")?;
+        }
         f.write_str("}")
     }
 }
