@@ -156,8 +156,14 @@ unsafe fn unzip<T: Copy, const R: usize>(
 trait Word: Copy {
     const BYTES: usize;
     /// Reads a word (little-endian) at `p`.
+    ///
+    /// # Safety
+    /// `p` must be readable for [`Word::BYTES`] bytes (any alignment).
     unsafe fn load(p: *const u8) -> Self;
     /// Writes the word (little-endian) at `p`.
+    ///
+    /// # Safety
+    /// `p` must be writable for [`Word::BYTES`] bytes (any alignment).
     unsafe fn store(self, p: *mut u8);
     fn byte(self, k: usize) -> u8;
     fn or_byte(self, k: usize, b: u8) -> Self;
