@@ -237,8 +237,24 @@ impl ElementType {
     /// assert_eq!(ElementType::from_name_bytes(b"u4"), Some(ElementType::U4));
     /// ```
     pub const fn from_name_bytes(name: &[u8]) -> Option<ElementType> {
-        // One table of names serves this and the lexer.
-        crate::text::element_type_named(name)
+        Self::from_name_at(name, name_slot(name))
+    }
+
+    /// [`ElementType::from_name_bytes`] from the name's [`name_slot`]: the
+    /// lexer hashes an identifier once for this table and its keywords'.
+    pub(crate) const fn from_name_at(name: &[u8], first: usize) -> Option<ElementType> {
+        let mut slot = first;
+        loop {
+            let entry = TYPE_NAMES[slot] as usize;
+            if entry == 0 {
+                return None;
+            }
+            let t = Self::ALL[entry - 1];
+            if crate::const_eq::same_bytes(t.name().as_bytes(), name) {
+                return Some(t);
+            }
+            slot = (slot + 1) % NAME_SLOTS;
+        }
     }
 
     /// Whether the name of this type lexes as an element-type token.
@@ -415,6 +431,44 @@ impl ElementType {
         best.map(|(_, t)| t)
     }
 }
+
+/// Slots of a name table (this module's of type names, the lexer's of
+/// keywords): a power of two well above the number of names, and the range
+/// of a hash's top byte.
+pub(crate) const NAME_SLOTS: usize = 256;
+
+/// A name's first slot in a table of [`NAME_SLOTS`].
+pub(crate) const fn name_slot(name: &[u8]) -> usize {
+    // FNV-1a; its top byte picks the slot.
+    let mut h: u32 = 0x811c_9dc5;
+    let mut i = 0;
+    while i < name.len() {
+        h = (h ^ name[i] as u32).wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    (h >> 24) as usize % NAME_SLOTS
+}
+
+/// The name of every element type that lexes as a type token, in one
+/// open-addressing table built at compile time: entry `i + 1` is
+/// `ElementType::ALL[i]`, 0 is empty. One probe per name instead of a scan
+/// of names; the lexer looks identifiers up here too.
+const TYPE_NAMES: [u8; NAME_SLOTS] = {
+    let mut table = [0u8; NAME_SLOTS];
+    let mut i = 0;
+    while i < ElementType::ALL.len() {
+        let t = ElementType::ALL[i];
+        if t.is_type_token() {
+            let mut slot = name_slot(t.name().as_bytes());
+            while table[slot] != 0 {
+                slot = (slot + 1) % NAME_SLOTS;
+            }
+            table[slot] = (i + 1) as u8;
+        }
+        i += 1;
+    }
+    table
+};
 
 impl core::fmt::Display for ElementType {
     /// The lowercase name, as in shape text.

@@ -8,6 +8,7 @@
 //! progress: every token but [`TokenKind::Eof`] spans at least one byte.
 
 use crate::ElementType;
+use crate::element_type::{NAME_SLOTS, name_slot};
 
 /// The kind of a token; [`TokenKind::xla_name`] gives XLA's spelling
 /// (`kLbrace`, `kw_ENTRY`, …) used in parse messages.
@@ -722,84 +723,44 @@ const KEYWORDS: [(&str, TokenKind); 19] = [
     ("unreduced", TokenKind::KwUnreduced),
 ];
 
-/// Slots of [`WORDS`]; a power of two well above the 53 words, and the
-/// range of a hash's top byte.
-const WORD_SLOTS: usize = 256;
-
-/// Every element-type name and keyword, in one open-addressing table
-/// built at compile time: entry `i + 1` is `ElementType::ALL[i]`, entry
-/// `KEYWORD_BASE + k + 1` is `KEYWORDS[k]`, 0 is empty. One probe per
-/// identifier instead of a scan of names.
-const WORDS: [u8; WORD_SLOTS] = {
-    let mut table = [0u8; WORD_SLOTS];
-    let mut i = 0;
-    while i < ElementType::ALL.len() + KEYWORDS.len() {
-        let (name, entry) = if i < ElementType::ALL.len() {
-            let t = ElementType::ALL[i];
-            if !t.is_type_token() {
-                i += 1;
-                continue;
-            }
-            (t.name(), i + 1)
-        } else {
-            let k = i - ElementType::ALL.len();
-            (KEYWORDS[k].0, KEYWORD_BASE + k + 1)
-        };
-        let mut slot = word_slot(name.as_bytes());
+/// Every keyword, in one open-addressing table built at compile time
+/// (slots as [`ElementType`]'s table of type names, with the same hash):
+/// entry `k + 1` is `KEYWORDS[k]`, 0 is empty.
+const KEYWORD_SLOTS: [u8; NAME_SLOTS] = {
+    let mut table = [0u8; NAME_SLOTS];
+    let mut k = 0;
+    while k < KEYWORDS.len() {
+        let mut slot = name_slot(KEYWORDS[k].0.as_bytes());
         while table[slot] != 0 {
-            slot = (slot + 1) % WORD_SLOTS;
+            slot = (slot + 1) % NAME_SLOTS;
         }
-        table[slot] = entry as u8;
-        i += 1;
+        table[slot] = (k + 1) as u8;
+        k += 1;
     }
     table
 };
 
-/// Where keyword entries start in [`WORDS`].
-const KEYWORD_BASE: usize = 128;
-
-/// An identifier's first slot in [`WORDS`].
-const fn word_slot(name: &[u8]) -> usize {
-    // FNV-1a; its top byte picks the slot.
-    let mut h: u32 = 0x811c_9dc5;
-    let mut i = 0;
-    while i < name.len() {
-        h = (h ^ name[i] as u32).wrapping_mul(0x0100_0193);
-        i += 1;
-    }
-    (h >> 24) as usize % WORD_SLOTS
-}
-
-/// The element type called `name` (what [`ElementType::from_name_bytes`]
-/// answers, from the lexer's table).
-pub(crate) const fn element_type_named(name: &[u8]) -> Option<ElementType> {
-    match lookup_identifier(name) {
-        Some(Word::Type(t)) => Some(t),
-        _ => None,
-    }
-}
-
-/// Whether `ident` is a type name or a keyword, and which.
+/// Whether `ident` is a type name or a keyword, and which: one hash, one
+/// probe in each table.
 const fn lookup_identifier(ident: &[u8]) -> Option<Word> {
-    let mut slot = word_slot(ident);
+    let first = name_slot(ident);
+    if let Some(t) = ElementType::from_name_at(ident, first) {
+        return Some(Word::Type(t));
+    }
+    let mut slot = first;
     loop {
-        let entry = WORDS[slot] as usize;
+        let entry = KEYWORD_SLOTS[slot] as usize;
         if entry == 0 {
             return None;
         }
-        let (name, word) = if entry > KEYWORD_BASE {
-            match KEYWORDS[entry - KEYWORD_BASE - 1] {
-                (name, TokenKind::Eof) => (name, Word::Nan),
-                (name, kind) => (name, Word::Keyword(kind)),
-            }
-        } else {
-            let t = ElementType::ALL[entry - 1];
-            (t.name(), Word::Type(t))
-        };
+        let (name, kind) = KEYWORDS[entry - 1];
         if crate::const_eq::same_bytes(name.as_bytes(), ident) {
-            return Some(word);
+            return Some(match kind {
+                TokenKind::Eof => Word::Nan,
+                kind => Word::Keyword(kind),
+            });
         }
-        slot = (slot + 1) % WORD_SLOTS;
+        slot = (slot + 1) % NAME_SLOTS;
     }
 }
 

@@ -31,7 +31,6 @@ pub use hint::Explained;
 pub use jax::{
     JaxLayout, JaxLayoutError, JaxShapeError, parse_array_with_jax_layout, parse_jax_layout,
 };
-pub(crate) use lexer::element_type_named;
 pub use lexer::{GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind};
 #[cfg(feature = "alloc")]
 pub use parser::{ParseEvent, parse_shape_events, parse_shape_events_at};

@@ -2,51 +2,8 @@
 
 use core::mem::size_of;
 
+use super::block::{Block, Line};
 use super::streaming;
-
-/// `count` steps of (source stride, destination stride).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Line {
-    pub(super) count: u64,
-    pub(super) src: u64,
-    pub(super) dst: u64,
-}
-
-impl Line {
-    pub(super) const ONE: Line = Line {
-        count: 1,
-        src: 0,
-        dst: 0,
-    };
-}
-
-/// The innermost two loops: `outer × inner` steps from a base.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Block {
-    pub(super) src: u64,
-    pub(super) dst: u64,
-    /// The whole block again, this many times, this far apart.
-    pub(super) repeat: Line,
-    pub(super) outer: Line,
-    pub(super) inner: Line,
-}
-
-impl Block {
-    pub(super) fn for_each(&self, f: &mut impl FnMut(u64, u64)) {
-        for r in 0..self.repeat.count {
-            let (s, d) = (
-                self.src + r * self.repeat.src,
-                self.dst + r * self.repeat.dst,
-            );
-            for o in 0..self.outer.count {
-                let (s, d) = (s + o * self.outer.src, d + o * self.outer.dst);
-                for i in 0..self.inner.count {
-                    f(s + i * self.inner.src, d + i * self.inner.dst);
-                }
-            }
-        }
-    }
-}
 
 /// Copies one block with the kernel its strides call for.
 #[inline(always)]
@@ -199,8 +156,14 @@ unsafe fn unzip<T: Copy, const R: usize>(
 trait Word: Copy {
     const BYTES: usize;
     /// Reads a word (little-endian) at `p`.
+    ///
+    /// # Safety
+    /// `p` must be readable for [`Word::BYTES`] bytes (any alignment).
     unsafe fn load(p: *const u8) -> Self;
     /// Writes the word (little-endian) at `p`.
+    ///
+    /// # Safety
+    /// `p` must be writable for [`Word::BYTES`] bytes (any alignment).
     unsafe fn store(self, p: *mut u8);
     fn byte(self, k: usize) -> u8;
     fn or_byte(self, k: usize, b: u8) -> Self;

@@ -11,11 +11,19 @@
 //! function runs per element. Layouts that are not affine in digits (`*`,
 //! tile sizes that do not nest) fall back to an element-by-element copy
 //! through the coordinate program.
+//!
+//! Everything that moves elements between layouts is here, from the
+//! bottom: `block` (the blocks and lines the walk hands on; a leaf),
+//! `plan` (the loop nest and how the walk runs it, both decided when the
+//! plan is made), `kernels` and `streaming` (the innermost loops, with
+//! ordinary and non-temporal stores), [`bits`] (elements that are not
+//! whole bytes) and `slabs` (cutting a copy into common contiguous slabs).
 
 use core::fmt;
 use core::mem::{size_of, size_of_val};
 
 pub mod bits;
+mod block;
 mod kernels;
 mod plan;
 mod slabs;
@@ -28,8 +36,9 @@ use super::next_row_major;
 use super::tiled::TiledShape;
 use crate::const_eq::same_u64s;
 use crate::limits::MAX_RANK;
-use kernels::{Block, Line, run_block};
-use plan::{Level, NO_LEVEL, Nest};
+use block::{Block, Line};
+use kernels::run_block;
+use plan::{Leaf, Level, NO_LEVEL, Nest, Walk};
 use streaming::STREAM_THRESHOLD;
 
 /// Why a relayout cannot run.
@@ -362,21 +371,16 @@ impl Relayout {
     }
 
     /// Runs the loops outside the innermost block (an odometer, no
-    /// recursion) and hands each block to `f`.
+    /// recursion) and hands each block to `f`, as the plan's [`Walk`]
+    /// says: the walk only executes, every choice was made with the plan.
     fn walk(&self, f: &mut impl FnMut(Block)) {
-        // The loop just outside the innermost two repeats whole blocks
-        // (fewer, larger calls) when its count is fixed and the inner
-        // counts do not depend on it.
-        let folded = self.nest.len >= 3 && self.fixed_for_inner_loops(self.nest.len - 3);
-        let outer = self.nest.len.saturating_sub(if folded { 3 } else { 2 });
-        let leaf = self.nest.len.saturating_sub(2);
-        // The next loop out runs directly over one leaf block, not through
-        // the odometer, when its count is fixed, nothing inside depends on
-        // its digit, and the leaf is a single block: no odometer step and
-        // no fresh leaf per block (callgrind, s8 `(4,1)` host → TPU of
-        // 8 MiB: 9.7M → 8.8M instructions).
-        let direct = outer >= 1 && self.fixed_for_inner_loops(outer - 1) && !self.leaf_splits(leaf);
-        let outer = if direct { outer - 1 } else { outer };
+        let Walk {
+            odometer: outer,
+            leaf,
+            leaf_kind,
+            direct,
+            folded,
+        } = self.nest.walk;
         let mut base = [0u64; MAX_RANK];
         // Both loops have fixed counts: their lines do not depend on `base`.
         let fixed_line = |is: bool, level: usize| match is {
@@ -392,7 +396,7 @@ impl Relayout {
         }
         let (mut s, mut d) = (0u64, 0u64);
         loop {
-            self.leaf(leaf, s, d, &mut base, &mut |b| {
+            self.leaf(leaf, leaf_kind, s, d, &mut base, &mut |b| {
                 for j in 0..run.count {
                     f(Block {
                         src: b.src + j * run.src,
@@ -431,78 +435,43 @@ impl Relayout {
         }
     }
 
-    /// The innermost one or two loops from `level` on, as blocks.
+    /// The leaf, the innermost one or two loops, as blocks.
     #[inline(always)]
     fn leaf(
         &self,
         level: usize,
+        kind: Leaf,
         s: u64,
         d: u64,
         base: &mut [u64; MAX_RANK],
         f: &mut impl FnMut(Block),
     ) {
-        match self.nest.len - level {
-            0 => f(Block {
-                src: s,
-                dst: d,
-                repeat: Line::ONE,
-                outer: Line::ONE,
-                inner: Line::ONE,
-            }),
-            1 => f(Block {
-                src: s,
-                dst: d,
-                repeat: Line::ONE,
-                outer: Line::ONE,
-                inner: self.line(level, base),
-            }),
-            _ => {
+        let block = |outer, inner| Block {
+            src: s,
+            dst: d,
+            repeat: Line::ONE,
+            outer,
+            inner,
+        };
+        match kind {
+            Leaf::Point => f(block(Line::ONE, Line::ONE)),
+            Leaf::Line => f(block(Line::ONE, self.line(level, base))),
+            Leaf::Block => f(block(self.line(level, base), self.line(level + 1, base))),
+            Leaf::Split => {
+                // The inner count depends on the outer digit.
                 let o = self.nest.levels[level];
-                let outer = self.line(level, base);
-                if self.leaf_splits(level) {
-                    // The inner count depends on the outer digit.
-                    for k in 0..outer.count {
-                        base[o.dim] += k * o.place;
-                        let inner = self.line(level + 1, base);
-                        base[o.dim] -= k * o.place;
-                        f(Block {
-                            src: s + k * o.src,
-                            dst: d + k * o.dst,
-                            repeat: Line::ONE,
-                            outer: Line::ONE,
-                            inner,
-                        });
-                    }
-                } else {
+                for k in 0..self.count_at(level, base) {
+                    base[o.dim] += k * o.place;
+                    let inner = self.line(level + 1, base);
+                    base[o.dim] -= k * o.place;
                     f(Block {
-                        src: s,
-                        dst: d,
-                        repeat: Line::ONE,
-                        outer,
-                        inner: self.line(level + 1, base),
+                        src: s + k * o.src,
+                        dst: d + k * o.dst,
+                        ..block(Line::ONE, inner)
                     });
                 }
             }
         }
-    }
-
-    /// Whether loop `level` always takes the same count and no loop inside
-    /// it takes a count that depends on its digit: its iterations are the
-    /// same blocks, shifted.
-    fn fixed_for_inner_loops(&self, level: usize) -> bool {
-        let l = self.nest.levels[level];
-        let inside = &self.nest.levels[level + 1..self.nest.len];
-        !l.ragged && inside.iter().all(|x| !(x.ragged && x.dim == l.dim))
-    }
-
-    /// Whether the two-loop leaf at `level` runs as one block per outer
-    /// value (the inner count depends on the outer digit).
-    fn leaf_splits(&self, level: usize) -> bool {
-        if self.nest.len - level < 2 {
-            return false;
-        }
-        let (o, i) = (self.nest.levels[level], self.nest.levels[level + 1]);
-        o.dim == i.dim && o.ragged
     }
 
     fn line(&self, level: usize, base: &[u64; MAX_RANK]) -> Line {
@@ -539,5 +508,49 @@ impl Relayout {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plan::{Leaf, Walk};
+    use super::*;
+    use crate::ArrayShape;
+
+    fn walk(from: &str, to: &str) -> Walk {
+        let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+        Relayout::new(&t(from), &t(to)).unwrap().nest.walk
+    }
+
+    const fn w(odometer: usize, leaf: usize, leaf_kind: Leaf, direct: bool, folded: bool) -> Walk {
+        Walk {
+            odometer,
+            leaf,
+            leaf_kind,
+            direct,
+            folded,
+        }
+    }
+
+    #[test]
+    fn the_plan_decides_how_the_walk_runs() {
+        // Five loops: (128)(8)(4)(128)(2). The (4) is folded into every
+        // block, the (8) runs directly, the odometer steps the (128).
+        let tpu = walk("bf16[1024,1024]{1,0}", "bf16[1024,1024]{1,0:T(8,128)(2,1)}");
+        assert_eq!(tpu, w(1, 3, Leaf::Block, true, true));
+        // A ragged dimension outside the leaf: nothing fixed to fold.
+        let ragged = walk("f32[1001,999]{1,0}", "f32[1001,999]{1,0:T(8,128)}");
+        assert_eq!(ragged, w(2, 2, Leaf::Block, false, false));
+        // Both leaf loops are digits of one ragged dimension: it splits.
+        let split = walk("f32[1000]{0}", "f32[1000]{0:T(128)}");
+        assert_eq!(split, w(0, 0, Leaf::Split, false, false));
+        let split = walk("f32[1000]{0:T(256)}", "f32[1000]{0:T(128)}");
+        assert_eq!(split, w(1, 1, Leaf::Split, false, false));
+        // One loop, none.
+        assert_eq!(
+            walk("f32[64]{0}", "f32[64]{0}"),
+            w(0, 0, Leaf::Line, false, false)
+        );
+        assert_eq!(walk("f32[]", "f32[]"), w(0, 0, Leaf::Point, false, false));
     }
 }

@@ -3,7 +3,7 @@
 //! destination line into the cache before overwriting it. x86_64 only
 //! (SSE2 is part of its baseline); elsewhere nothing streams.
 
-use super::kernels::{Block, Line};
+use super::block::{Block, Line};
 
 /// A streaming kernel, chosen once per copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,6 +190,10 @@ pub(super) unsafe fn run<T: Copy>(
     true
 }
 
+/// Nothing streams here: every block goes to the ordinary kernels.
+///
+/// # Safety
+/// As the x86_64 `run` (this one touches no memory).
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 pub(super) unsafe fn run<T: Copy>(
@@ -327,6 +331,10 @@ mod carry {
     impl Part {
         /// Stores the held units (ordinary stores: the line's other part
         /// was written some other way) and holds nothing.
+        ///
+        /// # Safety
+        /// The held units' destination must still be writable (as
+        /// [`Carry::write_row`] requires until [`Carry::finish`]).
         unsafe fn write_out(&mut self) {
             for k in 0..self.len {
                 // SAFETY: the caller's.
