@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use xla_layout_core::text::{ParseEvent, parse_shape_events};
 use xla_layout_core::{ArrayShape, validate};
 
-use crate::Failure;
+use crate::common::Failure;
 
 /// Check shapes: one per line on stdin, one JSON object per line on stdout.
 ///

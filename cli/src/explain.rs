@@ -9,8 +9,8 @@ use xla_layout_core::{
     AddressError, ArrayShape, COMBINE, GridError, OffsetGrid, TiledShape, memory_space_name,
 };
 
+use crate::common::{Failure, array_argument, numbers};
 use crate::svg::Picture;
-use crate::{Failure, array_argument, numbers};
 
 /// The shape of the XLA docs' first example (shapes.md).
 pub const SEED_SHAPE: &str = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}";

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::{Failure, array_argument};
+use crate::common::{Failure, array_argument};
 
 /// List every logical index of an array with its slot, as JSON.
 ///

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 
 use xla_layout_core::{ArrayShape, Relayout, Slabs, TiledShape};
 
-use crate::{Failure, array_argument};
+use crate::common::{Failure, array_argument};
 
 /// Copy a raw array from one layout to another: stdin to stdout.
 ///
@@ -222,7 +222,7 @@ mod tests {
     use super::*;
 
     fn array(text: &str) -> ArrayShape {
-        crate::array_argument(text).unwrap()
+        crate::common::array_argument(text).unwrap()
     }
 
     /// Bytes that differ from slot to slot (a hash, so neighbouring

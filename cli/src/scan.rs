@@ -11,7 +11,7 @@ use xla_layout_core::{Shape, validate};
 use xla_layout_hlo::infer::Shapes;
 use xla_layout_hlo::{Event, Module, Reader};
 
-use crate::Failure;
+use crate::common::Failure;
 
 /// Read an HLO module dump: every instruction as JSON, or its buffers by size.
 ///

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use xla_layout_core::ArrayShape;
 use xla_layout_core::tpu::{Generation, default_layout_for};
 
-use crate::Failure;
+use crate::common::Failure;
 
 /// The default TPU layout of a shape given without a layout.
 ///

@@ -6,7 +6,7 @@
 use xla_layout_core::text::{Diagnostic, ParseErrorKind, parse_array_with_spans, shape_spans};
 use xla_layout_core::{AddressError, ArrayShape, TiledShape, validation_errors};
 
-use crate::expand::Ctxt;
+use crate::ctxt::Ctxt;
 use crate::to_text::SourceText;
 
 /// A shape that parsed, validated and has addresses.

@@ -1,5 +1,5 @@
 //! The expansion: input → each item's text → checked shape → code, with
-//! every error collected in a [`Ctxt`].
+//! every error collected in a [`Ctxt`] (module `ctxt`).
 //!
 //! The context's one guarantee: an item that records any error is emitted
 //! as the fallback type (right rank, no valid index), never half-built, so
@@ -11,72 +11,46 @@ use quote::quote;
 
 use crate::check::{self, Partial};
 use crate::codegen::{self, Krate};
+use crate::ctxt::Ctxt;
 use crate::hlo;
 use crate::input::{Input, Source, TpuRef};
 use crate::to_text::SourceText;
 
-/// Errors of one expansion, and the promise that an item with errors
-/// becomes the fallback.
-#[derive(Default)]
-pub struct Ctxt {
-    errors: Vec<syn::Error>,
-}
-
-impl Ctxt {
-    /// Records an error.
-    pub fn error(&mut self, e: syn::Error) {
-        self.errors.push(e);
-    }
-
-    /// How many errors were recorded so far.
-    pub fn error_count(&self) -> usize {
-        self.errors.len()
-    }
-
-    /// The code for one item. `build` gives the item's code and what is
-    /// known of it; if it recorded any error, the item is the fallback
-    /// instead, whatever `build` returned.
-    fn item(
-        &mut self,
-        krate: &Krate,
-        name: &Ident,
-        header: &Header<'_>,
-        build: impl FnOnce(&mut Ctxt) -> Result<Built, Partial>,
-    ) -> TokenStream {
-        let before = self.errors.len();
-        let built = build(self);
-        match built {
-            Ok(built) if self.errors.len() == before => {
-                let mut out = built.track;
-                out.extend(codegen::struct_item(
-                    header.attrs,
-                    header.vis,
-                    name,
-                    &built.doc,
-                ));
-                out.extend(built.items);
-                out
-            }
-            result => {
-                let partial = result.err().unwrap_or_default();
-                let mut out = codegen::struct_item(
-                    header.attrs,
-                    header.vis,
-                    name,
-                    "\n\nAn invalid XLA layout (see the errors).",
-                );
-                out.extend(codegen::fallback_items(krate, name, partial.rank));
-                out
-            }
+/// The code for one item. `build` gives the item's code and what is
+/// known of it; if it recorded any error in `cx`, the item is the
+/// fallback instead, whatever `build` returned: the context's promise.
+fn emit_item(
+    cx: &mut Ctxt,
+    krate: &Krate,
+    name: &Ident,
+    header: &Header<'_>,
+    build: impl FnOnce(&mut Ctxt) -> Result<Built, Partial>,
+) -> TokenStream {
+    let before = cx.error_count();
+    let built = build(cx);
+    match built {
+        Ok(built) if cx.error_count() == before => {
+            let mut out = built.track;
+            out.extend(codegen::struct_item(
+                header.attrs,
+                header.vis,
+                name,
+                &built.doc,
+            ));
+            out.extend(built.items);
+            out
         }
-    }
-
-    /// The recorded errors as `compile_error!` invocations.
-    fn into_errors(self) -> TokenStream {
-        self.errors
-            .iter()
-            .map(syn::Error::to_compile_error)
-            .collect()
+        result => {
+            let partial = result.err().unwrap_or_default();
+            let mut out = codegen::struct_item(
+                header.attrs,
+                header.vis,
+                name,
+                "\n\nAn invalid XLA layout (see the errors).",
+            );
+            out.extend(codegen::fallback_items(krate, name, partial.rank));
+            out
+        }
     }
 }
 
@@ -114,7 +88,7 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     attrs: &attrs,
                     vis: &vis,
                 };
-                out.extend(cx.item(&krate, &item.name, &header, |cx| {
+                out.extend(emit_item(&mut cx, &krate, &item.name, &header, |cx| {
                     build(cx, &krate, &item.name, &item.source)
                 }));
             }
@@ -128,7 +102,7 @@ pub fn layout(input: TokenStream) -> TokenStream {
                 attrs: &none,
                 vis: &none,
             };
-            let items = cx.item(&krate, &name, &header, |cx| {
+            let items = emit_item(&mut cx, &krate, &name, &header, |cx| {
                 build(cx, &krate, &name, &source)
             });
             // An expression: the errors go inside the block.

@@ -11,6 +11,7 @@
 
 mod check;
 mod codegen;
+mod ctxt;
 mod expand;
 mod hlo;
 mod input;

@@ -476,7 +476,7 @@ fn parse_split_configs(p: &mut Parser<'_>, d: &mut Draft<'_>, _: Token) -> Step<
 fn print_tiles(l: &Layout, f: &mut Formatter<'_>) -> fmt::Result {
     f.write_char('T')?;
     for tile in l.tiles() {
-        super::print::write_tile(f, tile)?;
+        write_tile(f, tile)?;
     }
     Ok(())
 }
@@ -507,4 +507,21 @@ pub(crate) fn print_attributes(l: &Layout, f: &mut Formatter<'_>) -> fmt::Result
         }
     }
     Ok(())
+}
+
+/// `Tile::Print`: `(8,128)`, `*` for a combine entry, and XLA's text for
+/// any other negative entry.
+pub(crate) fn write_tile(f: &mut Formatter<'_>, tile: &[i64]) -> fmt::Result {
+    f.write_char('(')?;
+    for (i, &d) in tile.iter().enumerate() {
+        if i > 0 {
+            f.write_char(',')?;
+        }
+        match d {
+            COMBINE => f.write_char('*')?,
+            d if d < 0 => write!(f, "Invalid value {d}")?,
+            d => write!(f, "{d}")?,
+        }
+    }
+    f.write_char(')')
 }

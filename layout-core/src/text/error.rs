@@ -4,7 +4,7 @@ use core::fmt::{self, Display, Formatter, Write};
 
 use super::TokenKind;
 #[cfg(feature = "alloc")]
-use super::spans::ByteSpan;
+use super::span::ByteSpan;
 use crate::{CapacityError, ElementType, InlineStr};
 
 /// What a parse diagnostic says.

@@ -14,10 +14,12 @@ mod attributes;
 mod error;
 mod grid;
 mod hint;
+mod human;
 mod jax;
 mod lexer;
 mod parser;
 pub(crate) mod print;
+mod span;
 mod spans;
 
 pub use crate::similar::edit_distance;
@@ -28,6 +30,7 @@ pub use attributes::{
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
 pub use grid::{GridError, OffsetGrid};
 pub use hint::Explained;
+pub use human::WithoutLayout;
 pub use jax::{
     JaxLayout, JaxLayoutError, JaxShapeError, parse_array_with_jax_layout, parse_jax_layout,
 };
@@ -38,5 +41,6 @@ pub use parser::{
     ParseOptions, ShapeEnd, parse_array, parse_array_with_spans, parse_layout, parse_shape,
     parse_shape_at, parse_shape_into, parse_shape_with, shape_extent, shape_spans,
 };
-pub use print::{TileText, WithoutLayout};
-pub use spans::{ByteSpan, MAX_SHOWN, ShapeSpans};
+pub use print::TileText;
+pub use span::{ByteSpan, MAX_SHOWN};
+pub use spans::ShapeSpans;

@@ -1,10 +1,13 @@
-//! Model → text: XLA's canonical printing (docs/xla-layouts.md §a.4), byte for byte.
+//! Model → text: XLA's canonical printing (docs/xla-layouts.md §a.4),
+//! byte for byte, layouts through the attribute table. Printing without
+//! layouts, which validation's messages need, is below in `human`.
 
 use core::fmt::{self, Display, Formatter, Write};
 
-use super::attributes::write_joined;
-use crate::limits::COMBINE;
-use crate::{ArrayShape, Dim, Layout, Shape, ShapeEvent};
+use super::attributes::{write_joined, write_tile};
+use super::human::{WithoutLayout, write_array_without_layout};
+
+use crate::{ArrayShape, Layout, Shape, ShapeEvent};
 
 impl Display for Layout {
     /// `Layout::ToString`: `{m2m:attributes}` with defaults omitted, the
@@ -59,40 +62,6 @@ impl Layout {
     }
 }
 
-/// `Tile::Print`: `(8,128)`, `*` for a combine entry, and XLA's text for
-/// any other negative entry.
-pub(crate) fn write_tile(f: &mut Formatter<'_>, tile: &[i64]) -> fmt::Result {
-    f.write_char('(')?;
-    for (i, &d) in tile.iter().enumerate() {
-        if i > 0 {
-            f.write_char(',')?;
-        }
-        match d {
-            COMBINE => f.write_char('*')?,
-            d if d < 0 => write!(f, "Invalid value {d}")?,
-            d => write!(f, "{d}")?,
-        }
-    }
-    f.write_char(')')
-}
-
-/// `ShapeUtil::HumanString` of an array: `f32[<=2,?,3]`.
-fn write_array_without_layout(f: &mut Formatter<'_>, s: &ArrayShape) -> fmt::Result {
-    write!(f, "{}[", s.element_type().name())?;
-    for i in 0..s.rank() {
-        if i > 0 {
-            f.write_char(',')?;
-        }
-        // XLA prints `?` for the unbounded size whatever the dynamic flag.
-        match (s.dims()[i], s.dim(i)) {
-            (crate::UNBOUNDED, _) | (_, Dim::Unbounded) => f.write_char('?')?,
-            (_, Dim::Static(n)) => write!(f, "{n}")?,
-            (_, Dim::Bounded(n)) => write!(f, "<={n}")?,
-        }
-    }
-    f.write_char(']')
-}
-
 /// Whether a layout prints as exactly `{}` (then a scalar drops it).
 fn prints_empty(l: &Layout) -> bool {
     let mut probe = crate::InlineStr::<2>::new();
@@ -110,25 +79,6 @@ impl Display for ArrayShape {
     }
 }
 
-/// Display adapter printing a shape without its layouts
-/// (`ShapeUtil::HumanString`); see [`ArrayShape::without_layout`] and
-/// [`Shape::without_layout`].
-#[derive(Clone, Copy, Debug)]
-pub struct WithoutLayout<'a, S: ?Sized>(&'a S);
-
-impl ArrayShape {
-    /// Prints as XLA's `HumanString`: no layout.
-    ///
-    /// ```
-    /// # use xla_layout_core::ArrayShape;
-    /// let s: ArrayShape = "f32[<=23,44,<=55]{2,1,0:T(8)}".parse().unwrap();
-    /// assert_eq!(s.without_layout().to_string(), "f32[<=23,44,<=55]");
-    /// ```
-    pub const fn without_layout(&self) -> WithoutLayout<'_, ArrayShape> {
-        WithoutLayout(self)
-    }
-}
-
 impl Shape {
     /// Prints as XLA's `HumanString`: no layouts anywhere.
     ///
@@ -138,19 +88,13 @@ impl Shape {
     /// assert_eq!(s.without_layout().to_string(), "b(f32[2])");
     /// ```
     pub const fn without_layout(&self) -> WithoutLayout<'_, Shape> {
-        WithoutLayout(self)
-    }
-}
-
-impl Display for WithoutLayout<'_, ArrayShape> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write_array_without_layout(f, self.0)
+        WithoutLayout::new(self)
     }
 }
 
 impl Display for WithoutLayout<'_, Shape> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write_shape(f, self.0, false)
+        write_shape(f, self.inner(), false)
     }
 }
 

@@ -1,0 +1,69 @@
+//! What every subcommand shares: how a command fails, and how shape
+//! arguments are read.
+
+use std::io;
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Reading or writing failed (exit 1; a closed stdout exits 0).
+    Io(io::Error),
+    /// The input is wrong; the message says how (exit 1).
+    Input(String),
+    /// Arguments that parse but do not go together (exit 2).
+    Usage {
+        /// The subcommand.
+        command: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Io(e) => write!(f, "{e}"),
+            Failure::Input(m) => f.write_str(m),
+            Failure::Usage { message, .. } => f.write_str(message),
+        }
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+/// Parses and validates a shape argument, or says why not. `tpu(SHAPE)`
+/// stands for SHAPE with the layout a TPU gives it by default; `SHAPE
+/// Layout(major_to_minor=…)` gives the layout in JAX's form.
+pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure> {
+    if let Some(request) = xla_layout_core::tpu::parse_request(text) {
+        return request.map_err(|e| Failure::Input(format!("'{text}': {e}")));
+    }
+    // `SHAPE Layout(major_to_minor=…)`: the layout in JAX's form.
+    if let Some(shape) = xla_layout_core::text::parse_array_with_jax_layout(text) {
+        let shape = shape.map_err(|e| Failure::Input(format!("'{text}': {e}")))?;
+        return shape
+            .validate()
+            .map(|()| shape)
+            .map_err(|e| Failure::Input(format!("'{text}': validate error: {e}")));
+    }
+    match xla_layout_core::Shape::parse_validated(text) {
+        Ok(xla_layout_core::Shape::Array(a)) => Ok(a),
+        Ok(other) => Err(Failure::Input(format!("'{other}' is not an array shape"))),
+        Err(e) => Err(Failure::Input(format!(
+            "'{text}': {} error: {e}",
+            e.stage().as_str()
+        ))),
+    }
+}
+
+/// Comma-separated numbers, for `--at` and `--dims`.
+pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
+    text.split(',')
+        .map(|n| n.trim().parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("expected comma-separated numbers, not '{text}'"))
+}
