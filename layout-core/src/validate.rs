@@ -320,7 +320,7 @@ impl Rule {
 /// ```
 /// use xla_layout_core::ArrayShape;
 ///
-/// let s: ArrayShape = "f32[2,3]{0,0}".parse().unwrap(); // parses: XLA does not check here
+/// let s = ArrayShape::parse("f32[2,3]{0,0}").unwrap(); // parses: XLA does not check here
 /// let err = s.validate().unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
@@ -900,7 +900,7 @@ impl ArrayShape {
     ///
     /// ```
     /// # use xla_layout_core::ArrayShape;
-    /// assert!("f32[2]{0:T(0)}".parse::<ArrayShape>().unwrap().validate().is_err());
+    /// assert!(ArrayShape::parse("f32[2]{0:T(0)}").unwrap().validate().is_err());
     /// ```
     pub const fn validate(&self) -> Result<(), ValidationError> {
         validate_array(self)

@@ -140,11 +140,20 @@ impl ArrayShape {
     }
 }
 
+/// Parses and validates, as [`ArrayShape::parse_validated`]: text that
+/// reaches the program from outside should not become a shape XLA would
+/// refuse. [`ArrayShape::parse`] parses only.
+///
+/// ```
+/// # use xla_layout_core::ArrayShape;
+/// assert!("bf16[16,256]{1,0}".parse::<ArrayShape>().is_ok());
+/// assert!("bf16[16,256]{1,1}".parse::<ArrayShape>().is_err()); // parses; XLA refuses it
+/// assert!(ArrayShape::parse("bf16[16,256]{1,1}").is_ok());
+/// ```
 impl FromStr for ArrayShape {
-    type Err = ParseError;
-    /// [`ArrayShape::parse`].
-    fn from_str(s: &str) -> Result<Self, ParseError> {
-        Self::parse(s)
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Self::parse_validated(s)
     }
 }
 
@@ -173,11 +182,12 @@ impl Shape {
     }
 }
 
+/// Parses and validates, as [`Shape::parse_validated`]; [`Shape::parse`]
+/// parses only.
 impl FromStr for Shape {
-    type Err = ParseError;
-    /// [`Shape::parse`].
-    fn from_str(s: &str) -> Result<Self, ParseError> {
-        Self::parse(s)
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Self::parse_validated(s)
     }
 }
 

@@ -88,7 +88,7 @@ impl ParseErrorKind {
     ///
     /// ```
     /// # use xla_layout_core::ArrayShape;
-    /// let e = "f32[2]{0:T(-1)}".parse::<ArrayShape>().unwrap_err();
+    /// let e = ArrayShape::parse("f32[2]{0:T(-1)}").unwrap_err();
     /// assert!(e.kind().is_xla_abort());
     /// ```
     pub const fn is_xla_abort(&self) -> bool {
@@ -104,7 +104,7 @@ impl ParseErrorKind {
     ///
     /// ```
     /// # use xla_layout_core::ArrayShape;
-    /// let e = "f32[-1]".parse::<ArrayShape>().unwrap_err();
+    /// let e = ArrayShape::parse("f32[-1]").unwrap_err();
     /// assert!(e.kind().is_silent_in_xla());
     /// ```
     pub const fn is_silent_in_xla(&self) -> bool {
@@ -122,7 +122,7 @@ impl ParseErrorKind {
     /// ```
     /// # use xla_layout_core::ArrayShape;
     /// let text = format!("f32[{}]", ["1"; 40].join(","));
-    /// assert!(text.parse::<ArrayShape>().unwrap_err().kind().is_crate_limit());
+    /// assert!(ArrayShape::parse(&text).unwrap_err().kind().is_crate_limit());
     /// ```
     pub const fn is_crate_limit(&self) -> bool {
         matches!(
@@ -230,7 +230,7 @@ const MAX_DIAGNOSTICS: usize = 4;
 /// use xla_layout_core::ArrayShape;
 ///
 /// let text = "f32[2,3]{1,0:S(1)T(8,128)}";
-/// let err = text.parse::<ArrayShape>().unwrap_err();
+/// let err = ArrayShape::parse(text).unwrap_err();
 /// assert_eq!(err.kind().to_string(), "expects layout to end with kRbrace");
 /// assert_eq!(&text[err.span()], "T");
 /// assert_eq!(
