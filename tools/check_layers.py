@@ -65,6 +65,7 @@ CORE_LAYERS = [
     ("static_layout", ["static_layout"]),
     ("view", ["view"]),
     ("entry points", ["text::api", "text::grid", "tpu"]),
+    ("interop", ["interop"]),
     ("root", [""]),
 ]
 

@@ -34,6 +34,7 @@ mod address;
 mod const_eq;
 mod element_type;
 mod inline_str;
+mod interop;
 mod joined;
 mod limits;
 mod model;
@@ -46,12 +47,14 @@ mod view;
 
 pub use address::relayout::bits;
 pub use address::{
-    AddressError, Comparison, Coord, CoordOp, Digit, DigitPair, Hierarchical, IndexError,
+    AddressError, Axis, Comparison, Coord, CoordOp, Digit, DigitPair, Hierarchical, IndexError,
     MAX_COORDS, MAX_DIGITS, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided, PerDim, Relayout,
     RelayoutError, Slabs, TiledShape,
 };
 pub use element_type::ElementType;
 pub use inline_str::InlineStr;
+#[cfg(feature = "ndarray")]
+pub use interop::NdarrayError;
 pub use limits::{
     COMBINE, Capacity, CapacityError, DEFAULT_MAX_DEPTH, MAX_PHYSICAL_SHAPE_TEXT, MAX_RANK,
     MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_ENTRIES, MAX_TILES, UNBOUNDED,
@@ -66,7 +69,10 @@ pub use validate::{
     Rule, ValidationError, ValidationErrorKind, ValidationErrors, validate, validate_array,
     validate_array_with_optional_layout, validate_with_optional_layout, validation_errors,
 };
-pub use view::{BitsView, BitsViewMut, Element, Indices, Lane, Physical, View, ViewError, ViewMut};
+pub use view::{
+    BitsView, BitsViewMut, DynBitsView, DynBitsViewMut, DynView, DynViewMut, Element, Indices,
+    Lane, Physical, View, ViewError, ViewMut,
+};
 
 /// For the `xla-layout` facade's compile-time checks; not a stable API.
 #[doc(hidden)]

@@ -45,7 +45,11 @@ impl Mode {
         &self.stride[..self.len]
     }
 
-    /// The product of the digits' sizes.
+    /// The product of the digits' sizes: the dimension's size padded to
+    /// what its digits reach. At least the size; at most XLA's tile
+    /// padding, and less when a tile is larger than the whole dimension
+    /// (its digit is then the index itself, and padding beyond the last
+    /// element is not part of the form).
     pub fn size(&self) -> u64 {
         self.shape().iter().product()
     }
@@ -112,7 +116,42 @@ impl Display for NotStrided {
 
 impl core::error::Error for NotStrided {}
 
+/// One digit of a hierarchical layout as an array axis: see
+/// [`Hierarchical::axes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Axis {
+    /// The logical dimension the digit belongs to.
+    pub dim: usize,
+    /// The digit's size.
+    pub size: u64,
+    /// The digit's slot stride.
+    pub stride: u64,
+}
+
 impl Hierarchical {
+    /// Every digit as an axis, dimension by dimension and, within one,
+    /// most significant first: walking the axes row-major walks the padded
+    /// domain in logical row-major order, so a row-major array of the
+    /// padded shape reshaped to these sizes lines up axis for axis.
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap().tiled().unwrap();
+    /// let h = t.hierarchical().unwrap();
+    /// let (sizes, strides): (Vec<u64>, Vec<u64>) = h.axes().map(|a| (a.size, a.stride)).unzip();
+    /// assert_eq!(sizes, [2, 4, 2, 2, 128]);            // rows: r/8, (r/2)%4, r%2; columns: c/128, c%128
+    /// assert_eq!(strides, [2048, 256, 1, 1024, 2]);   // pairs of rows interleave (the (2,1) tile)
+    /// ```
+    pub fn axes(&self) -> impl Iterator<Item = Axis> + '_ {
+        self.modes().iter().enumerate().flat_map(|(dim, m)| {
+            m.shape()
+                .iter()
+                .zip(m.stride())
+                .rev()
+                .map(move |(&size, &stride)| Axis { dim, size, stride })
+        })
+    }
+
     /// The modes, one per logical dimension.
     pub fn modes(&self) -> &[Mode] {
         &self.modes[..self.rank]

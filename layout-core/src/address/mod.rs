@@ -9,7 +9,7 @@ mod xla_sizes;
 
 pub use digits::{Comparison, Digit, DigitPair, MAX_DIGITS};
 pub use error::{AddressError, IndexError};
-pub use hierarchical::{Hierarchical, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided};
+pub use hierarchical::{Axis, Hierarchical, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided};
 pub use relayout::{Relayout, RelayoutError, Slabs};
 pub use tiled::{Coord, CoordOp, MAX_COORDS, PerDim, TiledShape};
 

@@ -127,7 +127,7 @@ const fn first_tile_size(layout: &crate::Layout) -> u64 {
     size
 }
 
-/// One value per logical dimension: a logical index
+/// One value per logical dimension (it derefs to `[u64]`): a logical index
 /// ([`TiledShape::logical_index`]) or strides
 /// ([`ArrayShape::xla_byte_strides`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,9 +137,37 @@ pub struct PerDim {
 }
 
 impl PerDim {
+    /// `len` zeros.
+    pub(crate) const fn zeros(len: usize) -> PerDim {
+        PerDim {
+            len,
+            values: [0; MAX_RANK],
+        }
+    }
+
     /// The values, in logical dimension order.
     pub const fn as_slice(&self) -> &[u64] {
         self.values.split_at(self.len).0
+    }
+}
+
+impl core::ops::Deref for PerDim {
+    type Target = [u64];
+
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{0,1}").unwrap().tiled().unwrap();
+    /// let i = t.logical_index(4).unwrap().unwrap();
+    /// assert_eq!((i[0], i[1], &i[..]), (1, 1, &[1, 1][..]));
+    /// ```
+    fn deref(&self) -> &[u64] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[u64]> for PerDim {
+    fn as_ref(&self) -> &[u64] {
+        self.as_slice()
     }
 }
 

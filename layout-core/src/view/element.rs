@@ -11,8 +11,10 @@ use crate::ElementType as T;
 ///
 /// Implemented for the integer and float primitives (each for its own XLA
 /// type, the unsigned ones also as raw bits of any type of their width),
-/// `i8`/`u8` for the sub-byte integer types, `bool` for `pred`, and — with
-/// the `half` feature — `half::bf16` and `half::f16`.
+/// `i8`/`u8` for the sub-byte integer types, `bool` for `pred`, and with
+/// features: `half::bf16`, `half::f16` (`half`); `float8::F8E4M3` for
+/// `f8e4m3fn`, `float8::F8E5M2` (`float8`); `num_complex::Complex<f32>`
+/// for `c64`, `Complex<f64>` for `c128` (`num-complex`).
 ///
 /// ```
 /// use xla_layout_core::{Element, ElementType};
@@ -29,20 +31,20 @@ pub trait Element: Copy + 'static {
     /// The value from the element's bits: the low `bit_width(ty)` bits
     /// (bit views pass them sign-extended from narrower storage, such as
     /// `E(4)` on `s8`).
-    fn decode(bits: u64, ty: ElementType) -> Self;
+    fn decode(bits: u128, ty: ElementType) -> Self;
     /// The element's bits.
-    fn encode(self, ty: ElementType) -> u64;
+    fn encode(self, ty: ElementType) -> u128;
 }
 
 /// Sign-extends the low `width` bits.
-const fn sign_extend(bits: u64, width: u32) -> i64 {
-    crate::bits::sign_extend(bits as u128, width) as i64
+const fn sign_extend(bits: u128, width: u32) -> i128 {
+    crate::bits::sign_extend(bits, width) as i128
 }
 
 const fn logical_bits(ty: ElementType) -> u32 {
     match ty.bit_width() {
         Some(b) => b,
-        None => 64,
+        None => 128,
     }
 }
 
@@ -58,13 +60,13 @@ macro_rules! native {
                     // Bytes hold the sub-byte integers of their signedness.
                     || (Self::BITS == 8 && ty.is_packable() && ty.is_signed_integral() == $signed && ty.is_integral())
             }
-            fn decode(bits: u64, ty: ElementType) -> Self {
+            fn decode(bits: u128, ty: ElementType) -> Self {
                 let w = logical_bits(ty).min(Self::BITS);
-                if $signed { sign_extend(bits, w) as $rust } else { (bits & (u64::MAX >> (64 - w))) as $rust }
+                if $signed { sign_extend(bits, w) as $rust } else { (bits & (u128::MAX >> (128 - w))) as $rust }
             }
-            fn encode(self, ty: ElementType) -> u64 {
+            fn encode(self, ty: ElementType) -> u128 {
                 let w = logical_bits(ty).min(Self::BITS);
-                (self as u64) & (u64::MAX >> (64 - w))
+                (self as u128) & (u128::MAX >> (128 - w))
             }
         }
     )*};
@@ -81,69 +83,51 @@ native! {
     i64 => S64, signed: true;
 }
 
-impl Element for f32 {
-    const BITS: u32 = 32;
-    fn holds(ty: ElementType) -> bool {
-        ty == T::F32
-    }
-    fn decode(bits: u64, _: ElementType) -> Self {
-        f32::from_bits(bits as u32)
-    }
-    fn encode(self, _: ElementType) -> u64 {
-        u64::from(self.to_bits())
-    }
+/// Types whose bits are the element's bits, each for one XLA type:
+/// `rust type => XLA type, its bits as (unsigned integer, to, from)`.
+/// Adding a type is one row.
+macro_rules! same_bits {
+    ($($(#[$cfg:meta])* $rust:ty => $xla:ident, $raw:ty, $to:expr, $from:expr;)*) => {$(
+        $(#[$cfg])*
+        impl Element for $rust {
+            const BITS: u32 = <$raw>::BITS;
+            fn holds(ty: ElementType) -> bool {
+                ty == T::$xla
+            }
+            fn decode(bits: u128, _: ElementType) -> Self {
+                let from: fn($raw) -> Self = $from;
+                from(bits as $raw)
+            }
+            fn encode(self, _: ElementType) -> u128 {
+                let to: fn(Self) -> $raw = $to;
+                u128::from(to(self))
+            }
+        }
+    )*};
 }
 
-impl Element for f64 {
-    const BITS: u32 = 64;
-    fn holds(ty: ElementType) -> bool {
-        ty == T::F64
-    }
-    fn decode(bits: u64, _: ElementType) -> Self {
-        f64::from_bits(bits)
-    }
-    fn encode(self, _: ElementType) -> u64 {
-        self.to_bits()
-    }
-}
-
-impl Element for bool {
-    const BITS: u32 = 8;
-    fn holds(ty: ElementType) -> bool {
-        ty == T::PRED
-    }
-    fn decode(bits: u64, _: ElementType) -> Self {
-        bits & 1 != 0
-    }
-    fn encode(self, _: ElementType) -> u64 {
-        u64::from(self)
-    }
-}
-
-#[cfg(feature = "half")]
-impl Element for half::bf16 {
-    const BITS: u32 = 16;
-    fn holds(ty: ElementType) -> bool {
-        ty == T::BF16
-    }
-    fn decode(bits: u64, _: ElementType) -> Self {
-        half::bf16::from_bits(bits as u16)
-    }
-    fn encode(self, _: ElementType) -> u64 {
-        u64::from(self.to_bits())
-    }
-}
-
-#[cfg(feature = "half")]
-impl Element for half::f16 {
-    const BITS: u32 = 16;
-    fn holds(ty: ElementType) -> bool {
-        ty == T::F16
-    }
-    fn decode(bits: u64, _: ElementType) -> Self {
-        half::f16::from_bits(bits as u16)
-    }
-    fn encode(self, _: ElementType) -> u64 {
-        u64::from(self.to_bits())
-    }
+same_bits! {
+    f32 => F32, u32, f32::to_bits, f32::from_bits;
+    f64 => F64, u64, f64::to_bits, f64::from_bits;
+    bool => PRED, u8, u8::from, |b| b & 1 != 0;
+    #[cfg(feature = "half")]
+    half::bf16 => BF16, u16, half::bf16::to_bits, half::bf16::from_bits;
+    #[cfg(feature = "half")]
+    half::f16 => F16, u16, half::f16::to_bits, half::f16::from_bits;
+    // float8's `F8E4M3` saturates to 448 and has no infinity: OCP's
+    // E4M3FN, XLA's `f8e4m3fn` (the test in tests/interop.rs reads 448).
+    #[cfg(feature = "float8")]
+    float8::F8E4M3 => F8E4M3FN, u8, |x| x.to_bits(), float8::F8E4M3::from_bits;
+    #[cfg(feature = "float8")]
+    float8::F8E5M2 => F8E5M2, u8, |x| x.to_bits(), float8::F8E5M2::from_bits;
+    // XLA stores a complex number as its real part, then its imaginary
+    // part: the low half of the little-endian bits is the real part.
+    #[cfg(feature = "num-complex")]
+    num_complex::Complex<f32> => C64, u64,
+        |c| u64::from(c.re.to_bits()) | (u64::from(c.im.to_bits()) << 32),
+        |b| num_complex::Complex::new(f32::from_bits(b as u32), f32::from_bits((b >> 32) as u32));
+    #[cfg(feature = "num-complex")]
+    num_complex::Complex<f64> => C128, u128,
+        |c| u128::from(c.re.to_bits()) | (u128::from(c.im.to_bits()) << 64),
+        |b| num_complex::Complex::new(f64::from_bits(b as u64), f64::from_bits((b >> 64) as u64));
 }

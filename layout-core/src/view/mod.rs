@@ -7,15 +7,17 @@
 //! from the least significant bit). Construction checks the buffer once;
 //! the checked accessors never panic.
 
+mod dynamic;
 mod element;
 mod iter;
 
 use core::marker::PhantomData;
 
+pub use dynamic::{DynBitsView, DynBitsViewMut, DynView, DynViewMut};
 pub use element::Element;
 pub use iter::{Indices, Lane, Physical};
 
-use crate::bits::{read_value, write_bits};
+use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
 use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, TiledShape};
 
 /// Why a buffer cannot be viewed through a layout.
@@ -25,10 +27,17 @@ pub enum ViewError {
     /// The buffer is shorter than the layout.
     TooShort {
         /// Slots the layout needs ([`View`], [`ViewMut`]: one buffer
-        /// element per slot), or bytes ([`BitsView`], [`BitsViewMut`]).
+        /// element per slot), or bytes ([`BitsView`], [`BitsViewMut`],
+        /// and every `from_bytes`).
         needed: usize,
         /// What the buffer has, counted the same way.
         got: usize,
+    },
+    /// The bytes are not aligned for the Rust element type
+    /// (`View::from_bytes` and its siblings, feature `bytemuck`).
+    Misaligned {
+        /// The alignment the element type needs.
+        align: usize,
     },
     /// The Rust element type does not hold the layout's elements slot for
     /// slot.
@@ -48,7 +57,13 @@ impl core::fmt::Display for ViewError {
             Self::TooShort { needed, got } => {
                 write!(
                     f,
-                    "the buffer is too short: the layout needs {needed} and it has {got} (slots for a typed view, bytes for a bits view)"
+                    "the buffer is too short: the layout needs {needed} and it has {got} (slots for a typed view, bytes for a bits view or a view made from bytes)"
+                )
+            }
+            Self::Misaligned { align } => {
+                write!(
+                    f,
+                    "the bytes are not aligned to {align} for the element type"
                 )
             }
             Self::ElementType {
@@ -85,14 +100,21 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
     };
 }
 
-fn check_slots<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
-    if !T::holds(L::ELEMENT_TYPE) || u64::from(T::BITS) != L::ELEMENT_BITS {
+/// Whether `T` holds a layout's elements slot for slot: it stands for the
+/// element type and is exactly as wide as a slot.
+fn check_element<T: Element>(ty: ElementType, slot_bits: u64) -> Result<(), ViewError> {
+    if !T::holds(ty) || u64::from(T::BITS) != slot_bits {
         return Err(ViewError::ElementType {
-            layout: L::ELEMENT_TYPE,
-            slot_bits: L::ELEMENT_BITS,
+            layout: ty,
+            slot_bits,
             rust_bits: T::BITS,
         });
     }
+    Ok(())
+}
+
+fn check_slots<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
+    check_element::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS)?;
     if len < L::PHYSICAL_ELEMENTS {
         return Err(ViewError::TooShort {
             needed: L::PHYSICAL_ELEMENTS,
@@ -218,6 +240,21 @@ impl<'a, L: StaticLayout, T: Element> View<'a, L, T> {
     }
 
     view_reads!();
+
+    /// The same view with its layout as a value ([`DynView`]), for code
+    /// that takes layouts at run time.
+    ///
+    /// ```
+    /// use xla_layout::{layout, View};
+    /// layout! { type L = f32[3,5]{1,0:T(2,2)}; }
+    /// let data = [0.0f32; 24];
+    /// let v = View::<L, f32>::new(&data).unwrap();
+    /// assert_eq!(v.as_dyn().shape().physical_slots(), 24);
+    /// ```
+    pub fn as_dyn(&self) -> DynView<'a, T> {
+        // The checks `new` made are the ones `DynView::new` makes.
+        DynView::from_checked(&Tiled::<L>::SHAPE, self.data)
+    }
 }
 
 impl<L: StaticLayout, T: Element> Clone for View<'_, L, T> {
@@ -258,6 +295,11 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     }
 
     view_reads!();
+
+    /// The same view with its layout as a value ([`DynViewMut`]).
+    pub fn into_dyn(self) -> DynViewMut<'a, T> {
+        DynViewMut::from_checked(&Tiled::<L>::SHAPE, self.data)
+    }
 
     /// A shared view of the same buffer.
     pub fn as_view(&self) -> View<'_, L, T> {
@@ -338,7 +380,7 @@ pub struct BitsView<'a, L: StaticLayout, T: Element> {
 }
 
 fn check_bytes<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
-    if !T::holds(L::ELEMENT_TYPE) || L::ELEMENT_BITS > 64 {
+    if !T::holds(L::ELEMENT_TYPE) || L::ELEMENT_BITS > u64::from(MAX_VALUE_BITS) {
         return Err(ViewError::ElementType {
             layout: L::ELEMENT_TYPE,
             slot_bits: L::ELEMENT_BITS,
@@ -374,7 +416,7 @@ macro_rules! bits_reads {
         }
 
         fn read_slot(&self, slot: usize) -> T {
-            // `check_bytes` bounded the width by 64 bits; the trait's
+            // `check_bytes` bounded the width by 128 bits; the trait's
             // contract bounds the bit position.
             let bits = L::ELEMENT_BITS;
             let value = read_value(
@@ -383,7 +425,7 @@ macro_rules! bits_reads {
                 bits,
                 L::ELEMENT_TYPE,
             );
-            T::decode(value as u64, L::ELEMENT_TYPE)
+            T::decode(value, L::ELEMENT_TYPE)
         }
     };
 }
@@ -438,7 +480,7 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
             &mut self.bytes[..L::BYTES],
             slot as u64 * bits,
             bits as u32,
-            u128::from(value.encode(L::ELEMENT_TYPE)),
+            value.encode(L::ELEMENT_TYPE),
         );
         Ok(())
     }

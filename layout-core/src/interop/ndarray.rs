@@ -1,0 +1,181 @@
+//! Typed views as `ndarray` views: a strided view of the logical shape
+//! when the layout has one stride per dimension, and otherwise the
+//! higher-rank view of its hierarchical form (one axis per digit).
+
+use alloc::vec::Vec;
+
+use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
+
+use crate::{DynView, DynViewMut, Element, NotHierarchical, NotStrided, TiledShape};
+
+/// Why a layout has no `ndarray` view of the asked kind.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum NdarrayError {
+    /// No stride per logical dimension (a tile splits one).
+    NotStrided(NotStrided),
+    /// No hierarchical form (`*` tiles or tiles that do not nest).
+    NotHierarchical(NotHierarchical),
+    /// `ndarray` refused the shape and strides; the layout's arithmetic
+    /// promises it cannot, so this is a bug to report.
+    Shape(ndarray::ShapeError),
+}
+
+impl core::fmt::Display for NdarrayError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            NdarrayError::NotStrided(e) => write!(f, "no strided view: {e}"),
+            NdarrayError::NotHierarchical(e) => write!(f, "no hierarchical view: {e}"),
+            NdarrayError::Shape(e) => write!(f, "ndarray refused the view: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for NdarrayError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            NdarrayError::NotStrided(e) => Some(e),
+            NdarrayError::NotHierarchical(e) => Some(e),
+            // ndarray implements `Error` for it only with its `std` feature;
+            // the message carries it.
+            NdarrayError::Shape(_) => None,
+        }
+    }
+}
+
+/// Sizes and strides (in slots) of an `ndarray` view.
+struct Axes {
+    sizes: Vec<usize>,
+    strides: Vec<usize>,
+}
+
+impl Axes {
+    /// An empty array reads no slot: its strides are 0, so that `ndarray`
+    /// (which bounds the largest offset even then) accepts any buffer.
+    fn build(mut self) -> ndarray::StrideShape<IxDyn> {
+        if self.sizes.contains(&0) {
+            self.strides.fill(0);
+        }
+        IxDyn(&self.sizes).strides(IxDyn(&self.strides))
+    }
+}
+
+/// Every count and stride is below the buffer's length, which the view
+/// checked against the slots: each fits `usize`.
+fn small(v: u64) -> usize {
+    v as usize
+}
+
+/// The logical shape with one slot stride per dimension.
+fn strided(shape: &TiledShape) -> Result<Axes, NdarrayError> {
+    let strides = shape.logical_strides().map_err(NdarrayError::NotStrided)?;
+    Ok(Axes {
+        sizes: shape.logical_dims().iter().map(|&d| small(d)).collect(),
+        strides: strides.iter().map(|&s| small(s)).collect(),
+    })
+}
+
+/// One axis per digit of the hierarchical form, logical order
+/// ([`crate::Hierarchical::axes`]); an empty dimension empties its most
+/// significant axis (the form pads every dimension to at least one tile).
+fn tiled(shape: &TiledShape) -> Result<Axes, NdarrayError> {
+    let h = shape
+        .hierarchical()
+        .map_err(NdarrayError::NotHierarchical)?;
+    let dims = shape.logical_dims();
+    let mut axes = Axes {
+        sizes: Vec::new(),
+        strides: Vec::new(),
+    };
+    let mut previous = None;
+    for axis in h.axes() {
+        let first = previous != Some(axis.dim);
+        previous = Some(axis.dim);
+        let empty = first && dims[axis.dim] == 0;
+        axes.sizes.push(if empty { 0 } else { small(axis.size) });
+        axes.strides.push(small(axis.stride));
+    }
+    Ok(axes)
+}
+
+impl<'a, T: Element> DynView<'a, T> {
+    /// The view as an `ndarray` view of the logical shape, for layouts
+    /// with one stride per dimension (untiled, or tiles that only pad).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynView};
+    /// let t = ArrayShape::parse_validated("f32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// let data = [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0]; // column-major
+    /// let a = DynView::new(&t, &data).unwrap().ndarray().unwrap();
+    /// assert_eq!(a, ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
+    /// ```
+    pub fn ndarray(&self) -> Result<ArrayViewD<'a, T>, NdarrayError> {
+        ArrayViewD::from_shape(strided(self.shape())?.build(), self.slice())
+            .map_err(NdarrayError::Shape)
+    }
+
+    /// The view as an `ndarray` view with one axis per digit of the
+    /// layout's hierarchical form ([`crate::Hierarchical::axes`]: dimension
+    /// by dimension, most significant digit first), over the form's padded
+    /// domain (each dimension padded to its mode's size,
+    /// [`crate::Mode::size`]): a row-major array of that padded shape,
+    /// reshaped to these axes, lines up element for element, so `assign`
+    /// between the two is a relayout.
+    ///
+    /// ```
+    /// use ndarray::{Array, ArrayView};
+    /// use xla_layout_core::{ArrayShape, DynView};
+    /// let t = ArrayShape::parse_validated("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap().tiled().unwrap();
+    /// let tpu: Vec<u16> = (0..4096).map(|s| t.logical_index(s).unwrap().map_or(0, |i| (i[0] * 256 + i[1]) as u16)).collect();
+    /// let view = DynView::new(&t, &tpu).unwrap();
+    /// let a = view.ndarray_tiled().unwrap();
+    /// assert_eq!(a.shape(), [2, 4, 2, 2, 128]);
+    /// let rows = Array::from_shape_fn((16, 256), |(r, c)| (r * 256 + c) as u16);
+    /// assert_eq!(a, rows.into_shape_with_order(a.shape()).unwrap());
+    /// ```
+    pub fn ndarray_tiled(&self) -> Result<ArrayViewD<'a, T>, NdarrayError> {
+        ArrayViewD::from_shape(tiled(self.shape())?.build(), self.slice())
+            .map_err(NdarrayError::Shape)
+    }
+
+    fn slice(&self) -> &'a [T] {
+        let copy = *self;
+        copy.into_slice()
+    }
+}
+
+impl<'a, T: Element> DynViewMut<'a, T> {
+    /// [`DynView::ndarray`], mutable.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("s32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// let mut data = [0i32; 6];
+    /// let mut a = DynViewMut::new(&t, &mut data).unwrap().into_ndarray().unwrap();
+    /// a[[1, 0]] = 7;
+    /// assert_eq!(data, [0, 7, 0, 0, 0, 0]);
+    /// ```
+    pub fn into_ndarray(self) -> Result<ArrayViewMutD<'a, T>, NdarrayError> {
+        let (shape, data) = self.into_parts();
+        ArrayViewMutD::from_shape(strided(shape)?.build(), data).map_err(NdarrayError::Shape)
+    }
+
+    /// [`DynView::ndarray_tiled`], mutable: assigning a reshaped row-major
+    /// array lays it out in the tiled format.
+    ///
+    /// ```
+    /// use ndarray::Array;
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap().tiled().unwrap();
+    /// let mut out = [0u16; 32];
+    /// let mut a = DynViewMut::new(&t, &mut out).unwrap().into_ndarray_tiled().unwrap();
+    /// let rows = Array::from_shape_fn((4, 8), |(r, c)| (8 * r + c) as u16);
+    /// let shape = a.shape().to_vec();
+    /// a.assign(&rows.into_shape_with_order(shape).unwrap());
+    /// assert_eq!(&out[..8], &[0, 8, 1, 9, 2, 10, 3, 11]); // tiled_layout.md figure 2
+    /// ```
+    pub fn into_ndarray_tiled(self) -> Result<ArrayViewMutD<'a, T>, NdarrayError> {
+        let (shape, data) = self.into_parts();
+        ArrayViewMutD::from_shape(tiled(shape)?.build(), data).map_err(NdarrayError::Shape)
+    }
+}

@@ -1,0 +1,76 @@
+//! Shapes, layouts and element types as their XLA text in any `serde`
+//! format: a shape is the string XLA prints (`"bf16[8,128]{1,0:T(8,128)(2,1)}"`),
+//! so that files stay readable and grep-able, and a shape read back is
+//! validated as XLA would validate it. A bare layout is parsed only: most
+//! of XLA's rules need the shape it belongs to.
+
+use core::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::ser::{Serialize, Serializer};
+
+use crate::{ArrayShape, ElementType, Layout, Shape};
+
+/// Reads a string and hands it to `parse`; the error is the parser's text.
+struct TextVisitor<T> {
+    expecting: &'static str,
+    parse: fn(&str) -> Result<T, ParseFailure>,
+}
+
+/// A parse or validation failure, as its message.
+struct ParseFailure(&'static str, Option<crate::text::Error>);
+
+impl<'de, T> Visitor<'de> for TextVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {
+        (self.parse)(text).map_err(|ParseFailure(what, cause)| match cause {
+            Some(e) => E::custom(format_args!("{what} `{text}`: {e}")),
+            None => E::custom(format_args!("{what} `{text}`")),
+        })
+    }
+}
+
+fn deserialize_text<'de, D: Deserializer<'de>, T>(
+    deserializer: D,
+    expecting: &'static str,
+    parse: fn(&str) -> Result<T, ParseFailure>,
+) -> Result<T, D::Error> {
+    deserializer.deserialize_str(TextVisitor { expecting, parse })
+}
+
+macro_rules! as_text {
+    ($($ty:ty, $expecting:literal, $parse:expr;)*) => {$(
+        /// Serialized as its XLA text.
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        /// Deserialized from its XLA text; see the module docs for what is
+        /// checked.
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserialize_text(deserializer, $expecting, $parse)
+            }
+        }
+    )*};
+}
+
+as_text! {
+    ArrayShape, "an XLA array shape such as \"f32[8,128]{1,0}\"",
+        |t| ArrayShape::parse_validated(t).map_err(|e| ParseFailure("invalid array shape", Some(e)));
+    Shape, "an XLA shape such as \"(f32[2]{0}, s32[])\"",
+        |t| Shape::parse_validated(t).map_err(|e| ParseFailure("invalid shape", Some(e)));
+    Layout, "an XLA layout such as \"{1,0:T(8,128)}\"",
+        |t| Layout::parse(t).map_err(|e| ParseFailure("invalid layout", Some(e.into())));
+    ElementType, "an XLA element type name such as \"bf16\"",
+        // Every type by its name, `tuple` and the like included (those are
+        // not element-type tokens of shape text, but are still types).
+        |t| ElementType::ALL.into_iter().find(|ty| ty.name() == t).ok_or(ParseFailure("unknown element type", None));
+}

@@ -1,0 +1,441 @@
+//! Views through a layout known only at run time (from a dump, a file
+//! header, a PJRT buffer): the static views' methods over a
+//! [`TiledShape`] value, indices as `&[u64]`.
+//!
+//! The element type is checked once, at construction, as for the static
+//! views; every later access checks only its index.
+
+use core::ops::Range;
+
+use super::{ViewError, check_element};
+use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
+use crate::{Element, IndexError, PerDim, Relayout, RelayoutError, TiledShape};
+
+/// The buffer's length checked against the slots (typed views) or bytes
+/// (bit views) a layout needs.
+fn check_len(needed: u64, got: usize) -> Result<(), ViewError> {
+    if (got as u64) < needed {
+        return Err(ViewError::TooShort {
+            // Saturates on 32-bit targets: no buffer there holds more.
+            needed: usize::try_from(needed).unwrap_or(usize::MAX),
+            got,
+        });
+    }
+    Ok(())
+}
+
+/// Every logical index of `dims`, row-major: an odometer.
+///
+/// Post-condition: yields `Π dims` indices, each in bounds, in increasing
+/// row-major order; none if a dimension is 0.
+#[derive(Clone, Debug)]
+struct Odometer {
+    dims: PerDim,
+    next: Option<PerDim>,
+}
+
+impl Odometer {
+    fn new(dims: &[u64]) -> Self {
+        let mut all = PerDim::zeros(dims.len());
+        all.values[..dims.len()].copy_from_slice(dims);
+        Odometer {
+            dims: all,
+            next: (!dims.contains(&0)).then(|| PerDim::zeros(dims.len())),
+        }
+    }
+}
+
+impl Iterator for Odometer {
+    type Item = PerDim;
+
+    fn next(&mut self) -> Option<PerDim> {
+        let current = self.next?;
+        let mut following = current;
+        self.next = None;
+        for d in (0..self.dims.len).rev() {
+            following.values[d] += 1;
+            if following.values[d] < self.dims.values[d] {
+                self.next = Some(following);
+                break;
+            }
+            following.values[d] = 0;
+        }
+        Some(current)
+    }
+}
+
+/// The slots in `range` in memory order with the index each holds;
+/// padding slots are skipped.
+fn physical(shape: &TiledShape, range: Range<u64>) -> impl Iterator<Item = (u64, PerDim)> + '_ {
+    range.filter_map(move |slot| match shape.logical_index(slot) {
+        Ok(Some(index)) => Some((slot, index)),
+        _ => None,
+    })
+}
+
+/// The indices along `dim` through `index`; empty if `index` is out of
+/// bounds in another dimension, has the wrong rank, or `dim` is not a
+/// dimension.
+fn lane(shape: &TiledShape, index: &[u64], dim: usize) -> impl Iterator<Item = PerDim> + use<> {
+    let dims = shape.logical_dims();
+    let ok = index.len() == dims.len()
+        && dim < dims.len()
+        && (0..dims.len()).all(|d| d == dim || index[d] < dims[d]);
+    let mut base = PerDim::zeros(dims.len());
+    if ok {
+        base.values[..dims.len()].copy_from_slice(index);
+    }
+    let end = if ok { dims[dim] } else { 0 };
+    (0..end).map(move |i| {
+        let mut at = base;
+        at.values[dim] = i;
+        at
+    })
+}
+
+/// The slots of first-level tile `k`, as `usize` (the constructor checked
+/// the buffer holds every slot).
+fn tile_range(shape: &TiledShape, k: u64) -> Option<Range<u64>> {
+    shape.tile_slots(k)
+}
+
+macro_rules! dyn_reads {
+    () => {
+        /// The layout.
+        pub fn shape(&self) -> &'a TiledShape {
+            self.shape
+        }
+
+        /// The element at `index`, or why not (wrong rank, out of bounds).
+        pub fn get(&self, index: &[u64]) -> Result<T, IndexError> {
+            let slot = self.shape.offset(index)?;
+            Ok(self.read_slot(slot))
+        }
+
+        /// Every element with its index, in row-major logical order.
+        pub fn iter(&self) -> impl Iterator<Item = (PerDim, T)> + '_ {
+            Odometer::new(self.shape.logical_dims())
+                .map(move |i| (i, self.read_slot(self.shape.offset_unchecked(&i))))
+        }
+
+        /// Every element with its slot and index, in memory order; padding
+        /// slots are skipped.
+        pub fn iter_physical(&self) -> impl Iterator<Item = (u64, PerDim, T)> + '_ {
+            physical(self.shape, 0..self.shape.physical_slots())
+                .map(move |(slot, i)| (slot, i, self.read_slot(slot)))
+        }
+
+        /// The elements along dimension `dim` through `index` (whose entry
+        /// for `dim` is ignored): a row when `dim` is the last dimension.
+        /// Empty if `index` is out of bounds or `dim` is not a dimension.
+        pub fn lane(&self, index: &[u64], dim: usize) -> impl Iterator<Item = T> + '_ {
+            lane(self.shape, index, dim)
+                .map(move |i| self.read_slot(self.shape.offset_unchecked(&i)))
+        }
+
+        /// The elements of first-level tile `k` with their indices, in
+        /// memory order ([`TiledShape::tile_slots`]); `None` without tiles
+        /// or past the last tile.
+        pub fn tile(&self, k: u64) -> Option<impl Iterator<Item = (PerDim, T)> + '_> {
+            let range = tile_range(self.shape, k)?;
+            Some(physical(self.shape, range).map(move |(slot, i)| (i, self.read_slot(slot))))
+        }
+    };
+}
+
+macro_rules! typed_reads {
+    () => {
+        dyn_reads!();
+
+        /// The underlying slice.
+        pub fn as_slice(&self) -> &[T] {
+            &self.data[..]
+        }
+
+        fn read_slot(&self, slot: u64) -> T {
+            // Fits: `new` checked the buffer holds every slot.
+            self.data[slot as usize]
+        }
+    };
+}
+
+/// A slice read through a layout known at run time; the runtime
+/// counterpart of [`crate::View`].
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, DynView};
+/// let shape = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+/// let data: Vec<f32> = (0..24).map(|s| s as f32).collect(); // slot numbers
+/// let v = DynView::new(&shape, &data).unwrap();
+/// assert_eq!(v.get(&[2, 3]), Ok(17.0)); // docs/xla-layouts.md §d.3 example 1
+/// assert!(v.get(&[3, 0]).is_err());
+/// assert!(DynView::new(&shape, &data[..23]).is_err()); // 24 slots needed
+/// assert!(DynView::<i32>::new(&shape, &[0; 24]).is_err()); // i32 does not hold f32
+/// ```
+#[derive(Debug)]
+pub struct DynView<'a, T: Element> {
+    shape: &'a TiledShape,
+    data: &'a [T],
+}
+
+impl<T: Element> Clone for DynView<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Element> Copy for DynView<'_, T> {}
+
+impl<'a, T: Element> DynView<'a, T> {
+    /// Views `data` through `shape`: `T` must hold the layout's elements
+    /// slot for slot, and `data` must have every slot
+    /// ([`TiledShape::physical_slots`]).
+    pub fn new(shape: &'a TiledShape, data: &'a [T]) -> Result<Self, ViewError> {
+        check_element::<T>(shape.element_type(), shape.element_bits())?;
+        check_len(shape.physical_slots(), data.len())?;
+        Ok(DynView { shape, data })
+    }
+
+    /// The underlying slice, for the lifetime of the view.
+    pub fn into_slice(self) -> &'a [T] {
+        self.data
+    }
+
+    /// A view whose checks were made (a static view's).
+    pub(super) fn from_checked(shape: &'a TiledShape, data: &'a [T]) -> Self {
+        debug_assert!(Self::new(shape, data).is_ok());
+        DynView { shape, data }
+    }
+
+    typed_reads!();
+}
+
+/// A mutable slice read and written through a layout known at run time;
+/// the runtime counterpart of [`crate::ViewMut`].
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, DynView, DynViewMut};
+/// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+/// let (host, tpu) = (t("bf16[4,8]{1,0}"), t("bf16[4,8]{1,0:T(2,4)(2,1)}"));
+/// let rows: Vec<u16> = (0..32).collect();                 // element (r, c) = 8r + c
+/// let mut out = vec![0u16; 32];
+/// let mut v = DynViewMut::new(&tpu, &mut out).unwrap();
+/// v.copy_from(&DynView::new(&host, &rows).unwrap()).unwrap();
+/// assert_eq!(&out[..8], &[0, 8, 1, 9, 2, 10, 3, 11]);     // tiled_layout.md figure 2
+/// ```
+#[derive(Debug)]
+pub struct DynViewMut<'a, T: Element> {
+    shape: &'a TiledShape,
+    data: &'a mut [T],
+}
+
+impl<'a, T: Element> DynViewMut<'a, T> {
+    /// Views `data` mutably; see [`DynView::new`].
+    pub fn new(shape: &'a TiledShape, data: &'a mut [T]) -> Result<Self, ViewError> {
+        check_element::<T>(shape.element_type(), shape.element_bits())?;
+        check_len(shape.physical_slots(), data.len())?;
+        Ok(DynViewMut { shape, data })
+    }
+
+    /// A view whose checks were made (a static view's).
+    pub(super) fn from_checked(shape: &'a TiledShape, data: &'a mut [T]) -> Self {
+        debug_assert!(check_element::<T>(shape.element_type(), shape.element_bits()).is_ok());
+        debug_assert!(data.len() as u64 >= shape.physical_slots());
+        DynViewMut { shape, data }
+    }
+
+    typed_reads!();
+
+    /// A shared view of the same buffer.
+    pub fn as_view(&self) -> DynView<'_, T> {
+        DynView {
+            shape: self.shape,
+            data: self.data,
+        }
+    }
+
+    /// The underlying slice, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.data
+    }
+
+    /// The layout and the underlying slice, for the lifetime of the view.
+    pub fn into_parts(self) -> (&'a TiledShape, &'a mut [T]) {
+        (self.shape, self.data)
+    }
+
+    /// Writes `value` at `index`.
+    pub fn set(&mut self, index: &[u64], value: T) -> Result<(), IndexError> {
+        let slot = self.shape.offset(index)?;
+        self.data[slot as usize] = value;
+        Ok(())
+    }
+
+    /// A mutable reference to the element at `index`.
+    pub fn get_mut(&mut self, index: &[u64]) -> Result<&mut T, IndexError> {
+        let slot = self.shape.offset(index)?;
+        Ok(&mut self.data[slot as usize])
+    }
+
+    /// Sets every padding slot (tile padding and `L` tail padding).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let shape = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// let mut data = vec![0.0f32; 24];
+    /// DynViewMut::new(&shape, &mut data).unwrap().fill_padding(f32::NAN);
+    /// let pads: Vec<usize> = (0..24).filter(|&s| data[s].is_nan()).collect();
+    /// assert_eq!(pads, [9, 11, 14, 15, 18, 19, 21, 22, 23]);
+    /// ```
+    pub fn fill_padding(&mut self, value: T) {
+        let mut next = 0;
+        for (slot, _) in physical(self.shape, 0..self.shape.physical_slots()) {
+            let slot = slot as usize;
+            self.data[next..slot].fill(value);
+            next = slot + 1;
+        }
+        let end = self.shape.physical_slots() as usize;
+        self.data[next..end].fill(value);
+    }
+
+    /// Copies every element of `src` (another layout of the same logical
+    /// shape) into this buffer's layout through the relayout planner, and
+    /// sets padding slots to `T`'s zero bits.
+    pub fn copy_from(&mut self, src: &DynView<'_, T>) -> Result<(), RelayoutError> {
+        let zero = T::decode(0, self.shape.element_type());
+        self.copy_from_with_padding(src, zero)
+    }
+
+    /// As [`DynViewMut::copy_from`], with padding slots set to `pad`.
+    ///
+    /// The plan ([`Relayout`]) is built on the stack for each call; to copy
+    /// many buffers between the same two layouts, build it once and call
+    /// [`Relayout::copy`].
+    pub fn copy_from_with_padding(
+        &mut self,
+        src: &DynView<'_, T>,
+        pad: T,
+    ) -> Result<(), RelayoutError> {
+        Relayout::new(src.shape, self.shape)?.copy(src.data, self.data, pad)
+    }
+}
+
+macro_rules! bits_reads {
+    () => {
+        dyn_reads!();
+
+        fn read_slot(&self, slot: u64) -> T {
+            let bits = self.shape.element_bits();
+            // Fits: `new` checked `total_bits`, and the width is at most 128.
+            let value = read_value(
+                &self.bytes[..],
+                slot * bits,
+                bits,
+                self.shape.element_type(),
+            );
+            T::decode(value, self.shape.element_type())
+        }
+    };
+}
+
+/// The bytes of a layout: every slot's bits must have a 64-bit offset and
+/// `T` must hold the element.
+fn check_bytes<T: Element>(shape: &TiledShape, len: usize) -> Result<(), ViewError> {
+    let ty = shape.element_type();
+    let wrong = ViewError::ElementType {
+        layout: ty,
+        slot_bits: shape.element_bits(),
+        rust_bits: T::BITS,
+    };
+    if !T::holds(ty) || shape.element_bits() > u64::from(MAX_VALUE_BITS) {
+        return Err(wrong);
+    }
+    let Some(bits) = shape.total_bits() else {
+        return Err(ViewError::TooShort {
+            needed: usize::MAX,
+            got: len,
+        });
+    };
+    check_len(bits.div_ceil(8), len)
+}
+
+/// Bytes read through a layout known at run time as elements of `T`,
+/// packed or not; the runtime counterpart of [`crate::BitsView`].
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, DynBitsView};
+/// let shape = ArrayShape::parse_validated("s4[4]{0:E(4)}").unwrap().tiled().unwrap();
+/// let bytes = [0x21u8, 0xF3];                       // LSB first: 1, 2, 3, -1
+/// let v = DynBitsView::<i8>::new(&shape, &bytes).unwrap();
+/// assert_eq!(v.iter().map(|(_, x)| x).collect::<Vec<_>>(), [1, 2, 3, -1]);
+/// ```
+#[derive(Debug)]
+pub struct DynBitsView<'a, T: Element> {
+    shape: &'a TiledShape,
+    bytes: &'a [u8],
+    element: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: Element> DynBitsView<'a, T> {
+    /// Views `bytes` (at least [`TiledShape::exact_bytes`] of them) as
+    /// elements of `T`.
+    pub fn new(shape: &'a TiledShape, bytes: &'a [u8]) -> Result<Self, ViewError> {
+        check_bytes::<T>(shape, bytes.len())?;
+        Ok(DynBitsView {
+            shape,
+            bytes,
+            element: core::marker::PhantomData,
+        })
+    }
+
+    bits_reads!();
+}
+
+/// Mutable bytes read and written through a layout known at run time; the
+/// runtime counterpart of [`crate::BitsViewMut`].
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, DynBitsViewMut};
+/// let shape = ArrayShape::parse_validated("pred[8]{0:E(1)}").unwrap().tiled().unwrap();
+/// let mut bytes = [0u8; 1];
+/// let mut v = DynBitsViewMut::new(&shape, &mut bytes).unwrap();
+/// v.set(&[0], true).unwrap();
+/// v.set(&[3], true).unwrap();
+/// assert_eq!(bytes, [0b0000_1001]);
+/// ```
+#[derive(Debug)]
+pub struct DynBitsViewMut<'a, T: Element> {
+    shape: &'a TiledShape,
+    bytes: &'a mut [u8],
+    element: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: Element> DynBitsViewMut<'a, T> {
+    /// Views `bytes` mutably; see [`DynBitsView::new`].
+    pub fn new(shape: &'a TiledShape, bytes: &'a mut [u8]) -> Result<Self, ViewError> {
+        check_bytes::<T>(shape, bytes.len())?;
+        Ok(DynBitsViewMut {
+            shape,
+            bytes,
+            element: core::marker::PhantomData,
+        })
+    }
+
+    bits_reads!();
+
+    /// Writes `value` at `index` (only its element's bits change).
+    pub fn set(&mut self, index: &[u64], value: T) -> Result<(), IndexError> {
+        let slot = self.shape.offset(index)?;
+        let bits = self.shape.element_bits();
+        let ty = self.shape.element_type();
+        // Fits: `new` checked `total_bits`; the width is at most 128.
+        write_bits(self.bytes, slot * bits, bits as u32, value.encode(ty));
+        Ok(())
+    }
+
+    /// Copies every element of `src` (same logical shape) into this layout
+    /// ([`Relayout::copy_bytes`]); bytes that hold no element become 0.
+    pub fn copy_from(&mut self, src: &DynBitsView<'_, T>) -> Result<(), RelayoutError> {
+        Relayout::new(src.shape, self.shape)?.copy_bytes(src.bytes, self.bytes, 0)
+    }
+}
