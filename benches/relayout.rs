@@ -7,8 +7,8 @@ use std::hint::black_box;
 use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
 };
-use ndarray::{Array2, ArrayView, ArrayViewMut, Ix5};
-use xla_layout::{ArrayShape, Relayout, TiledShape};
+use ndarray::{Array2, ArrayView, IxDyn};
+use xla_layout::{ArrayShape, DynView, DynViewMut, Relayout, TiledShape};
 
 fn tiled(text: &str) -> TiledShape {
     ArrayShape::parse_validated(text).unwrap().tiled().unwrap()
@@ -72,19 +72,25 @@ fn tpu(c: &mut Criterion) {
         "f32[4096,4096]{1,0:T(8,128)}",
         |k| k as f32,
     );
-    // ndarray: the same bf16 copy as a permutation of a 5-d view:
-    // [r/8, 4, 2, c/128, 128] → [r/8, c/128, 4, 128, 2].
+    // ndarray: the same bf16 copy as an `assign` into the TPU layout's
+    // tiled view (one axis per tile digit, from the library), the source
+    // being the row-major buffer reshaped to the same axes.
+    let (rows_t, tpu_t) = (
+        tiled(&format!("bf16[{n},{n}]{{1,0}}")),
+        tiled(&format!("bf16[{n},{n}]{{1,0:T(8,128)(2,1)}}")),
+    );
     let src = data(n * n, |k| k as u16);
     let mut dst = data(n * n, |_| 0u16);
-    let shape = (n / 8, 4, 2, n / 128, 128);
+    let rows = DynView::new(&rows_t, &src).unwrap();
     g.throughput(Throughput::Bytes((n * n * 2) as u64));
     g.bench_function("bf16_8192x8192_to_(8,128)(2,1)/ndarray", |b| {
         b.iter(|| {
-            let from = ArrayView::<u16, Ix5>::from_shape(shape, &src).unwrap();
-            let mut to =
-                ArrayViewMut::<u16, Ix5>::from_shape((n / 8, n / 128, 4, 128, 2), &mut dst)
-                    .unwrap();
-            to.assign(&from.permuted_axes([0, 3, 1, 4, 2]));
+            let mut to = DynViewMut::new(&tpu_t, &mut dst)
+                .unwrap()
+                .into_ndarray_tiled()
+                .unwrap();
+            let from = ArrayView::from_shape(IxDyn(to.shape()), rows.as_slice()).unwrap();
+            to.assign(&from);
         })
     });
     g.finish();
