@@ -16,8 +16,16 @@
 //! * [`ArrayShape`], [`Layout`], [`Shape`]: the model, every field of XLA's.
 //! * [`validate`]: XLA's validation rules, in order, with XLA's messages.
 //!
-//! Without features the crate is `#![no_std]` and allocates nothing; the
-//! `alloc` feature adds tuple shapes and `FromStr` for [`Shape`].
+//! * [`TiledShape`]: addresses and sizes; [`Relayout`]: copies between
+//!   layouts; [`View`] and [`DynView`] (and their siblings): buffers read
+//!   and written through a layout known at compile time or at run time.
+//!
+//! Without features the crate is `#![no_std]` and allocates nothing.
+//! Features: `alloc` (tuple shapes, owned error text), `std`, `half`,
+//! `float8`, `num-complex` (their types as elements), `ndarray` (views as
+//! `ndarray` views; needs `alloc`), `serde` (shapes as XLA text), `bytemuck`
+//! (views over raw bytes). All but `alloc`, `std` and `ndarray` stay
+//! `no_std` without allocation.
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 // Without an allocator, errors carry their data inline (a copy of the

@@ -36,8 +36,11 @@ impl core::error::Error for NdarrayError {
         match self {
             NdarrayError::NotStrided(e) => Some(e),
             NdarrayError::NotHierarchical(e) => Some(e),
-            // ndarray implements `Error` for it only with its `std` feature;
-            // the message carries it.
+            // ndarray implements `Error` for it only with its `std` feature
+            // (ours turns it on); without, the message carries it.
+            #[cfg(feature = "std")]
+            NdarrayError::Shape(e) => Some(e),
+            #[cfg(not(feature = "std"))]
             NdarrayError::Shape(_) => None,
         }
     }

@@ -25,7 +25,7 @@ pub(crate) fn write_array_without_layout(f: &mut Formatter<'_>, s: &ArrayShape) 
 
 /// Display adapter printing a shape without its layouts
 /// (`ShapeUtil::HumanString`); see [`ArrayShape::without_layout`] and
-/// [`Shape::without_layout`].
+/// [`Shape::without_layout`](crate::Shape::without_layout).
 #[derive(Clone, Copy, Debug)]
 pub struct WithoutLayout<'a, S: ?Sized>(&'a S);
 
