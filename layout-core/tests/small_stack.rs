@@ -2,7 +2,7 @@
 //! up to 8 runs on a 16 KiB stack without an allocator's help (the types
 //! are fixed-size values; docs/firmware.md has their sizes).
 
-use xla_layout_core::{ArrayShape, TiledShape};
+use xla_layout_core::{ArrayShape, DynView, DynViewMut, TiledShape};
 
 const LAYOUTS: [&str; 6] = [
     "bf16[2,3,4,5,6,7,8,256]{7,6,5,4,3,2,1,0:T(8,128)(2,1)}",
@@ -34,6 +34,36 @@ fn all() -> [Option<u64>; LAYOUTS.len()] {
     out
 }
 
+/// A runtime view's reads and writes over `f32[3,5]{1,0:T(2,2)}` (24
+/// slots): the sum of every element after setting each to its slot,
+/// and the padding filled.
+fn through_runtime_views() -> Option<f32> {
+    let tiled = ArrayShape::parse_validated(LAYOUTS[1]).ok()?.tiled().ok()?;
+    let mut data = [0.0f32; 24];
+    let mut v = DynViewMut::new(&tiled, &mut data).ok()?;
+    for r in 0..3 {
+        for c in 0..5 {
+            let slot = tiled.offset(&[r, c]).ok()?;
+            v.set(&[r, c], slot as f32).ok()?;
+        }
+    }
+    v.fill_padding(-1.0);
+    let v = DynView::new(&tiled, &data).ok()?;
+    Some(v.iter().map(|(_, x)| x).sum::<f32>() + v.iter_physical().count() as f32)
+}
+
+#[test]
+fn runtime_views_fit_in_16_kib() {
+    let on_small_stack = std::thread::Builder::new()
+        .stack_size(16 << 10)
+        .spawn(through_runtime_views)
+        .unwrap()
+        .join()
+        .unwrap();
+    // The slots of the 15 elements (tiled_layout.md figure 1) sum to 124.
+    assert_eq!(on_small_stack, Some(124.0 + 15.0));
+}
+
 #[test]
 fn parse_validate_tile_offset_fit_in_16_kib() {
     let expected = all();
@@ -61,4 +91,5 @@ fn sizes_stay_within_budget() {
     assert!(size_of::<Relayout>() <= 16264);
     assert!(size_of::<ParseError>() <= 1160);
     assert!(size_of::<ValidationError>() <= 792);
+    assert_eq!(size_of::<DynView<'_, f32>>(), 24);
 }
