@@ -24,7 +24,8 @@
 //! Features: `alloc` (tuple shapes, owned error text), `std`, `half`,
 //! `float8`, `num-complex` (their types as elements), `ndarray` (views as
 //! `ndarray` views; needs `alloc`), `serde` (shapes as XLA text), `bytemuck`
-//! (views over raw bytes). All but `alloc`, `std` and `ndarray` stay
+//! (views over raw bytes), `dlpack` (DLPack descriptors of strided views;
+//! needs `std`). All but `alloc`, `std`, `ndarray` and `dlpack` stay
 //! `no_std` without allocation.
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
@@ -63,6 +64,8 @@ pub use element_type::ElementType;
 pub use inline_str::InlineStr;
 #[cfg(feature = "ndarray")]
 pub use interop::NdarrayError;
+#[cfg(feature = "dlpack")]
+pub use interop::{Dlpack, DlpackError};
 pub use limits::{
     COMBINE, Capacity, CapacityError, DEFAULT_MAX_DEPTH, MAX_PHYSICAL_SHAPE_TEXT, MAX_RANK,
     MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_ENTRIES, MAX_TILES, UNBOUNDED,

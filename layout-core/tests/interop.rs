@@ -3,7 +3,8 @@
 //! index, and assigning through them is a relayout; `serde` round-trips
 //! every element type and canonical shape text and refuses what XLA
 //! refuses; `bytemuck` views are the typed views of the same bytes;
-//! `float8` and `num-complex` elements carry XLA's bits.
+//! `float8` and `num-complex` elements carry XLA's bits; a `dlpack`
+//! descriptor read by dlpark's own validating reader gives every slot.
 #![cfg(all(
     feature = "std",
     feature = "ndarray",
@@ -11,15 +12,16 @@
     feature = "bytemuck",
     feature = "half",
     feature = "float8",
-    feature = "num-complex"
+    feature = "num-complex",
+    feature = "dlpack"
 ))]
 
 use ndarray::{Array, Dimension, IxDyn};
 use num_complex::Complex;
 use proptest::prelude::*;
 use xla_layout_core::{
-    ArrayShape, COMBINE, DynBitsView, DynView, DynViewMut, Element, ElementType, Layout,
-    NdarrayError, Relayout, TiledShape, ViewError,
+    ArrayShape, COMBINE, DlpackError, DynBitsView, DynView, DynViewMut, Element, ElementType,
+    Layout, NdarrayError, Relayout, TiledShape, ViewError,
 };
 
 fn tiled(text: &str) -> TiledShape {
@@ -305,4 +307,98 @@ fn complex_numbers_are_real_then_imaginary() {
     assert_eq!(b.get(&[0]), Ok(Complex::new(3.0, -0.25)));
     assert!(Complex::<f64>::holds(ElementType::C128));
     assert!(!Complex::<f32>::holds(ElementType::C128));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A DLPack descriptor exists exactly when strides do; read as a DLPack
+    /// consumer reads it (dlpark's validating reader, then pointer
+    /// arithmetic with its shape and strides), every index gives its slot.
+    #[test]
+    fn dlpack_descriptors_read_every_slot(t in layout_case()) {
+        let Some(t) = t else { return Ok(()) };
+        let data: Vec<u32> = (0..t.physical_slots() as u32).collect();
+        let view = DynView::new(&t, &data).unwrap();
+        let d = match (view.dlpack(), t.logical_strides()) {
+            (Ok(d), Ok(_)) => d,
+            (Err(DlpackError::NotStrided(e)), Err(f)) => { prop_assert_eq!(e, f); return Ok(()) }
+            (d, s) => { prop_assert!(false, "dlpack {:?} vs strides {:?}", d.err(), s.err()); unreachable!() }
+        };
+        let tensor = d.tensor();
+        // SAFETY: `d` outlives `tensor`'s use and is not moved.
+        let r = unsafe { dlpark::tensor::TensorRef::from_raw(&tensor) }.unwrap();
+        prop_assert_eq!(r.dtype(), dlpark::ffi::DLDataType::U32);
+        let (shape, strides) = (r.shape(), r.strides().unwrap());
+        let base = r.data_ptr().cast::<u32>();
+        for i in indices(t.logical_dims()) {
+            prop_assert_eq!(shape.len(), i.len());
+            let at: i64 = i.iter().zip(strides).map(|(&k, &s)| k as i64 * s).sum();
+            // SAFETY: `at` is an element of `data` (its slot).
+            let v = unsafe { *base.offset(at as isize) };
+            prop_assert_eq!(u64::from(v), t.offset(&i).unwrap());
+        }
+    }
+}
+
+#[test]
+fn dlpack_types_and_refusals() {
+    use dlpark::ffi::DLDataType;
+    let dtype = |text: &str| {
+        let t = tiled(text);
+        let data = vec![0u8; t.exact_bytes() as usize + 16];
+        // Bytes as raw elements of the slot width.
+        match t.element_bits() {
+            8 => DynView::<u8>::new(&t, &data)
+                .unwrap()
+                .dlpack()
+                .map(|d| d.dtype()),
+            16 => DynView::<u16>::new(&t, bytemuck::cast_slice(&data[..t.exact_bytes() as usize]))
+                .unwrap()
+                .dlpack()
+                .map(|d| d.dtype()),
+            _ => unreachable!(),
+        }
+    };
+    assert_eq!(dtype("bf16[2]{0}"), Ok(DLDataType::BF16));
+    assert_eq!(dtype("f8e4m3fn[2]{0}"), Ok(DLDataType::F8E4M3FN));
+    assert_eq!(dtype("pred[2]{0}"), Ok(DLDataType::BOOL));
+    assert_eq!(dtype("s8[2]{0}"), Ok(DLDataType::I8));
+    assert!(matches!(
+        dtype("s4[2]{0}"),
+        Err(DlpackError::ElementType {
+            ty: ElementType::S4,
+            slot_bits: 8
+        })
+    ));
+    let t = tiled("bf16[16,256]{1,0:T(8,128)(2,1)}");
+    let data = vec![0u16; 4096];
+    let e = DynView::new(&t, &data).unwrap().dlpack().unwrap_err();
+    assert!(matches!(e, DlpackError::NotStrided(_)), "{e}");
+    // Tiles that only pad keep strides: DLPack can read them.
+    let t = tiled("f32[3,5]{1,0:T(8,128)}");
+    let data = vec![0.0f32; 1024];
+    let mut data2 = data.clone();
+    assert_eq!(
+        DynView::new(&t, &data).unwrap().dlpack().unwrap().strides(),
+        [128, 1]
+    );
+    {
+        let d = DynViewMut::new(&t, &mut data2)
+            .unwrap()
+            .into_dlpack()
+            .unwrap();
+        let tensor = d.tensor();
+        // A consumer writes element (2, 4) at 2·stride₀ + 4·stride₁.
+        // SAFETY: `d` keeps the buffer borrowed; the element is in it.
+        unsafe {
+            let strides = std::slice::from_raw_parts(tensor.strides, 2);
+            *tensor
+                .data
+                .cast::<f32>()
+                .offset((2 * strides[0] + 4 * strides[1]) as isize) = 7.0;
+        }
+    }
+    assert_eq!(data2[2 * 128 + 4], 7.0);
+    assert_eq!(data2.iter().filter(|&&x| x != 0.0).count(), 1);
 }
