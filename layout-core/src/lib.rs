@@ -46,8 +46,8 @@ mod view;
 
 pub use address::relayout::bits;
 pub use address::{
-    AddressError, Comparison, Coord, CoordOp, Digit, DigitPair, IndexError, MAX_COORDS, MAX_DIGITS,
-    PerDim, Relayout, RelayoutError, Slabs, TiledShape,
+    AddressError, Comparison, Coord, CoordName, CoordOp, Digit, DigitPair, IndexError, MAX_COORDS,
+    MAX_DIGITS, Padding, PerDim, Relayout, RelayoutError, Rounding, Slabs, TiledShape,
 };
 pub use element_type::ElementType;
 pub use inline_str::InlineStr;

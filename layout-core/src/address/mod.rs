@@ -2,12 +2,14 @@
 
 mod digits;
 mod error;
+mod padding;
 pub(crate) mod relayout;
 mod tiled;
 mod xla_sizes;
 
 pub use digits::{Comparison, Digit, DigitPair, MAX_DIGITS};
 pub use error::{AddressError, IndexError};
+pub use padding::{CoordName, Padding, Rounding};
 pub use relayout::{Relayout, RelayoutError, Slabs};
 pub use tiled::{Coord, CoordOp, MAX_COORDS, PerDim, TiledShape};
 
