@@ -32,14 +32,19 @@
 extern crate alloc;
 
 mod assemble;
+mod assignment;
+pub mod dataflow;
 mod error;
 pub mod infer;
 mod items;
 mod memo;
+mod metadata;
 mod reader;
 
+pub use assignment::{Allocation, AssignedValue, BufferAssignment, memory_space_labels};
 pub use error::{HloError, HloErrorKind, LookupError};
 pub use items::{
     Attribute, Computation, FileLocation, Instruction, Module, Operand, StackFrame, StackIndex,
 };
+pub use metadata::{Metadata, SourceLocation, unescape};
 pub use reader::{Event, LARGE_SHAPE_TEXT, Reader};
