@@ -177,13 +177,14 @@ fn allocation(text: &str, first_value: usize) -> Option<Allocation<'_>> {
         if let Some(c) = part.strip_prefix("color ") {
             a.color = c.trim().parse().unwrap_or(0);
         } else if let Some(p) = part.strip_prefix("parameter ") {
-            let (n, tail) = leading_number(p)?;
-            let shape = bars(tail);
-            let index = tail
-                .rfind("at ShapeIndex ")
-                .map(|at| tail[at + "at ShapeIndex ".len()..].trim());
-            a.parameter = Some((n, index.unwrap_or("{}")));
-            a.parameter_shape = shape;
+            let (n, _) = leading_number(p)?;
+            a.parameter = Some((n, "{}"));
+        } else if part.starts_with("shape |") {
+            // `shape |…| at ShapeIndex {…}`, after `parameter N`.
+            a.parameter_shape = bars(part);
+            if let (Some((n, _)), Some(at)) = (a.parameter, part.rfind("at ShapeIndex ")) {
+                a.parameter = Some((n, part[at + "at ShapeIndex ".len()..].trim()));
+            }
         } else if part.starts_with("output shape is ") {
             a.output_shape = bars(part);
         } else {
