@@ -313,6 +313,8 @@ pub struct ArrayNode {
     pub dynamic: bool,
     /// The rank.
     pub rank: u32,
+    /// Whether its layout has tiles (`T(…)`).
+    pub tiled: bool,
 }
 
 /// A value: the data one instruction defines at one position.
@@ -522,6 +524,7 @@ fn leaf(shape: &Shape) -> NodeKind {
         },
         dynamic: !a.is_static(),
         rank: a.rank() as u32,
+        tiled: a.layout().is_some_and(|l| l.tile_count() > 0),
     })
 }
 

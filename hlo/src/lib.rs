@@ -38,6 +38,7 @@ mod error;
 pub mod infer;
 mod items;
 mod memo;
+pub mod memory;
 mod metadata;
 mod reader;
 
