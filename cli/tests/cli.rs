@@ -340,7 +340,7 @@ fn scan_writes_one_object_per_instruction() {
         "bf16[8,128,1024]{2,1,0:T(8,128)(2,1)}"
     );
     let keys: Vec<&String> = padded.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["computation", "name", "shape", "bytes"]);
+    assert_eq!(keys, ["computation", "name", "shape", "bytes", "inferred"]);
 }
 
 #[test]
