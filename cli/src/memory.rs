@@ -479,7 +479,7 @@ fn text_report(report: &Report, cx: &Context) -> String {
             .collect();
         let _ = writeln!(
             o,
-            "Peak (estimate from the schedule): {} ({}) in {} at {} (step {} of {}), {} buffers live",
+            "Most bytes live at once, by the schedule (estimate): {} ({}) in {} at {} (step {} of {}), {} buffers live",
             human(p.bytes),
             group(p.bytes),
             spaces.join(" + "),
@@ -1024,13 +1024,18 @@ fn html(report: &Report, cx: &Context) -> String {
         timeline(&mut o, report);
         let _ = writeln!(
             o,
-            "<p id=\"peak\" data-bytes=\"{}\">Peak by the schedule (estimate): <b>{}</b> at <code>{}</code>, step {} of {}, {} buffers live.</p>",
+            "<p id=\"peak\" data-bytes=\"{}\">Most bytes live at once, by the schedule (estimate): <b>{}</b> at <code>{}</code>, step {} of {}, {} buffers live.{}</p>",
             p.bytes,
             human(p.bytes),
             escape(instruction),
             p.at + 1,
             d.schedule().len(),
-            p.live.len()
+            p.live.len(),
+            if report.backend == Backend::Cpu {
+                " (jax's CPU peak_memory_in_bytes leaves temporaries out.)"
+            } else {
+                ""
+            }
         );
     }
 
