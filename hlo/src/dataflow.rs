@@ -152,19 +152,34 @@ const START_DONE_OPCODES: &[&str] = &["all-reduce-start", "send-done"];
 /// assert_eq!(rule("reduce-scatter-done"), Rule::AsyncDone);
 /// ```
 pub fn rule(opcode: &str) -> Rule {
-    if let Some(&(_, r)) = RULES.iter().find(|(name, _)| *name == opcode) {
-        return r;
-    }
-    if START_DONE_OPCODES.contains(&opcode) {
-        Rule::Defines
-    } else if opcode.ends_with("-start") {
-        Rule::AsyncStart
-    } else if opcode.ends_with("-update") {
-        Rule::AsyncUpdate
-    } else if opcode.ends_with("-done") {
-        Rule::AsyncDone
-    } else {
-        Rule::Defines
+    // A `match` rather than a search of `RULES`: this runs once per
+    // instruction. A test checks the two agree.
+    match opcode {
+        "bitcast" | "add-dependency" | "domain" | "opt-barrier" | "all-reduce-done" => {
+            Rule::Forward
+        }
+        "get-tuple-element" => Rule::Element,
+        "tuple" => Rule::Tuple,
+        "copy" => Rule::Copy,
+        "while" => Rule::While,
+        "call" => Rule::Call,
+        "conditional" => Rule::Conditional,
+        "parameter" => Rule::Parameter,
+        "async-start" => Rule::AsyncStart,
+        "async-update" => Rule::AsyncUpdate,
+        "async-done" => Rule::AsyncDone,
+        "copy-start" => Rule::CopyStart,
+        "copy-done" => Rule::CopyDone,
+        "all-gather-start" => Rule::AllGatherStart,
+        "all-gather-done" | "collective-permute-done" => Rule::CollectiveDone,
+        "collective-permute-start" => Rule::CollectivePermuteStart,
+        "recv-done" => Rule::RecvDone,
+        "send" => Rule::Send,
+        _ if START_DONE_OPCODES.contains(&opcode) => Rule::Defines,
+        _ if opcode.ends_with("-start") => Rule::AsyncStart,
+        _ if opcode.ends_with("-update") => Rule::AsyncUpdate,
+        _ if opcode.ends_with("-done") => Rule::AsyncDone,
+        _ => Rule::Defines,
     }
 }
 
@@ -528,6 +543,25 @@ fn leaf(shape: &Shape) -> NodeKind {
     })
 }
 
+/// The opcodes that take computations (besides the async forms
+/// `X-start`, `X-update`, `X-done`).
+const CALLING_OPCODES: &[&str] = &[
+    "fusion",
+    "while",
+    "conditional",
+    "call",
+    "map",
+    "reduce",
+    "reduce-window",
+    "reduce-scatter",
+    "all-reduce",
+    "scatter",
+    "select-and-scatter",
+    "sort",
+    "topk",
+    "custom-call",
+];
+
 /// Attributes that name called computations.
 const CALL_ATTRIBUTES: &[&str] = &[
     "calls",
@@ -846,10 +880,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// The computations instruction `id` calls for control flow, as
     /// indices, in the order they run (a loop's condition, then its body).
     pub fn control_flow_callees(&self, id: InstructionId) -> impl Iterator<Item = usize> + '_ {
-        let opcode = self.instruction(id).map_or("", |(_, i)| i.opcode());
-        let r = rule(opcode);
-        let mut list: Vec<(u8, usize)> = self
-            .callees_of(id)
+        let callees = self.callees_of(id);
+        // Most instructions call nothing: no rule to look up.
+        let r = if callees.is_empty() {
+            Rule::Defines
+        } else {
+            rule(self.instruction(id).map_or("", |(_, i)| i.opcode()))
+        };
+        let mut list: Vec<(u8, usize)> = callees
             .iter()
             .filter_map(move |(_, c)| {
                 let order = match (r, c.role) {
@@ -1094,7 +1132,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
             let called = self.contexts[k] == CallContext::ControlFlow;
             for (id, i) in self.ids_of(k).zip(c.instructions()) {
-                self.instruction_values(k, id, i, called);
+                self.instruction_values(id, i, called);
             }
         }
 
@@ -1120,13 +1158,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The values `i` defines and the positions it joins.
-    fn instruction_values(
-        &mut self,
-        k: usize,
-        id: InstructionId,
-        i: &Instruction<'a>,
-        called: bool,
-    ) {
+    fn instruction_values(&mut self, id: InstructionId, i: &Instruction<'a>, called: bool) {
         let r = rule(i.opcode());
         // Only callees on this thread carry values here.
         let control: Vec<usize> = self
@@ -1318,7 +1350,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
         }
         // In place: an output that overwrites an operand is its buffer.
-        for (output, operand, operand_index) in self.in_place_pairs(k, i) {
+        for (output, operand, operand_index) in self.in_place_pairs(id, i) {
             let o = op(operand);
             if o == NONE {
                 continue;
@@ -1338,9 +1370,16 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// operand 0 of `dynamic-update-slice`, the operands of `scatter`,
     /// `output_to_operand_aliasing`, and a fusion whose root updates one
     /// of its parameters in place. `(output index, operand, operand index)`.
-    fn in_place_pairs(&self, k: usize, i: &Instruction<'a>) -> Vec<(Vec<u32>, usize, Vec<u32>)> {
+    fn in_place_pairs(
+        &self,
+        id: InstructionId,
+        i: &Instruction<'a>,
+    ) -> Vec<(Vec<u32>, usize, Vec<u32>)> {
         let mut pairs = Vec::new();
-        if let Some(text) = i.attribute("output_to_operand_aliasing") {
+        // Reading every attribute is slow; the name is looked for first.
+        if i.attributes_text().contains("output_to_operand_aliasing")
+            && let Some(text) = i.attribute("output_to_operand_aliasing")
+        {
             for (output, operand, index) in input_output_aliases(text) {
                 pairs.push((output, operand as usize, index));
             }
@@ -1360,13 +1399,16 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 }
             }
             "fusion" => {
-                let Some(body) = i
-                    .attribute("calls")
-                    .and_then(|c| self.computation_named(c.trim().trim_start_matches('%')))
+                // The body, as the call graph found it (a name lookup
+                // per fusion would cost a scan of every computation).
+                let Some(body) = self
+                    .callees_of(id)
+                    .iter()
+                    .find(|(_, c)| c.role == Role::Calls)
+                    .map(|(_, c)| c.computation as usize)
                 else {
                     return pairs;
                 };
-                let _ = k;
                 let Some(root) = self.module.computations()[body].root() else {
                     return pairs;
                 };
@@ -1406,13 +1448,6 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     fn operand_count(&self, i: &Instruction<'a>) -> usize {
         i.operands().count()
-    }
-
-    fn computation_named(&self, name: &str) -> Option<usize> {
-        self.module
-            .computations()
-            .iter()
-            .position(|c| c.name() == name)
     }
 
     /// `x`, or what it bitcasts, within computation `c` (at most a few
@@ -1535,8 +1570,17 @@ fn collect_callees(
     comp_names: &HashMap<&str, u32>,
     out: &mut Vec<(u32, Callee)>,
 ) {
+    // Most instructions call nothing: only the opcodes that take
+    // computations are looked at, and only when an attribute name is there.
+    let opcode = i.opcode();
+    if !CALLING_OPCODES.contains(&opcode)
+        && !opcode.ends_with("-start")
+        && !opcode.ends_with("-update")
+        && !opcode.ends_with("-done")
+    {
+        return;
+    }
     let attributes = i.attributes_text();
-    // Most instructions call nothing: look for the attribute names first.
     if !CALL_ATTRIBUTES.iter().any(|a| attributes.contains(a)) {
         return;
     }

@@ -367,3 +367,13 @@ fn anything_reads_without_panicking() {
         }
     }
 }
+
+#[test]
+fn the_rule_function_follows_the_table() {
+    use xla_layout_hlo::dataflow::{RULES, Rule, rule};
+    for &(opcode, r) in RULES {
+        assert_eq!(rule(opcode), r, "{opcode}");
+    }
+    assert_eq!(rule("fusion"), Rule::Defines);
+    assert_eq!(rule("send-done"), Rule::Defines);
+}
