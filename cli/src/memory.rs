@@ -916,7 +916,12 @@ fn html(report: &Report, cx: &Context) -> String {
     let widest = report
         .spaces
         .iter()
-        .map(|s| s.arguments + s.outputs.saturating_sub(s.aliased) + s.constants + s.temp_heap)
+        .map(|s| {
+            s.arguments
+                .saturating_add(s.outputs.saturating_sub(s.aliased))
+                .saturating_add(s.constants)
+                .saturating_add(s.temp_heap)
+        })
         .max()
         .unwrap_or(1)
         .max(1);
@@ -936,7 +941,7 @@ fn html(report: &Report, cx: &Context) -> String {
             s.constants,
             s.temp_heap,
         ];
-        let total: u64 = parts.iter().sum();
+        let total: u64 = parts.iter().copied().fold(0u64, u64::saturating_add);
         let _ = writeln!(
             o,
             "<g class=\"space\" data-space=\"{}\" data-total=\"{total}\"><text x=\"0\" y=\"{:.1}\">{}</text>",

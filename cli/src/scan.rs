@@ -315,8 +315,11 @@ fn write_summary(
     if rows.len() > top {
         writeln!(out, "{:>15} ({} more)", "...", rows.len() - top)?;
     }
-    let total: u64 = rows.iter().map(|r| r.bytes).sum();
-    let padding: u64 = rows.iter().map(|r| r.padding_bytes()).sum();
+    let total: u64 = rows.iter().map(|r| r.bytes).fold(0u64, u64::saturating_add);
+    let padding: u64 = rows
+        .iter()
+        .map(|r| r.padding_bytes())
+        .fold(0u64, u64::saturating_add);
     writeln!(
         out,
         "\ntotal {} bytes in {} buffers, {} of them ({:.1}%) padding",

@@ -343,7 +343,10 @@ impl Space {
     /// assert_eq!(s.total(), 48);
     /// ```
     pub fn total(&self) -> u64 {
-        (self.arguments + self.outputs + self.constants + self.temp_heap)
+        self.arguments
+            .saturating_add(self.outputs)
+            .saturating_add(self.constants)
+            .saturating_add(self.temp_heap)
             .saturating_sub(self.aliased)
     }
 }
@@ -553,9 +556,11 @@ impl<'m, 'a> Report<'m, 'a> {
                     // An untiled array outside SMEM takes a 4 KiB page
                     // (every such value in the fixtures: s32[2]{0:S(4)},
                     // s32[] without a layout).
-                    Backend::Tpu if !a.tiled && a.space != 2 => {
-                        a.tiled_bytes.unwrap_or(data).div_ceil(UNTILED_PAGE) * UNTILED_PAGE
-                    }
+                    Backend::Tpu if !a.tiled && a.space != 2 => a
+                        .tiled_bytes
+                        .unwrap_or(data)
+                        .div_ceil(UNTILED_PAGE)
+                        .saturating_mul(UNTILED_PAGE),
                     Backend::Tpu => a.tiled_bytes.unwrap_or(data),
                     _ => {
                         // Dynamic arrays carry their sizes: an int32 per
@@ -836,19 +841,22 @@ impl<'m, 'a> Report<'m, 'a> {
                 return;
             }
             let (s, e) = (range.0 as usize, (range.1 as usize + 1).min(steps));
-            let b = row.bytes as i64;
-            all[k][s] += b;
-            all[k][e] -= b;
+            // Sizes past i64 saturate: the totals of such a module are
+            // meaningless, but reading it must not fail.
+            let b = i64::try_from(row.bytes).unwrap_or(i64::MAX);
+            let bump = |v: &mut Vec<i64>, b: i64| {
+                v[s] = v[s].saturating_add(b);
+                v[e] = v[e].saturating_sub(b);
+            };
+            bump(&mut all[k], b);
             if row.role == Role::Temporary {
-                temps[k][s] += b;
-                temps[k][e] -= b;
+                bump(&mut temps[k], b);
                 let h = if paged(row.space) {
-                    row.bytes.div_ceil(PAGE).saturating_mul(PAGE) as i64
+                    i64::try_from(row.bytes.div_ceil(PAGE).saturating_mul(PAGE)).unwrap_or(i64::MAX)
                 } else {
                     b
                 };
-                heap[k][s] += h;
-                heap[k][e] -= h;
+                bump(&mut heap[k], h);
             }
         };
         for (b, &r) in rep.iter().enumerate() {
@@ -859,18 +867,18 @@ impl<'m, 'a> Report<'m, 'a> {
             let Some(k) = index(row.space) else { continue };
             let sp = &mut spaces[k];
             sp.buffers += 1;
-            sp.buffer_bytes += row.bytes;
-            sp.data_bytes += row.data_bytes;
+            sp.buffer_bytes = sp.buffer_bytes.saturating_add(row.bytes);
+            sp.data_bytes = sp.data_bytes.saturating_add(row.data_bytes);
             match row.role {
-                Role::Argument(_) => sp.arguments += row.bytes,
+                Role::Argument(_) => sp.arguments = sp.arguments.saturating_add(row.bytes),
                 Role::Donated(_) => {
-                    sp.arguments += row.bytes;
-                    sp.outputs += row.bytes;
-                    sp.aliased += row.bytes;
+                    sp.arguments = sp.arguments.saturating_add(row.bytes);
+                    sp.outputs = sp.outputs.saturating_add(row.bytes);
+                    sp.aliased = sp.aliased.saturating_add(row.bytes);
                 }
-                Role::Output => sp.outputs += row.bytes,
-                Role::Constant => sp.constants += row.bytes,
-                Role::Temporary => sp.temporaries += row.bytes,
+                Role::Output => sp.outputs = sp.outputs.saturating_add(row.bytes),
+                Role::Constant => sp.constants = sp.constants.saturating_add(row.bytes),
+                Role::Temporary => sp.temporaries = sp.temporaries.saturating_add(row.bytes),
             }
             add(
                 k,
@@ -886,9 +894,9 @@ impl<'m, 'a> Report<'m, 'a> {
             let Some(k) = index(row.space) else { continue };
             let sp = &mut spaces[k];
             sp.buffers += 1;
-            sp.buffer_bytes += row.bytes;
-            sp.data_bytes += row.data_bytes;
-            sp.constants += row.bytes;
+            sp.buffer_bytes = sp.buffer_bytes.saturating_add(row.bytes);
+            sp.data_bytes = sp.data_bytes.saturating_add(row.data_bytes);
+            sp.constants = sp.constants.saturating_add(row.bytes);
             add(
                 k,
                 row,
@@ -903,9 +911,9 @@ impl<'m, 'a> Report<'m, 'a> {
             let (mut a, mut t, mut h) = (0i64, 0i64, 0i64);
             let mut series = Vec::with_capacity(steps);
             for step in 0..steps {
-                a += all[k][step];
-                t += temps[k][step];
-                h += heap[k][step];
+                a = a.saturating_add(all[k][step]);
+                t = t.saturating_add(temps[k][step]);
+                h = h.saturating_add(heap[k][step]);
                 sp.temp_heap = sp.temp_heap.max(h.max(0) as u64);
                 let (au, tu) = (a.max(0) as u64, t.max(0) as u64);
                 series.push(au);
@@ -923,24 +931,24 @@ impl<'m, 'a> Report<'m, 'a> {
                 let x = spaces[k].assigned.get_or_insert_with(Assigned::default);
                 x.count += 1;
                 if a.thread_local {
-                    x.thread_local += a.size;
+                    x.thread_local = x.thread_local.saturating_add(a.size);
                     continue;
                 }
-                x.total += a.size;
+                x.total = x.total.saturating_add(a.size);
                 if a.parameter.is_some() {
-                    x.parameters += a.size;
+                    x.parameters = x.parameters.saturating_add(a.size);
                 }
                 if a.maybe_live_out {
-                    x.outputs += a.size;
+                    x.outputs = x.outputs.saturating_add(a.size);
                 }
                 if a.parameter.is_some() && a.maybe_live_out {
-                    x.aliased += a.size;
+                    x.aliased = x.aliased.saturating_add(a.size);
                 }
                 if a.constant {
-                    x.constants += a.size;
+                    x.constants = x.constants.saturating_add(a.size);
                 }
                 if a.preallocated_temp {
-                    x.temp += a.size;
+                    x.temp = x.temp.saturating_add(a.size);
                 }
             }
         }
@@ -951,7 +959,11 @@ impl<'m, 'a> Report<'m, 'a> {
             .collect();
         if steps > 0 && !device.is_empty() {
             let (mut best, mut at) = (0u64, 0usize);
-            let total = |step: usize| -> u64 { device.iter().map(|&k| sums[k][step]).sum() };
+            let total = |step: usize| -> u64 {
+                device
+                    .iter()
+                    .fold(0u64, |t, &k| t.saturating_add(sums[k][step]))
+            };
             for (step, bytes) in (0..steps).map(|t| (t, total(t))) {
                 if bytes > best {
                     best = bytes;
@@ -1033,9 +1045,9 @@ impl<'m, 'a> Report<'m, 'a> {
                         arg_src = tuple_exact;
                     }
                     if host {
-                        host_arg += bytes;
+                        host_arg = host_arg.saturating_add(bytes);
                     } else {
-                        arg += bytes;
+                        arg = arg.saturating_add(bytes);
                     }
                     param_node_bytes.insert((n, d.index_of(node).to_vec()), (bytes, host));
                 }
@@ -1049,9 +1061,9 @@ impl<'m, 'a> Report<'m, 'a> {
                     out_src = tuple_exact;
                 }
                 if self.is_host(Self::node_space(&node.kind)) {
-                    host_out += bytes;
+                    host_out = host_out.saturating_add(bytes);
                 } else {
-                    out += bytes;
+                    out = out.saturating_add(bytes);
                 }
             }
         }
@@ -1062,9 +1074,9 @@ impl<'m, 'a> Report<'m, 'a> {
         ) {
             if let Some(&(bytes, host)) = param_node_bytes.get(&(param, index)) {
                 if host {
-                    host_alias += bytes;
+                    host_alias = host_alias.saturating_add(bytes);
                 } else {
-                    alias += bytes;
+                    alias = alias.saturating_add(bytes);
                 }
             }
         }
@@ -1073,7 +1085,7 @@ impl<'m, 'a> Report<'m, 'a> {
             .iter()
             .filter(|s| !s.host)
             .map(|s| s.constants)
-            .sum();
+            .fold(0u64, u64::saturating_add);
         let device_temp_peak = |spaces: &[Space], backend: Backend| -> u64 {
             match backend {
                 // A TPU's temp is its HBM heap; VMEM is not in it.
@@ -1081,8 +1093,12 @@ impl<'m, 'a> Report<'m, 'a> {
                     .iter()
                     .filter(|s| s.space == 0)
                     .map(|s| s.temp_heap)
-                    .sum(),
-                _ => spaces.iter().filter(|s| !s.host).map(|s| s.temp_heap).sum(),
+                    .fold(0u64, u64::saturating_add),
+                _ => spaces
+                    .iter()
+                    .filter(|s| !s.host)
+                    .map(|s| s.temp_heap)
+                    .fold(0u64, u64::saturating_add),
             }
         };
         let host_temp_peak: u64 = self
@@ -1090,7 +1106,7 @@ impl<'m, 'a> Report<'m, 'a> {
             .iter()
             .filter(|s| s.host)
             .map(|s| s.temp_peak)
-            .sum();
+            .fold(0u64, u64::saturating_add);
         let peak_estimate = self.peak.as_ref().map_or(0, |p| p.bytes);
         let ma = &mut self.memory_analysis;
         ma.argument_size_in_bytes = Field::new(arg, arg_src);
@@ -1111,9 +1127,12 @@ impl<'m, 'a> Report<'m, 'a> {
         ma.peak_memory_in_bytes = match self.backend {
             // The CPU's peak is its arguments, outputs and constants:
             // temporaries are not in it (every fixture).
-            Backend::Cpu => {
-                Field::new((arg + out + constants).saturating_sub(alias), Source::Exact)
-            }
+            Backend::Cpu => Field::new(
+                arg.saturating_add(out)
+                    .saturating_add(constants)
+                    .saturating_sub(alias),
+                Source::Exact,
+            ),
             _ => Field::new(peak_estimate, Source::Estimated),
         };
 
@@ -1121,12 +1140,12 @@ impl<'m, 'a> Report<'m, 'a> {
         // XLA's allocations, where they say the same thing.
         let host = |c: i64| self.backend != Backend::Cpu && c == 5;
         let sum = |f: &dyn Fn(&crate::assignment::Allocation<'_>) -> bool| -> (u64, u64) {
-            let (mut dev, mut h) = (0, 0);
+            let (mut dev, mut h) = (0u64, 0u64);
             for a in ba.allocations.iter().filter(|a| !a.thread_local && f(a)) {
                 if host(a.color) {
-                    h += a.size;
+                    h = h.saturating_add(a.size);
                 } else {
-                    dev += a.size;
+                    dev = dev.saturating_add(a.size);
                 }
             }
             (dev, h)
@@ -1145,7 +1164,7 @@ impl<'m, 'a> Report<'m, 'a> {
                     && !host(a.color)
             })
             .map(|a| a.size)
-            .sum();
+            .fold(0u64, u64::saturating_add);
         let src = Source::BufferAssignment;
         ma.argument_size_in_bytes = Field::new(arg, src);
         ma.host_argument_size_in_bytes = Field::new(host_arg, src);
@@ -1156,15 +1175,21 @@ impl<'m, 'a> Report<'m, 'a> {
         ma.temp_size_in_bytes = match self.backend {
             // A TPU reports its HBM temporary heap rounded up to 16 KiB
             // pages on most fixtures, and 0 on some: an estimate.
-            Backend::Tpu => Field::new(temp0.div_ceil(PAGE) * PAGE, Source::Estimated),
+            Backend::Tpu => {
+                Field::new(temp0.div_ceil(PAGE).saturating_mul(PAGE), Source::Estimated)
+            }
             _ => Field::new(temp0, src),
         };
         if self.backend != Backend::Cpu {
             ma.host_temp_size_in_bytes = Field::new(host_temp, src);
         }
         if self.backend == Backend::Cpu {
-            ma.peak_memory_in_bytes =
-                Field::new((arg + out + constants).saturating_sub(alias), src);
+            ma.peak_memory_in_bytes = Field::new(
+                arg.saturating_add(out)
+                    .saturating_add(constants)
+                    .saturating_sub(alias),
+                src,
+            );
         }
     }
 
@@ -1237,8 +1262,9 @@ impl<'m, 'a> Report<'m, 'a> {
             if let Some((a, b)) = row.live {
                 let (a, b) = (a as usize, (b as usize + 1).min(steps));
                 if a < b {
-                    delta[a] += row.bytes as i64;
-                    delta[b] -= row.bytes as i64;
+                    let n = i64::try_from(row.bytes).unwrap_or(i64::MAX);
+                    delta[a] = delta[a].saturating_add(n);
+                    delta[b] = delta[b].saturating_sub(n);
                 }
             }
         }
@@ -1246,7 +1272,7 @@ impl<'m, 'a> Report<'m, 'a> {
         delta[..steps]
             .iter()
             .map(|d| {
-                live += d;
+                live = live.saturating_add(*d);
                 live.max(0) as u64
             })
             .collect()
@@ -1286,7 +1312,12 @@ impl<'m, 'a> Report<'m, 'a> {
         self.spaces
             .iter()
             .filter(|s| !s.host)
-            .fold((0, 0), |(d, b), s| (d + s.data_bytes, b + s.buffer_bytes))
+            .fold((0u64, 0u64), |(d, b), s| {
+                (
+                    d.saturating_add(s.data_bytes),
+                    b.saturating_add(s.buffer_bytes),
+                )
+            })
     }
 }
 
