@@ -51,7 +51,10 @@ fn report_everything(text: &str, assignment: &str, backend: Option<Backend>) {
         }
         let spaces: Vec<i64> = r.spaces.iter().map(|s| s.space).collect();
         let _ = r.live_bytes(&spaces);
-        let _ = (r.padding(), r.spaces.iter().map(|s| s.total()).count());
+        let _ = r.padding();
+        for s in &r.spaces {
+            let _ = s.total();
+        }
     }
 }
 
