@@ -385,6 +385,18 @@ fn text_report(report: &Report, cx: &Context) -> String {
         report.rows.len(),
         d.buffer_count()
     );
+    if report.backend == Backend::Tpu {
+        let _ = writeln!(
+            o,
+            "Tuple index tables: {} bytes ({})",
+            report.tuple_table.bytes,
+            match report.tuple_table.source {
+                Source::Estimated => "assumed; give --tpu GEN",
+                Source::BufferAssignment => "from XLA's buffer assignment",
+                _ => "the generation's",
+            }
+        );
+    }
     match &cx.files.assignment {
         Some(p) => {
             let _ = writeln!(o, "XLA's buffer assignment: {}", p.display());
@@ -430,7 +442,7 @@ fn text_report(report: &Report, cx: &Context) -> String {
         );
         let _ = writeln!(
             o,
-            "      arguments {}, outputs {}{}, constants {}, temporaries {} ({} at most at once)",
+            "      arguments {}, outputs {}{}, constants {}, temporaries {}, at most {} at once{}",
             human(s.arguments),
             human(s.outputs),
             if s.aliased > 0 {
@@ -440,7 +452,12 @@ fn text_report(report: &Report, cx: &Context) -> String {
             },
             human(s.constants),
             human(s.temporaries),
-            human(s.temp_heap)
+            human(s.temp_peak),
+            if s.temp_heap != s.temp_peak {
+                format!(" (a {} heap in 16 KiB pages)", human(s.temp_heap))
+            } else {
+                String::new()
+            }
         );
         if let Some(a) = &s.assigned {
             let _ = writeln!(
@@ -991,11 +1008,11 @@ fn html(report: &Report, cx: &Context) -> String {
     o.push_str("</svg>\n");
 
     // The table of spaces.
-    o.push_str("<table id=\"space-table\"><tr><th>space</th><th>arguments</th><th>outputs</th><th>donated</th><th>constants</th><th>temporaries (at most at once)</th><th>peak live</th><th>padding</th><th>XLA's allocations</th></tr>\n");
+    o.push_str("<table id=\"space-table\"><tr><th>space</th><th>arguments</th><th>outputs</th><th>donated</th><th>constants</th><th>temporaries (at most at once; heap)</th><th>peak live</th><th>padding</th><th>XLA's allocations</th></tr>\n");
     for s in &report.spaces {
         let _ = writeln!(
             o,
-            "<tr data-space=\"{}\"><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} ({})</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr data-space=\"{}\"><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} ({}; {})</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             s.space,
             escape(&space_title(s)),
             human(s.arguments),
@@ -1003,6 +1020,7 @@ fn html(report: &Report, cx: &Context) -> String {
             human(s.aliased),
             human(s.constants),
             human(s.temporaries),
+            human(s.temp_peak),
             human(s.temp_heap),
             human(s.live_peak),
             human(s.buffer_bytes.saturating_sub(s.data_bytes)),

@@ -1006,10 +1006,10 @@ impl<'m, 'a> Report<'m, 'a> {
 
     /// Whether the peak counts space `s`. On a TPU, jax's peak counts HBM
     /// (0), VMEM (1), the v4 space 3 and pinned host (5): with all four
-    /// the estimate comes within 0.4% on 11 of the 13 TPU fixtures (and
-    /// without 3 or 5, 70% off on those that use them); the flags and
-    /// scalars of spaces 2, 4 and 6 are left out. On the CPU and GPU,
-    /// every space.
+    /// the estimate comes within 0.4% on 11 of the 13 TPU fixtures
+    /// (without 3, 71% low on the v4 one; without 5, 33% low on the one
+    /// that offloads to the host); the flags and scalars of spaces 2, 4
+    /// and 6 are left out. On the CPU and GPU, every space.
     fn peak_space(&self, s: i64) -> bool {
         match self.backend {
             Backend::Tpu => matches!(s, 0 | 1 | 3 | 5),
