@@ -116,6 +116,13 @@ pub struct BufferAssignment<'a> {
 
 impl<'a> BufferAssignment<'a> {
     /// Reads `text`, keeping every allocation and value that reads.
+    ///
+    /// ```
+    /// use xla_layout_hlo::BufferAssignment;
+    /// let ba = BufferAssignment::parse("allocation 3: size 512, page 0, constant:\n value: <4 constant.1 @0> (size=512,offset=0): f32[]{:T(128)}\n");
+    /// assert!(ba.allocations[0].constant);
+    /// assert_eq!(ba.values[0].name, "constant.1");
+    /// ```
     pub fn parse(text: &'a str) -> BufferAssignment<'a> {
         let mut ba = BufferAssignment::default();
         for line in text.lines() {

@@ -37,6 +37,13 @@ use crate::items::{Computation, Instruction, Module};
 /// values that flow in from elsewhere. "Tuple nodes" are positions whose
 /// shape is a tuple (their value is the tuple's table of element
 /// pointers); "array nodes" are the rest.
+///
+/// ```
+/// use xla_layout_hlo::dataflow::{Rule, rule};
+/// assert_eq!(rule("tuple"), Rule::Tuple);
+/// assert!(Rule::Tuple.defines_at(&[], true, Default::default()));
+/// assert!(!Rule::Tuple.defines_at(&[0], false, Default::default()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Rule {
@@ -106,6 +113,12 @@ pub enum Rule {
 /// Every opcode that does not simply define a value at each position,
 /// with its [`Rule`] (XLA: `HloDataflowAnalysis::InitializeInstructionValueSets`
 /// and the `Update…ValueSet` functions).
+///
+/// ```
+/// use xla_layout_hlo::dataflow::{RULES, Rule};
+/// assert!(RULES.contains(&("copy-done", Rule::CopyDone)));
+/// assert!(RULES.iter().all(|(_, r)| *r != Rule::Defines)); // the rest define everything
+/// ```
 pub const RULES: &[(&str, Rule)] = &[
     ("bitcast", Rule::Forward),
     ("add-dependency", Rule::Forward),
@@ -184,6 +197,12 @@ pub fn rule(opcode: &str) -> Rule {
 }
 
 /// What [`Rule::defines_at`] needs to know beyond the position.
+///
+/// ```
+/// use xla_layout_hlo::dataflow::{Site, rule};
+/// let in_a_loop_body = Site { called_for_control_flow: true, wrapped_here: false };
+/// assert!(!rule("parameter").defines_at(&[], false, in_a_loop_body));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Site {
     /// Whether the instruction's computation gets its parameters from a
@@ -251,6 +270,13 @@ impl Rule {
 }
 
 /// How a computation runs: what its values are.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// assert_eq!(d.context(0), xla_layout_hlo::dataflow::CallContext::Entry);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum CallContext {
@@ -275,12 +301,29 @@ pub enum CallContext {
 }
 
 /// Which instruction: its position in [`Module::instructions`] order.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// let id: xla_layout_hlo::dataflow::InstructionId = d.find("n").unwrap();
+/// assert_eq!(id, 2); // the third instruction of the module
+/// ```
 pub type InstructionId = u32;
 
 /// "None" for the `u32` indices of this module.
 const NONE: u32 = u32::MAX;
 
 /// One node of a shape: the shape itself or a part of a tuple.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// let nodes = d.nodes(0); // p: the tuple, then its two elements
+/// assert_eq!(nodes.len(), 3);
+/// assert_eq!(d.index_of(&nodes[2]), [1]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Node {
     /// What it is.
@@ -293,6 +336,15 @@ pub struct Node {
 }
 
 /// What a shape node is.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// use xla_layout_hlo::dataflow::NodeKind;
+/// assert!(matches!(d.nodes(0)[0].kind, NodeKind::Tuple { arity: 2 }));
+/// assert!(matches!(d.nodes(0)[1].kind, NodeKind::Array(_)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum NodeKind {
@@ -311,6 +363,14 @@ pub enum NodeKind {
 
 /// The sizes of an array node, each `None` where undefined (a layout
 /// XLA's validator rejects, an unbounded dimension, over 64 bits).
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::{Dataflow, NodeKind}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[3]{0:T(128)S(1)} parameter(0)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// let NodeKind::Array(a) = d.nodes(0)[0].kind else { panic!() };
+/// assert_eq!((a.space, a.tiled_bytes, a.data_bytes, a.xla_bytes), (1, Some(512), Some(12), Some(12)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArrayNode {
     /// Its memory space (`S(n)`).
@@ -333,6 +393,15 @@ pub struct ArrayNode {
 }
 
 /// A value: the data one instruction defines at one position.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// use xla_layout_hlo::dataflow::Value;
+/// assert_eq!(d.values()[0], Value { instruction: 0, node: 0 }); // p's table
+/// assert_eq!(d.value_name(d.values()[2]), "p{1}");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Value {
     /// The defining instruction.
@@ -581,6 +650,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// Analyses `module`: call contexts, shapes (inferring those left out),
     /// values, buffers and, for every module, the flattened instruction
     /// order (meaningful as a schedule when `is_scheduled=true`).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.values().len(), 4); // p{}, p{0}, p{1}, n
+    /// ```
     pub fn new(module: &'m Module<'a>) -> Dataflow<'m, 'a> {
         let computations = module.computations();
         let mut comp_start = Vec::with_capacity(computations.len() + 1);
@@ -686,6 +762,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The module analysed.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.module().computations().len(), 1);
+    /// ```
     pub fn module(&self) -> &'m Module<'a> {
         self.module
     }
@@ -722,12 +805,28 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// Every value, in instruction order, then position order.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let names: Vec<String> = d.values().iter().map(|v| d.value_name(*v)).collect();
+    /// assert_eq!(names, ["p{}", "p{0}", "p{1}", "n"]);
+    /// ```
     pub fn values(&self) -> &[Value] {
         &self.values
     }
 
     /// The buffer holding `value`: values that must share memory share
     /// a buffer. Buffers are numbered from 0 to [`Dataflow::buffer_count`].
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let g = d.find("g").unwrap();
+    /// assert_eq!(d.buffer_of(d.values()[1]), d.buffer_at(g, 0).unwrap()); // g is p{0}
+    /// ```
     pub fn buffer_of(&self, value: Value) -> u32 {
         self.buffer_at(value.instruction, value.node)
             .unwrap_or(NONE)
@@ -735,6 +834,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// The buffer at position `node` of `instruction`; `None` outside the
     /// entry and control-flow computations, or past its shape's nodes.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.buffer_at(d.find("g").unwrap(), 0), d.buffer_at(0, 1));
+    /// assert_eq!(d.buffer_at(0, 9), None);
+    /// ```
     pub fn buffer_at(&self, instruction: InstructionId, node: u32) -> Option<u32> {
         let base = *self.positions.get(instruction as usize)?;
         if base == NONE || node >= self.node_count(instruction) {
@@ -744,11 +851,26 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// How many buffers there are.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.buffer_count(), 4); // g joins p{0}
+    /// ```
     pub fn buffer_count(&self) -> u32 {
         self.buffer_start.len().saturating_sub(1) as u32
     }
 
     /// The values of buffer `b` (indices into [`Dataflow::values`]).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let b = d.buffer_at(d.find("g").unwrap(), 0).unwrap();
+    /// assert_eq!(d.buffer_values(b), [1]); // p{0}, values()[1]
+    /// ```
     pub fn buffer_values(&self, b: u32) -> &[u32] {
         let (s, e) = (
             self.buffer_start.get(b as usize).copied().unwrap_or(0),
@@ -760,6 +882,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The instruction with id `id`, and its computation's index.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let (k, i) = d.instruction(2).unwrap();
+    /// assert_eq!((k, i.name()), (0, "n"));
+    /// ```
     pub fn instruction(&self, id: InstructionId) -> Option<(usize, &'m Instruction<'a>)> {
         let k = self.computation_of(id)?;
         let c = self.module.computations().get(k)?;
@@ -768,6 +898,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The computation instruction `id` belongs to (an index).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.computation_of(1), Some(0));
+    /// assert_eq!(d.computation_of(3), None);
+    /// ```
     pub fn computation_of(&self, id: InstructionId) -> Option<usize> {
         if id >= *self.comp_start.last()? {
             return None;
@@ -776,6 +914,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The instructions of computation `k`, as ids.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.ids_of(0), 0..3);
+    /// ```
     pub fn ids_of(&self, k: usize) -> core::ops::Range<InstructionId> {
         let s = self.comp_start.get(k).copied().unwrap_or(0);
         let e = self.comp_start.get(k + 1).copied().unwrap_or(s);
@@ -784,6 +929,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// The instruction called `name` (`computation/name` where names
     /// repeat), as an id.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.find("g"), Some(1));
+    /// assert_eq!(d.find("nothing"), None);
+    /// ```
     pub fn find(&self, name: &str) -> Option<InstructionId> {
         let (c, i) = self.module.instruction(name).ok()?;
         let k = self
@@ -797,6 +950,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// The nodes of instruction `id`'s shape, in preorder (empty when it
     /// has no shape that reads).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.nodes(2).len(), 1); // n: one array
+    /// ```
     pub fn nodes(&self, id: InstructionId) -> &[Node] {
         let (s, e) = self.shapes.get(id as usize).copied().unwrap_or((0, 0));
         self.nodes.get(s as usize..e as usize).unwrap_or(&[])
@@ -808,6 +968,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// A node's index (`[]` for the shape itself).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let p = d.nodes(0);
+    /// assert_eq!((d.index_of(&p[0]), d.index_of(&p[1])), (&[][..], &[0][..]));
+    /// ```
     pub fn index_of(&self, node: &Node) -> &[u32] {
         let (s, l) = node.path;
         self.paths.get(s as usize..(s + l) as usize).unwrap_or(&[])
@@ -815,6 +983,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// The operands of instruction `id`, as ids (`u32::MAX` for operand
     /// text that names no instruction of its computation).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.operands(2), [1]); // n reads g
+    /// ```
     pub fn operands(&self, id: InstructionId) -> &[u32] {
         let s = self.operand_start.get(id as usize).copied().unwrap_or(0);
         let e = self
@@ -827,6 +1002,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// A value's name as XLA's buffer assignment writes it: the
     /// instruction's name, then `{index}` when its shape is a tuple.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.value_name(d.values()[0]), "p{}");
+    /// assert_eq!(d.value_name(d.values()[3]), "n");
+    /// ```
     pub fn value_name(&self, v: Value) -> String {
         let mut out = String::new();
         if let Some((_, i)) = self.instruction(v.instruction) {
@@ -850,6 +1033,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// Constants of embedded computations (reducers, comparators), which
     /// XLA allocates although their computations have no buffers.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n z = f32[] constant(0)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n p = f32[4]{0} parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[] reduce(p, c), dimensions={0}, to_apply=add\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.embedded_constants(), [2]); // z, in the reducer
+    /// ```
     pub fn embedded_constants(&self) -> &[InstructionId] {
         &self.embedded_constants
     }
@@ -860,12 +1050,28 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// branches, a call's or async op's computation) just before the
     /// instruction that calls it, each computation once, in text order
     /// (which is the schedule when the module is scheduled).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("f {\n q = f32[] parameter(0)\n ROOT x = f32[] negate(q)\n}\nENTRY e {\n p = f32[] parameter(0)\n ROOT c = f32[] call(p), to_apply=f\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let order: Vec<&str> = d.schedule().iter().map(|&i| d.instruction(i).unwrap().1.name()).collect();
+    /// assert_eq!(order, ["p", "q", "x", "c"]); // the callee just before its call
+    /// ```
     pub fn schedule(&self) -> &[InstructionId] {
         &self.schedule
     }
 
     /// Where computation `k`'s own instructions start and end in
     /// [`Dataflow::schedule`] (`None` when it is not in it).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("f {\n q = f32[] parameter(0)\n ROOT x = f32[] negate(q)\n}\nENTRY e {\n p = f32[] parameter(0)\n ROOT c = f32[] call(p), to_apply=f\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.schedule_span(0), Some((1, 3))); // f: q and x
+    /// assert_eq!(d.schedule_span(1), Some((0, 4)));
+    /// ```
     pub fn schedule_span(&self, k: usize) -> Option<(u32, u32)> {
         self.comp_span.get(k).copied().filter(|s| s.0 != NONE)
     }
@@ -879,6 +1085,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// The computations instruction `id` calls for control flow, as
     /// indices, in the order they run (a loop's condition, then its body).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("b {\n s = f32[] parameter(0)\n ROOT n = f32[] negate(s)\n}\nc {\n s = f32[] parameter(0)\n ROOT t = pred[] constant(true)\n}\nENTRY e {\n p = f32[] parameter(0)\n ROOT w = f32[] while(p), body=b, condition=c\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let w = d.find("w").unwrap();
+    /// assert_eq!(d.control_flow_callees(w).collect::<Vec<_>>(), [1, 0]); // condition, then body
+    /// ```
     pub fn control_flow_callees(&self, id: InstructionId) -> impl Iterator<Item = usize> + '_ {
         let callees = self.callees_of(id);
         // Most instructions call nothing: no rule to look up.

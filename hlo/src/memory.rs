@@ -40,6 +40,11 @@ const UNTILED_PAGE: u64 = 4 << 10;
 
 /// The compiler a dump comes from: how it sizes buffers and names memory
 /// spaces.
+///
+/// ```
+/// use xla_layout_hlo::memory::Backend;
+/// assert_eq!(Backend::from_name("tpu"), Some(Backend::Tpu));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Backend {
@@ -68,6 +73,12 @@ impl Backend {
     }
 
     /// The backend named `name` (as [`Backend::name`] writes it).
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::Backend;
+    /// assert_eq!(Backend::from_name("cpu"), Some(Backend::Cpu));
+    /// assert_eq!(Backend::from_name("npu"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<Backend> {
         [Backend::Tpu, Backend::Cpu, Backend::Gpu]
             .into_iter()
@@ -101,6 +112,13 @@ impl Backend {
 }
 
 /// Where a number comes from.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Exact);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Source {
@@ -132,6 +150,13 @@ impl Source {
 }
 
 /// A number of bytes and where it comes from.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Field, Options, Report, Source}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// assert_eq!(r.memory_analysis.output_size_in_bytes, Field { bytes: 32, source: Source::Exact });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Field {
     /// The bytes.
@@ -148,6 +173,13 @@ impl Field {
 
 /// The fields of jax's `CompiledMemoryStats` (`compiled.memory_analysis()`),
 /// under its names.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Report}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+/// let ma = Report::new(&m, &Options::default()).memory_analysis;
+/// assert_eq!((ma.argument_size_in_bytes.bytes, ma.output_size_in_bytes.bytes), (32, 32));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)] // jax's names; `MemoryAnalysis::FIELDS` describes them
 pub struct MemoryAnalysis {
@@ -164,6 +196,11 @@ pub struct MemoryAnalysis {
 
 impl MemoryAnalysis {
     /// The field names, in the order [`MemoryAnalysis::fields`] gives them.
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::MemoryAnalysis;
+    /// assert_eq!(MemoryAnalysis::FIELDS[8], "peak_memory_in_bytes");
+    /// ```
     pub const FIELDS: [&'static str; 9] = [
         "argument_size_in_bytes",
         "output_size_in_bytes",
@@ -207,6 +244,14 @@ impl MemoryAnalysis {
 }
 
 /// What a buffer is to the program.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Report, Role}};
+/// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n c = f32[8]{0} constant({1,2,3,4,5,6,7,8})\n t = f32[8]{0} add(p, c)\n ROOT r = f32[8]{0} negate(t)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// let roles: Vec<Role> = r.rows.iter().map(|x| x.role).collect();
+/// assert_eq!(roles, [Role::Argument(0), Role::Constant, Role::Temporary, Role::Output]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Role {
@@ -241,6 +286,14 @@ impl Role {
 }
 
 /// One value of the program, sized: a row of the report.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Report}};
+/// let m = Module::parse("HloModule m, is_scheduled=true\nENTRY e {\n p = f32[3]{0:T(128)} parameter(0)\n ROOT n = f32[3]{0:T(128)} negate(p)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// let row = &r.rows[0];
+/// assert_eq!((row.bytes, row.data_bytes, row.space, row.live), (512, 12, 0, Some((0, 1))));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     /// The value (for a reducer's constant, node 0 of the constant).
@@ -286,6 +339,15 @@ impl Row {
 }
 
 /// The bytes of one memory space.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Backend, Options, Report}};
+/// let m = Module::parse("ENTRY e {\n p = f32[128]{0:T(128)} parameter(0)\n ROOT v = f32[128]{0:T(128)S(1)} copy(p)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// let names: Vec<&str> = r.spaces.iter().map(|s| s.name.as_str()).collect();
+/// assert_eq!(names, ["HBM", "VMEM"]);
+/// assert_eq!((r.spaces[0].arguments, r.spaces[1].outputs), (512, 512));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Space {
@@ -352,6 +414,15 @@ impl Space {
 }
 
 /// The allocations of one color in XLA's buffer assignment, by kind.
+///
+/// ```
+/// use xla_layout_hlo::{BufferAssignment, Module, memory::{Options, Report}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+/// let ba = BufferAssignment::parse("allocation 0: size 32, parameter 0, shape |f32[8]| at ShapeIndex {}, maybe-live-out:\n value: <0 p @0> (size=32,offset=0): f32[8]{0}\n");
+/// let r = Report::new(&m, &Options { buffer_assignment: Some(&ba), ..Options::default() });
+/// let a = r.spaces[0].assigned.unwrap();
+/// assert_eq!((a.parameters, a.outputs, a.aliased, a.total), (32, 32, 32, 32));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Assigned {
     /// `parameter` allocations (donated ones included).
@@ -374,6 +445,14 @@ pub struct Assigned {
 }
 
 /// The moment the most bytes are live, by the schedule.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Report}};
+/// let m = Module::parse("HloModule m, is_scheduled=true\nENTRY e {\n p = f32[8]{0} parameter(0)\n t = f32[8]{0} negate(p)\n ROOT r = f32[8]{0} exponential(t)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// let peak = r.peak.unwrap();
+/// assert_eq!((peak.bytes, peak.at, peak.live.len()), (96, 1, 3));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Peak {
     /// The bytes live then, in the spaces `spaces`.
@@ -390,6 +469,15 @@ pub struct Peak {
 }
 
 /// What the report is made from besides the module.
+///
+/// ```
+/// use xla_layout_core::tpu::Generation;
+/// use xla_layout_hlo::{Module, memory::{Backend, Options, Report}};
+/// let m = Module::parse("ENTRY e {\n a = f32[8]{0:T(128)} parameter(0)\n ROOT t = (f32[8]{0:T(128)}) tuple(a)\n}").unwrap();
+/// let options = Options { backend: Some(Backend::Tpu), generation: Some(Generation::V6e), ..Options::default() };
+/// let r = Report::new(&m, &options);
+/// assert_eq!(r.memory_analysis.output_size_in_bytes.bytes, 32 + 512); // v6e's table, f32[8] in T(128)
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options<'o, 'b> {
     /// The backend; detected when `None` ([`Backend::detect`]).
@@ -457,6 +545,15 @@ pub struct Report<'m, 'a> {
 }
 
 /// What a row is, for people: computed on demand, for the rows shown.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Report}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = bf16[3,7]{1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// let d = r.details(&r.rows[0]);
+/// assert_eq!((d.name.as_str(), d.opcode, d.metadata.op_name), ("p", "parameter", Some("x")));
+/// assert_eq!(d.reasons, ["d0: 3 → 8 by T(8,128): 2.67×", "d1: 7 → 128 by T(8,128): 18.3×"]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Details<'a> {
@@ -482,6 +579,13 @@ pub struct Details<'a> {
 
 impl<'m, 'a> Report<'m, 'a> {
     /// The report of `module`.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.rows.len(), 1);
+    /// ```
     pub fn new(module: &'m Module<'a>, options: &Options<'_, '_>) -> Report<'m, 'a> {
         let dataflow = Dataflow::new(module);
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
@@ -522,6 +626,13 @@ impl<'m, 'a> Report<'m, 'a> {
     }
 
     /// The dataflow the report is made from.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.dataflow().values().len(), 1);
+    /// ```
     pub fn dataflow(&self) -> &Dataflow<'m, 'a> {
         &self.dataflow
     }
@@ -1194,6 +1305,13 @@ impl<'m, 'a> Report<'m, 'a> {
     }
 
     /// A row's names, shape, padding reasons and origin.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[2]{0:T(128)} parameter(0)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.details(&r.rows[0]).reasons, ["d0: 2 → 128 by T(128): 64×"]);
+    /// ```
     pub fn details(&self, row: &Row) -> Details<'a> {
         let d = &self.dataflow;
         let m = d.module();
@@ -1330,6 +1448,12 @@ fn sized(kind: &NodeKind) -> bool {
 }
 
 /// How to order rows.
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Order, Report}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[2]{0} parameter(0)\n}").unwrap();
+/// assert_eq!(Report::new(&m, &Options::default()).sorted(Order::Bytes), [0]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Order {
     /// By bytes allocated.

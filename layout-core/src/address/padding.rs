@@ -229,6 +229,15 @@ impl Display for Padding<'_> {
 ///
 /// Its `Display` is `d1: 3 → 128 by T(8,128): 42.7×`. The coordinate is
 /// named by how it is computed (see [`Rounding::name`]).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, Padding};
+/// let s = ArrayShape::parse_validated("f32[8,3]{1,0:T(8,128)}").unwrap();
+/// let p = Padding::new(&s).unwrap();
+/// let r = p.roundings().nth(1).unwrap();
+/// assert_eq!((r.level, r.tile, r.size, r.padded), (0, &[8, 128][..], 3, 128));
+/// assert_eq!(r.to_string(), "d1: 3 → 128 by T(8,128): 42.7×");
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Rounding<'t> {
     /// The tile level (0 for the first `T(…)`).
