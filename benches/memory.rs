@@ -6,14 +6,16 @@
 //! computations are merged into one (parameters renumbered, one ROOT), so
 //! that every copy is called and scheduled. Phases measured apart: reading
 //! the module, the dataflow (values, buffers, schedule), and the whole
-//! report (sizes, liveness, peak) from the text.
+//! report (sizes, liveness, peak) from the text; and, apart, reading
+//! XLA's buffer-assignment text (the fixture's, repeated to 32 MB).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use xla_layout::hlo::Module;
 use xla_layout::hlo::dataflow::Dataflow;
 use xla_layout::hlo::memory::{Options, Report};
+use xla_layout::hlo::{BufferAssignment, Module};
 
 const DUMP: &str = include_str!("../tests/data/dumps/tpu_train_step.hlo");
+const ASSIGNMENT: &str = include_str!("../tests/data/dumps/tpu_train_step.buffer-assignment.txt");
 
 /// The dump's computations copied until the text holds about `bytes`.
 fn big_module(bytes: usize) -> String {
@@ -74,6 +76,12 @@ fn memory(c: &mut Criterion) {
             let m = Module::parse(&text).unwrap();
             Report::new(&m, &Options::default()).rows.len()
         })
+    });
+    // XLA's buffer-assignment text, repeated to 32 MB.
+    let assignment = ASSIGNMENT.repeat((32 << 20) / ASSIGNMENT.len() + 1);
+    g.throughput(Throughput::Bytes(assignment.len() as u64));
+    g.bench_function("buffer-assignment", |b| {
+        b.iter(|| BufferAssignment::parse(&assignment).values.len())
     });
     g.finish();
 }
