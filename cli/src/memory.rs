@@ -148,11 +148,9 @@ pub fn main(args: &Args, stdin: impl Read, mut out: impl Write) -> Result<(), Fa
             .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.json {
-        let value = json(&report, &context);
-        serde_json::to_writer_pretty(&mut out, &value).map_err(std::io::Error::from)?;
-        out.write_all(b"\n")?;
+        write_json(&report, &context, &mut out)?;
     } else {
-        out.write_all(text_report(&report, &context).as_bytes())?;
+        text_report(&report, &context, &mut out)?;
     }
     out.flush()?;
     Ok(())
@@ -368,7 +366,7 @@ fn backend_text(report: &Report, args: &Args) -> String {
 }
 
 /// The report for people, in the manner of XLA's out-of-memory report.
-fn text_report(report: &Report, cx: &Context) -> String {
+fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::Result<()> {
     let args = cx.args;
     let mut o = String::new();
     let d = report.dataflow();
@@ -517,11 +515,14 @@ fn text_report(report: &Report, cx: &Context) -> String {
         rows.len(),
         report.rows.len()
     );
+    out.write_all(o.as_bytes())?;
+    // Row by row: with --top 0 a large module has hundreds of thousands.
     for (n, &k) in rows.iter().enumerate() {
-        let row = &report.rows[k];
-        write_row(&mut o, report, row, n + 1);
+        let mut row_text = String::new();
+        write_row(&mut row_text, report, &report.rows[k], n + 1);
+        out.write_all(row_text.as_bytes())?;
     }
-    o
+    Ok(())
 }
 
 fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
@@ -588,8 +589,26 @@ fn field_json(f: Field) -> (Value, Value) {
     (json!(f.bytes), json!(f.source.name()))
 }
 
-/// The report as one JSON object (docs/memory-report.md describes it).
-fn json(report: &Report, cx: &Context) -> Value {
+/// The report as one JSON object (docs/memory-report.md describes it):
+/// the summary indented, then `buffers` one compact object per line,
+/// written as they are made (a large module has hundreds of thousands).
+fn write_json(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::Result<()> {
+    let head =
+        serde_json::to_string_pretty(&json_head(report, cx)).map_err(std::io::Error::from)?;
+    // `head` ends with "\n}": the buffers go before the brace.
+    let head = head.strip_suffix("\n}").unwrap_or(&head);
+    out.write_all(head.as_bytes())?;
+    out.write_all(b",\n  \"buffers\": [")?;
+    for (n, k) in shown(report, cx.args).into_iter().enumerate() {
+        out.write_all(if n == 0 { b"\n    " } else { b",\n    " })?;
+        serde_json::to_writer(&mut *out, &row_json(report, &report.rows[k]))
+            .map_err(std::io::Error::from)?;
+    }
+    out.write_all(b"\n  ]\n}\n")
+}
+
+/// Every key of the JSON object but `buffers`.
+fn json_head(report: &Report, cx: &Context) -> Value {
     let args = cx.args;
     let d = report.dataflow();
     let mut ma = serde_json::Map::new();
@@ -647,10 +666,6 @@ fn json(report: &Report, cx: &Context) -> Value {
             "live_buffers": p.live.len(),
         })
     });
-    let rows: Vec<Value> = shown(report, args)
-        .into_iter()
-        .map(|k| row_json(report, &report.rows[k]))
-        .collect();
     json!({
         "module": cx.module_name,
         "file": cx.files.module.display().to_string(),
@@ -677,7 +692,6 @@ fn json(report: &Report, cx: &Context) -> Value {
         "buffer_count": d.buffer_count(),
         "sort": match args.sort { Order::Bytes => "bytes", Order::Padding => "padding" },
         "top": args.top,
-        "buffers": rows,
     })
 }
 
