@@ -6,6 +6,7 @@
 //! xla-layout relayout 'S' 'D'      raw bytes from layout S to layout D
 //! xla-layout explain ['SHAPE']     what a layout means, for people or as JSON (--svg: a picture)
 //! xla-layout scan FILE.hlo         every instruction of an HLO dump, or its buffers by size
+//! xla-layout memory DUMP           where a program's bytes go and why they are padded
 //! xla-layout tpu ['SHAPE']         the layout a TPU gives a shape by default, and its padding
 //! ```
 //!
@@ -17,6 +18,7 @@
 mod check;
 mod common;
 mod explain;
+mod memory;
 mod offsets;
 mod relayout;
 mod scan;
@@ -56,6 +58,7 @@ enum Command {
     Relayout(relayout::Args),
     Explain(explain::Args),
     Scan(scan::Args),
+    Memory(memory::Args),
     Tpu(tpu::Args),
 }
 
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
             io::stdout().lock(),
             io::stderr().lock(),
         ),
+        Command::Memory(args) => memory::main(&args, io::stdin().lock(), io::stdout().lock()),
         Command::Tpu(args) => tpu::main(&args, io::stdin().lock(), io::stdout().lock()),
     };
     match result {

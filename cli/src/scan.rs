@@ -1,14 +1,15 @@
 //! `xla-layout scan FILE.hlo`: every instruction of an HLO dump, as JSON
 //! lines or as a summary of its buffers by size.
 
-use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use xla_layout_core::text::{ParseEvent, parse_shape_events};
 use xla_layout_core::{Shape, validate};
+use xla_layout_hlo::dataflow::CallContext;
 use xla_layout_hlo::infer::Shapes;
+use xla_layout_hlo::memory::{Options, Report, Row};
 use xla_layout_hlo::{Event, Module, Reader};
 
 use crate::common::Failure;
@@ -227,31 +228,9 @@ fn unread(n: usize) -> Result<(), Failure> {
     }
 }
 
-/// Opcodes whose result is another instruction's buffer.
-const ALIASING: &[&str] = &[
-    "bitcast",
-    "get-tuple-element",
-    "tuple",
-    "while",
-    "conditional",
-    "call",
-    "opt-barrier",
-];
-
-/// Attributes that name computations run inside an instruction rather
-/// than as code with buffers of their own: fusion bodies and reducers.
-const INLINED: &[&str] = &["to_apply", "select", "scatter", "comparator"];
-
-/// One buffer of the summary.
-struct Buffer<'a> {
-    computation: &'a str,
-    name: String,
-    shape: String,
-    space: i8,
-    bytes: Bytes,
-}
-
-/// The buffers of a module by size, with the bytes padding costs.
+/// The buffers of a module by size, with the bytes padding costs: the
+/// values of the library's dataflow (xla-layout-hlo's `memory` report, as
+/// `xla-layout memory` prints it), less tuple index tables.
 fn write_summary(
     text: &str,
     path: &str,
@@ -263,40 +242,39 @@ fn write_summary(
     for e in &unread_parts {
         writeln!(errors, "{}", e.render(text, path))?;
     }
-    let mut inlined: HashSet<&str> = HashSet::new();
-    for (_, i) in module.instructions() {
-        for a in i.attributes() {
-            if INLINED.contains(&a.name) || (a.name == "calls" && i.opcode() == "fusion") {
-                inlined.insert(a.value.trim_start_matches('%'));
-            }
-        }
-    }
-    let entry = module.entry().map(|c| c.name());
-    let mut buffers = Vec::new();
-    let mut undefined = 0usize;
-    for (c, i) in module.instructions() {
-        let skip = inlined.contains(c.name())
-            || ALIASING.contains(&i.opcode())
-            || (i.opcode() == "parameter" && Some(c.name()) != entry);
-        let Some(text) = i.shape_text() else { continue };
-        if skip {
-            continue;
-        }
-        walk_leaves(text, |index, leaf| {
-            let Shape::Array(a) = leaf else { return };
-            match array_bytes(leaf) {
-                Some(bytes) => buffers.push(Buffer {
-                    computation: c.name(),
-                    name: format!("{}{index}", i.name()),
-                    shape: leaf.to_string(),
-                    space: a.memory_space(),
-                    bytes,
-                }),
-                None => undefined += 1,
-            }
-        });
-    }
-    buffers.sort_by(|a, b| b.bytes.exact.cmp(&a.bytes.exact).then(a.name.cmp(&b.name)));
+    let report = Report::new(&module, &Options::default());
+    let d = report.dataflow();
+    let inlined = (0..module.computations().len())
+        .filter(|&k| matches!(d.context(k), CallContext::Fusion | CallContext::Embedded))
+        .count();
+    // Tuple index tables are left out: this lists the arrays.
+    let rows: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| !r.tuple_table && r.sized)
+        .collect();
+    let undefined = report
+        .rows
+        .iter()
+        .filter(|r| !r.tuple_table && !r.sized)
+        .count();
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let c = d
+                .computation_of(r.value.instruction)
+                .and_then(|k| module.computations().get(k))
+                .map_or("", |c| c.name());
+            format!("{c}/{}", d.value_name(r.value))
+        })
+        .collect();
+    order.sort_by(|&a, &b| {
+        rows[b]
+            .bytes
+            .cmp(&rows[a].bytes)
+            .then(names[a].cmp(&names[b]))
+    });
     let mut out = std::io::BufWriter::new(out);
     let instructions = module.instructions().count();
     writeln!(
@@ -304,48 +282,49 @@ fn write_summary(
         "{}: {} computations ({} fusion bodies or reducers), {instructions} instructions, {} buffers",
         module.name().unwrap_or(path),
         module.computations().len(),
-        inlined.len(),
-        buffers.len()
+        inlined,
+        rows.len()
     )?;
     writeln!(
         out,
-        "buffers: instruction results outside fusion bodies and reducers, except those that\n\
-         alias another buffer ({}, parameters\n\
-         of non-entry computations); tuple results count per element\n",
-        ALIASING.join(", ")
+        "buffers: the values XLA's dataflow defines, outside fusion bodies and reducers; results\n\
+         that forward another buffer (bitcast, get-tuple-element, tuple, while, call,\n\
+         conditional, copy-done, async-done, parameters of called computations, ...) define\n\
+         none; tuple results count per element (xla-layout memory has the full report)\n"
     )?;
     writeln!(
         out,
         "{:>15} {:>13} {:>6}  {:<5} buffer and shape",
         "bytes", "padding", "pad%", "space"
     )?;
-    for b in buffers.iter().take(top) {
-        let padding = b.bytes.exact - b.bytes.elements.min(b.bytes.exact);
+    for &k in order.iter().take(top) {
+        let r = rows[k];
+        let shape = report.details(r).shape;
+        let padding = r.padding_bytes();
         writeln!(
             out,
-            "{:>15} {:>13} {:>5.1}%  S({})  {}/{}  {}",
-            group(b.bytes.exact),
+            "{:>15} {:>13} {:>5.1}%  S({})  {}  {}",
+            group(r.bytes),
             group(padding),
-            percent(padding, b.bytes.exact),
-            b.space,
-            b.computation,
-            b.name,
-            b.shape
+            percent(padding, r.bytes),
+            r.space,
+            names[k],
+            shape
         )?;
     }
-    if buffers.len() > top {
-        writeln!(out, "{:>15} ({} more)", "...", buffers.len() - top)?;
+    if rows.len() > top {
+        writeln!(out, "{:>15} ({} more)", "...", rows.len() - top)?;
     }
-    let total: u64 = buffers.iter().map(|b| b.bytes.exact).sum();
-    let padding: u64 = buffers
+    let total: u64 = rows.iter().map(|r| r.bytes).fold(0u64, u64::saturating_add);
+    let padding: u64 = rows
         .iter()
-        .map(|b| b.bytes.exact - b.bytes.elements.min(b.bytes.exact))
-        .sum();
+        .map(|r| r.padding_bytes())
+        .fold(0u64, u64::saturating_add);
     writeln!(
         out,
         "\ntotal {} bytes in {} buffers, {} of them ({:.1}%) padding",
         group(total),
-        buffers.len(),
+        rows.len(),
         group(padding),
         percent(padding, total)
     )?;

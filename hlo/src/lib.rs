@@ -20,6 +20,15 @@
 //! error. It does not check what XLA's verifier checks (that operands
 //! exist, that opcodes are known, that shapes are valid for their layouts).
 //!
+//! On top of the model: [`dataflow`] finds the values and buffers XLA's
+//! dataflow and alias analyses define (which opcode defines a value,
+//! which forwards one: a table), and the flattened schedule; [`memory`]
+//! sizes them as each backend allocates, reproduces jax's
+//! `compiled.memory_analysis()` and estimates the peak (what `xla-layout
+//! memory` prints); [`BufferAssignment`] reads XLA's own allocations from
+//! its dump; [`Metadata`] and [`StackIndex::frames`] say where an
+//! instruction came from in the user's code.
+//!
 //! The crate consumes the core's public grammar-embedding API
 //! ([`xla_layout_core::text::parse_shape_into`] and its siblings), as a
 //! decoder consumes a format's parser crate. Its modules depend one way:
@@ -32,14 +41,20 @@
 extern crate alloc;
 
 mod assemble;
+mod assignment;
+pub mod dataflow;
 mod error;
 pub mod infer;
 mod items;
 mod memo;
+pub mod memory;
+mod metadata;
 mod reader;
 
+pub use assignment::{Allocation, AssignedValue, BufferAssignment, memory_space_labels};
 pub use error::{HloError, HloErrorKind, LookupError};
 pub use items::{
     Attribute, Computation, FileLocation, Instruction, Module, Operand, StackFrame, StackIndex,
 };
+pub use metadata::{Metadata, SourceLocation, unescape};
 pub use reader::{Event, LARGE_SHAPE_TEXT, Reader};

@@ -56,9 +56,9 @@ mod view;
 
 pub use address::relayout::bits;
 pub use address::{
-    AddressError, Axis, Comparison, Coord, CoordOp, Digit, DigitPair, Hierarchical, IndexError,
-    MAX_COORDS, MAX_DIGITS, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided, PerDim, Relayout,
-    RelayoutError, Slabs, TiledShape,
+    AddressError, Axis, Comparison, Coord, CoordName, CoordOp, Digit, DigitPair, Hierarchical,
+    IndexError, MAX_COORDS, MAX_DIGITS, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided, Padding,
+    PerDim, Relayout, RelayoutError, Rounding, Slabs, TiledShape,
 };
 pub use element_type::ElementType;
 pub use inline_str::InlineStr;

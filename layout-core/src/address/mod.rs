@@ -3,6 +3,7 @@
 mod digits;
 mod error;
 mod hierarchical;
+mod padding;
 pub(crate) mod relayout;
 mod tiled;
 mod xla_sizes;
@@ -10,6 +11,7 @@ mod xla_sizes;
 pub use digits::{Comparison, Digit, DigitPair, MAX_DIGITS};
 pub use error::{AddressError, IndexError};
 pub use hierarchical::{Axis, Hierarchical, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided};
+pub use padding::{CoordName, Padding, Rounding};
 pub use relayout::{Relayout, RelayoutError, Slabs};
 pub use tiled::{Coord, CoordOp, MAX_COORDS, PerDim, TiledShape};
 

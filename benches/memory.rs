@@ -1,0 +1,90 @@
+//! `xla-layout memory` throughput: the memory report of a large TPU module
+//! built from tests/data/dumps/tpu_train_step.hlo (a real 496 KB dump:
+//! a 2-layer transformer train step with loops, async copies and
+//! collectives), its computations copied until the text is about 64 MB:
+//! copy `k` renames every `%name` to `%c{k}.name`, and the entry
+//! computations are merged into one (parameters renumbered, one ROOT), so
+//! that every copy is called and scheduled. Phases measured apart: reading
+//! the module, the dataflow (values, buffers, schedule), and the whole
+//! report (sizes, liveness, peak) from the text; and, apart, reading
+//! XLA's buffer-assignment text (the fixture's, repeated to 32 MB).
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use xla_layout::hlo::dataflow::Dataflow;
+use xla_layout::hlo::memory::{Options, Report};
+use xla_layout::hlo::{BufferAssignment, Module};
+
+const DUMP: &str = include_str!("../tests/data/dumps/tpu_train_step.hlo");
+const ASSIGNMENT: &str = include_str!("../tests/data/dumps/tpu_train_step.buffer-assignment.txt");
+
+/// The dump's computations copied until the text holds about `bytes`.
+fn big_module(bytes: usize) -> String {
+    let start = DUMP.find("\n%").expect("the dump has computations");
+    let (header, rest) = DUMP.split_at(start);
+    let entry = rest.find("\nENTRY ").expect("the dump has an entry");
+    let (computations, entry) = rest.split_at(entry);
+    let lines: Vec<&str> = entry.trim_matches('\n').lines().collect();
+    let (entry_header, body) = (lines[0], &lines[1..lines.len() - 1]);
+    let params = body.iter().filter(|l| l.contains(" parameter(")).count();
+    let copies = (bytes / rest.len()).max(1);
+    let mut text = String::with_capacity(bytes + rest.len());
+    text.push_str(header);
+    let mut merged = String::new();
+    for k in 0..copies {
+        let prefix = format!("%c{k}.");
+        text.push_str(&computations.replace('%', &prefix));
+        for line in body {
+            let mut line = line.replace('%', &prefix);
+            if k + 1 < copies {
+                line = line.replacen("ROOT ", "", 1);
+            }
+            if let Some(at) = line.find(" parameter(") {
+                let open = at + " parameter(".len();
+                let close = open + line[open..].find(')').expect("parameter(N)");
+                let n: usize = line[open..close].parse().expect("a parameter number");
+                line.replace_range(open..close, &(n + k * params).to_string());
+            }
+            merged.push_str(&line);
+            merged.push('\n');
+        }
+    }
+    text.push('\n');
+    text.push_str(&entry_header.replace('%', &format!("%c{}.", copies - 1)));
+    text.push('\n');
+    text.push_str(&merged);
+    text.push_str("}\n");
+    text
+}
+
+fn memory(c: &mut Criterion) {
+    let text = big_module(64 << 20);
+    let module = Module::parse(&text).unwrap();
+    let mut g = c.benchmark_group("memory");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.bench_function("parse", |b| {
+        b.iter(|| Module::parse(&text).unwrap().computations().len())
+    });
+    g.bench_function("dataflow", |b| {
+        b.iter(|| Dataflow::new(&module).values().len())
+    });
+    g.bench_function("report/from-module", |b| {
+        b.iter(|| Report::new(&module, &Options::default()).rows.len())
+    });
+    g.bench_function("report/from-text", |b| {
+        b.iter(|| {
+            let m = Module::parse(&text).unwrap();
+            Report::new(&m, &Options::default()).rows.len()
+        })
+    });
+    // XLA's buffer-assignment text, repeated to 32 MB.
+    let assignment = ASSIGNMENT.repeat((32 << 20) / ASSIGNMENT.len() + 1);
+    g.throughput(Throughput::Bytes(assignment.len() as u64));
+    g.bench_function("buffer-assignment", |b| {
+        b.iter(|| BufferAssignment::parse(&assignment).values.len())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, memory);
+criterion_main!(benches);

@@ -1,0 +1,1183 @@
+//! `xla-layout memory DUMP`: where a compiled program's bytes go, and why
+//! they are padded — jax's `memory_analysis()`, per-space totals and the
+//! largest buffers, as text (like XLA's out-of-memory report), JSON or an
+//! HTML page. The report itself is xla-layout-hlo's `memory` module; this
+//! file finds the dump's files, parses arguments and prints.
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use xla_layout_core::tpu::Generation;
+use xla_layout_hlo::memory::{Backend, Field, Options, Order, Report, Role, Row, Source, Space};
+use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
+
+use crate::common::Failure;
+
+/// Where a compiled program's bytes go, and why they are padded.
+///
+/// DUMP is an optimized HLO module as XLA dumps it
+/// (`…after_optimizations.txt`, or a fixture's `NAME.hlo`), a dump
+/// directory holding one (choose with --module when it holds several), or
+/// `-` for stdin. XLA's buffer assignment next to it
+/// (`…after_optimizations-buffer-assignment.txt`, `NAME.buffer-assignment.txt`)
+/// is read when present, and so is its memory-usage report (for XLA's names
+/// of memory spaces).
+///
+/// Prints jax's `compiled.memory_analysis()` fields with where each number
+/// comes from (exact, XLA's buffer assignment, or estimated), the bytes of
+/// each memory space, the padding, the peak by the schedule, and the
+/// largest buffers with why each is padded, its op_name and source line.
+/// --json writes one object (docs/memory-report.md describes it); --html a
+/// self-contained page.
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The dump: a module's text, a dump directory, or `-` for stdin
+    #[arg(value_name = "DUMP")]
+    pub dump: PathBuf,
+    /// In a dump directory, the module whose file name contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    pub module: Option<String>,
+    /// XLA's buffer assignment for the module (default: the one next to it)
+    #[arg(long, value_name = "FILE", conflicts_with = "no_buffer_assignment")]
+    pub buffer_assignment: Option<PathBuf>,
+    /// Do not read XLA's buffer assignment: estimate from the module alone
+    #[arg(long)]
+    pub no_buffer_assignment: bool,
+    /// The backend (default: detected from the module)
+    #[arg(long, value_name = "NAME", value_parser = parse_backend)]
+    pub backend: Option<Backend>,
+    /// The TPU generation, for the size of tuple tables (v4, v5e: 512 bytes; v6e: 32)
+    #[arg(long, value_name = "GEN", value_parser = parse_generation)]
+    pub tpu: Option<Generation>,
+    /// Order the buffers by their bytes or by their padding
+    #[arg(long, value_name = "KEY", default_value = "bytes", value_parser = parse_order)]
+    pub sort: Order,
+    /// List the N largest buffers (0: all)
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+    /// Write one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML page to FILE (`-`: stdout, instead of text)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+fn parse_backend(text: &str) -> Result<Backend, String> {
+    Backend::from_name(text).ok_or_else(|| format!("expected tpu, cpu or gpu, not '{text}'"))
+}
+
+fn parse_generation(text: &str) -> Result<Generation, String> {
+    Generation::from_name(text).ok_or_else(|| format!("expected v4, v5e or v6e, not '{text}'"))
+}
+
+fn parse_order(text: &str) -> Result<Order, String> {
+    match text {
+        "bytes" => Ok(Order::Bytes),
+        "padding" => Ok(Order::Padding),
+        _ => Err(format!("expected bytes or padding, not '{text}'")),
+    }
+}
+
+/// The files of one dumped module.
+struct Files {
+    module: PathBuf,
+    assignment: Option<PathBuf>,
+    report: Option<PathBuf>,
+}
+
+/// Runs `memory`.
+pub fn main(args: &Args, stdin: impl Read, mut out: impl Write) -> Result<(), Failure> {
+    let to_stdout = args.html.as_deref() == Some(Path::new("-"));
+    if to_stdout && args.json {
+        return Err(Failure::Usage {
+            command: "memory",
+            message: "--json and --html - both write to stdout; give --html a file".into(),
+        });
+    }
+    let files = locate(args)?;
+    let text = read_text(&files.module, stdin)?;
+    let assignment_text = match &files.assignment {
+        Some(p) => Some(read_file(p)?),
+        None => None,
+    };
+    let report_text = match &files.report {
+        Some(p) => Some(read_file(p)?),
+        None => None,
+    };
+    let (module, errors) = Module::parse_lenient(&text);
+    let name = files.module.display().to_string();
+    if module.computations().is_empty() {
+        return Err(Failure::Input(match errors.first() {
+            Some(e) => e.render(&text, &name),
+            None => format!("{name} holds no HLO computation"),
+        }));
+    }
+    let assignment = assignment_text.as_deref().map(BufferAssignment::parse);
+    let labels = report_text
+        .as_deref()
+        .map(memory_space_labels)
+        .unwrap_or_default();
+    let report = Report::new(
+        &module,
+        &Options {
+            backend: args.backend,
+            generation: args.tpu,
+            buffer_assignment: assignment.as_ref(),
+            space_labels: &labels,
+        },
+    );
+    let context = Context {
+        args,
+        files: &files,
+        module_name: module.name().unwrap_or("(unnamed module)"),
+        unread: errors.len(),
+    };
+    let mut out = std::io::BufWriter::new(&mut out);
+    if let Some(path) = &args.html {
+        let page = html(&report, &context);
+        if to_stdout {
+            out.write_all(page.as_bytes())?;
+            out.flush()?;
+            return Ok(());
+        }
+        std::fs::write(path, page)
+            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if args.json {
+        write_json(&report, &context, &mut out)?;
+    } else {
+        text_report(&report, &context, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// What the printers need besides the report.
+struct Context<'a> {
+    args: &'a Args,
+    files: &'a Files,
+    module_name: &'a str,
+    /// Parts of the module that did not read (skipped).
+    unread: usize,
+}
+
+/// The module's file and the files XLA wrote beside it.
+fn locate(args: &Args) -> Result<Files, Failure> {
+    let dump = &args.dump;
+    let module = if dump.is_dir() {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dump)
+            .map_err(|e| Failure::Input(format!("cannot read {}: {e}", dump.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let n = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default();
+                (n.ends_with("after_optimizations.txt") || n.ends_with(".hlo"))
+                    && !n.ends_with(".before.hlo")
+                    && args.module.as_deref().is_none_or(|m| n.contains(m))
+            })
+            .collect();
+        found.sort();
+        match found.len() {
+            1 => found.remove(0),
+            0 => {
+                return Err(Failure::Input(format!(
+                    "{} holds no optimized module (…after_optimizations.txt or .hlo){}",
+                    dump.display(),
+                    args.module
+                        .as_deref()
+                        .map(|m| format!(" whose name contains '{m}'"))
+                        .unwrap_or_default()
+                )));
+            }
+            _ => {
+                let names: Vec<String> = found
+                    .iter()
+                    .map(|p| {
+                        p.file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned()
+                    })
+                    .collect();
+                return Err(Failure::Input(format!(
+                    "{} holds {} modules; choose one with --module TEXT:\n  {}",
+                    dump.display(),
+                    names.len(),
+                    names.join("\n  ")
+                )));
+            }
+        }
+    } else {
+        dump.clone()
+    };
+    let sibling = |suffix_txt: &str, suffix_hlo: &str| -> Option<PathBuf> {
+        let name = module.to_str()?;
+        let candidate = if let Some(stem) = name.strip_suffix(".txt") {
+            format!("{stem}-{suffix_txt}")
+        } else if let Some(stem) = name.strip_suffix(".hlo") {
+            format!("{stem}.{suffix_hlo}")
+        } else {
+            return None;
+        };
+        let p = PathBuf::from(candidate);
+        p.is_file().then_some(p)
+    };
+    let stdin = module.as_os_str() == "-";
+    let assignment = match (&args.buffer_assignment, args.no_buffer_assignment || stdin) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => None,
+        (None, false) => sibling("buffer-assignment.txt", "buffer-assignment.txt"),
+    };
+    let report = if stdin {
+        None
+    } else {
+        sibling("memory-usage-report.txt", "memory-usage-report.txt")
+    };
+    Ok(Files {
+        module,
+        assignment,
+        report,
+    })
+}
+
+fn read_file(path: &Path) -> Result<String, Failure> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::Input(format!("cannot read {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::Input(format!(
+            "{} is not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn read_text(path: &Path, mut stdin: impl Read) -> Result<String, Failure> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        stdin.read_to_end(&mut bytes)?;
+        return String::from_utf8(bytes).map_err(|e| {
+            Failure::Input(format!(
+                "stdin is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        });
+    }
+    read_file(path)
+}
+
+/// XLA's `HumanReadableNumBytes`: `512B`, `4.00K`, `1.36M` (powers of 1024).
+pub fn human(bytes: u64) -> String {
+    if bytes < 1024 {
+        return format!("{bytes}B");
+    }
+    let mut value = bytes as f64;
+    let mut unit = 'B';
+    for u in ['K', 'M', 'G', 'T', 'P', 'E'] {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = u;
+    }
+    format!("{value:.2}{unit}")
+}
+
+/// `12345678` as `12,345,678`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `bytes / data`, or nothing without data.
+fn expansion(data: u64, bytes: u64) -> Option<f64> {
+    (data > 0).then(|| bytes as f64 / data as f64)
+}
+
+/// ` (4.0× expansion)` as XLA writes it, with a second decimal where one
+/// would read 1.0 for an expansion that is not none.
+fn expansion_text(data: u64, bytes: u64) -> String {
+    match expansion(data, bytes) {
+        Some(x) if x < 1.05 && bytes > data => format!(" ({x:.2}× expansion)"),
+        Some(x) => format!(" ({x:.1}× expansion)"),
+        None => String::new(),
+    }
+}
+
+fn source_text(s: Source) -> &'static str {
+    match s {
+        Source::Exact => "exact",
+        Source::BufferAssignment => "XLA's buffer assignment",
+        Source::Estimated => "estimated",
+        _ => s.name(),
+    }
+}
+
+fn space_title(s: &Space) -> String {
+    let mut t = format!("S({}) {}", s.space, s.name);
+    if let Some(l) = &s.label {
+        let _ = write!(t, " (XLA: {l})");
+    }
+    t
+}
+
+/// The rows to show: sorted, the first `top` (all for 0).
+fn shown(report: &Report, args: &Args) -> Vec<usize> {
+    let mut rows = report.sorted(args.sort);
+    if args.top > 0 {
+        rows.truncate(args.top);
+    }
+    rows
+}
+
+fn role_text(role: Role) -> String {
+    match role {
+        Role::Argument(n) => format!("argument {n}"),
+        Role::Donated(n) => format!("argument {n}, donated: also output"),
+        Role::Output => "output".into(),
+        Role::Constant => "constant".into(),
+        Role::Temporary => "temporary".into(),
+        _ => role.name().into(),
+    }
+}
+
+fn backend_text(report: &Report, args: &Args) -> String {
+    let mut t = report.backend.name().to_uppercase();
+    if let Some(g) = report.generation {
+        let _ = write!(t, " {}", g.name());
+    }
+    if args.backend.is_none() {
+        t.push_str(" (detected)");
+    }
+    t
+}
+
+/// The report for people, in the manner of XLA's out-of-memory report.
+fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::Result<()> {
+    let args = cx.args;
+    let mut o = String::new();
+    let d = report.dataflow();
+    let _ = writeln!(
+        o,
+        "{}: {}, {}; {} values in {} buffers",
+        cx.module_name,
+        backend_text(report, args),
+        if report.scheduled {
+            "scheduled"
+        } else {
+            "not scheduled (text order taken as the schedule)"
+        },
+        report.rows.len(),
+        d.buffer_count()
+    );
+    if report.backend == Backend::Tpu {
+        let _ = writeln!(
+            o,
+            "Tuple index tables: {} bytes ({})",
+            report.tuple_table.bytes,
+            match report.tuple_table.source {
+                Source::Estimated => "assumed; give --tpu GEN",
+                Source::BufferAssignment => "from XLA's buffer assignment",
+                _ => "the generation's",
+            }
+        );
+    }
+    match &cx.files.assignment {
+        Some(p) => {
+            let _ = writeln!(o, "XLA's buffer assignment: {}", p.display());
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "No buffer assignment read: sizes and roles from the module alone."
+            );
+        }
+    }
+    if cx.unread > 0 {
+        let _ = writeln!(
+            o,
+            "warning: {} part(s) of the module did not read and are left out",
+            cx.unread
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nmemory_analysis() (as jax's compiled.memory_analysis() reports it):"
+    );
+    for (name, f) in report.memory_analysis.fields() {
+        let _ = writeln!(
+            o,
+            "  {name:<29} {:>15} {:>9}  {}",
+            group(f.bytes),
+            human(f.bytes),
+            source_text(f.source)
+        );
+    }
+    let _ = writeln!(o, "\nMemory spaces:");
+    for s in &report.spaces {
+        let _ = writeln!(
+            o,
+            "  {}{}: {} buffers, {} ({}) of which {} padding",
+            space_title(s),
+            if s.host { ", host memory" } else { "" },
+            s.buffers,
+            human(s.buffer_bytes),
+            group(s.buffer_bytes),
+            human(s.buffer_bytes.saturating_sub(s.data_bytes))
+        );
+        let _ = writeln!(
+            o,
+            "      arguments {}, outputs {}{}, constants {}, temporaries {}, at most {} at once{}",
+            human(s.arguments),
+            human(s.outputs),
+            if s.aliased > 0 {
+                format!(" ({} of them donated arguments)", human(s.aliased))
+            } else {
+                String::new()
+            },
+            human(s.constants),
+            human(s.temporaries),
+            human(s.temp_peak),
+            if s.temp_heap != s.temp_peak {
+                format!(" (a {} heap in 16 KiB pages)", human(s.temp_heap))
+            } else {
+                String::new()
+            }
+        );
+        if let Some(a) = &s.assigned {
+            let _ = writeln!(
+                o,
+                "      XLA's allocations: {} in {}: parameters {}, outputs {}, constants {}, temporary heap {}{}",
+                human(a.total),
+                a.count,
+                human(a.parameters),
+                human(a.outputs),
+                human(a.constants),
+                human(a.temp),
+                if a.thread_local > 0 {
+                    format!(", reducers' thread-local scratch {}", human(a.thread_local))
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    let (data, bytes) = report.padding();
+    let _ = writeln!(
+        o,
+        "\nExtra memory due to padding: {}{} — {} of elements in {} of device buffers",
+        human(bytes.saturating_sub(data)),
+        expansion_text(data, bytes),
+        human(data),
+        human(bytes)
+    );
+    if let Some(p) = &report.peak {
+        let instruction = d.instruction(p.instruction).map_or("?", |(_, i)| i.name());
+        let spaces: Vec<String> = p
+            .spaces
+            .iter()
+            .filter_map(|s| report.spaces.iter().find(|x| x.space == *s))
+            .map(|s| s.name.clone())
+            .collect();
+        let _ = writeln!(
+            o,
+            "Most bytes live at once, by the schedule (estimate): {} ({}) in {} at {} (step {} of {}), {} buffers live",
+            human(p.bytes),
+            group(p.bytes),
+            spaces.join(" + "),
+            instruction,
+            p.at + 1,
+            d.schedule().len(),
+            p.live.len()
+        );
+    }
+    let rows = shown(report, args);
+    let _ = writeln!(
+        o,
+        "\nLargest buffers (by {}, {} of {}):",
+        match args.sort {
+            Order::Bytes => "bytes",
+            Order::Padding => "padding",
+        },
+        rows.len(),
+        report.rows.len()
+    );
+    out.write_all(o.as_bytes())?;
+    // Row by row: with --top 0 a large module has hundreds of thousands.
+    for (n, &k) in rows.iter().enumerate() {
+        let mut row_text = String::new();
+        write_row(&mut row_text, report, &report.rows[k], n + 1);
+        out.write_all(row_text.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
+    let d = report.details(row);
+    let space = report.spaces.iter().find(|s| s.space == row.space);
+    let _ = writeln!(
+        o,
+        "\n  {n}. Size: {} ({} bytes)",
+        human(row.bytes),
+        group(row.bytes)
+    );
+    if !d.shape.is_empty() {
+        let _ = writeln!(o, "     Shape: {}", d.shape);
+    } else if row.tuple_table {
+        let _ = writeln!(o, "     Shape: a tuple's index table");
+    }
+    let _ = writeln!(o, "     Unpadded size: {}", human(row.data_bytes));
+    if row.padding_bytes() > 0 {
+        let _ = writeln!(
+            o,
+            "     Extra memory due to padding: {}{}",
+            human(row.padding_bytes()),
+            expansion_text(row.data_bytes, row.bytes)
+        );
+        for r in &d.reasons {
+            let _ = writeln!(o, "       {r}");
+        }
+    }
+    let _ = writeln!(
+        o,
+        "     XLA label: {} = {}  (computation {})",
+        d.name, d.opcode, d.computation
+    );
+    let mut kind = role_text(row.role);
+    if let Some((index, offset)) = row.allocation {
+        let _ = write!(kind, "; XLA's allocation {index}, offset {offset}");
+    }
+    let _ = writeln!(o, "     Allocation type: {kind}");
+    if let Some(s) = space {
+        let _ = write!(o, "     Memory space: {}", space_title(s));
+        match row.live {
+            Some((a, b)) => {
+                let _ = writeln!(o, "; live from step {} to {}", a + 1, b + 1);
+            }
+            None => o.push('\n'),
+        }
+    }
+    if d.metadata.op_name.is_some() || d.metadata.op_type.is_some() {
+        let mut op = String::new();
+        if let Some(t) = d.metadata.op_type {
+            let _ = write!(op, "op_type=\"{}\" ", unescape(t));
+        }
+        if let Some(n) = d.metadata.op_name {
+            let _ = write!(op, "op_name=\"{}\"", unescape(n));
+        }
+        let _ = writeln!(o, "     Operator: {}", op.trim_end());
+    }
+    if let Some(l) = d.location {
+        let _ = writeln!(o, "     Source: {l}");
+    }
+}
+
+fn field_json(f: Field) -> (Value, Value) {
+    (json!(f.bytes), json!(f.source.name()))
+}
+
+/// The report as one JSON object (docs/memory-report.md describes it):
+/// the summary indented, then `buffers` one compact object per line,
+/// written as they are made (a large module has hundreds of thousands).
+fn write_json(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::Result<()> {
+    let head =
+        serde_json::to_string_pretty(&json_head(report, cx)).map_err(std::io::Error::from)?;
+    // `head` ends with "\n}": the buffers go before the brace.
+    let head = head.strip_suffix("\n}").unwrap_or(&head);
+    out.write_all(head.as_bytes())?;
+    out.write_all(b",\n  \"buffers\": [")?;
+    for (n, k) in shown(report, cx.args).into_iter().enumerate() {
+        out.write_all(if n == 0 { b"\n    " } else { b",\n    " })?;
+        serde_json::to_writer(&mut *out, &row_json(report, &report.rows[k]))
+            .map_err(std::io::Error::from)?;
+    }
+    out.write_all(b"\n  ]\n}\n")
+}
+
+/// Every key of the JSON object but `buffers`.
+fn json_head(report: &Report, cx: &Context) -> Value {
+    let args = cx.args;
+    let d = report.dataflow();
+    let mut ma = serde_json::Map::new();
+    let mut src = serde_json::Map::new();
+    for (name, f) in report.memory_analysis.fields() {
+        let (b, s) = field_json(f);
+        ma.insert(name.into(), b);
+        src.insert(name.into(), s);
+    }
+    let spaces: Vec<Value> = report
+        .spaces
+        .iter()
+        .map(|s| {
+            json!({
+                "space": s.space,
+                "name": s.name,
+                "xla_label": s.label,
+                "host": s.host,
+                "buffers": s.buffers,
+                "buffer_bytes": s.buffer_bytes,
+                "data_bytes": s.data_bytes,
+                "padding_bytes": s.buffer_bytes.saturating_sub(s.data_bytes),
+                "arguments": s.arguments,
+                "outputs": s.outputs,
+                "aliased": s.aliased,
+                "constants": s.constants,
+                "temporaries": s.temporaries,
+                "temp_peak": s.temp_peak,
+                "temp_heap": s.temp_heap,
+                "live_peak": s.live_peak,
+                "live_peak_step": s.live_peak_at,
+                "xla_allocations": s.assigned.map(|a| json!({
+                    "count": a.count,
+                    "total": a.total,
+                    "parameters": a.parameters,
+                    "outputs": a.outputs,
+                    "aliased": a.aliased,
+                    "constants": a.constants,
+                    "temp": a.temp,
+                    "thread_local": a.thread_local,
+                })),
+            })
+        })
+        .collect();
+    let (data, bytes) = report.padding();
+    let peak = report.peak.as_ref().map(|p| {
+        let at = d.instruction(p.instruction);
+        json!({
+            "bytes": p.bytes,
+            "spaces": p.spaces,
+            "step": p.at,
+            "steps": d.schedule().len(),
+            "instruction": at.map(|(_, i)| i.name()),
+            "computation": at.and_then(|(k, _)| d.module().computations().get(k)).map(|c| c.name()),
+            "live_buffers": p.live.len(),
+        })
+    });
+    json!({
+        "module": cx.module_name,
+        "file": cx.files.module.display().to_string(),
+        "buffer_assignment": cx.files.assignment.as_ref().map(|p| p.display().to_string()),
+        "memory_usage_report": cx.files.report.as_ref().map(|p| p.display().to_string()),
+        "backend": report.backend.name(),
+        "backend_detected": args.backend.is_none(),
+        "tpu_generation": report.generation.map(|g| g.name()),
+        "tuple_table_bytes": (report.backend == Backend::Tpu).then_some(report.tuple_table.bytes),
+        "tuple_table_source": (report.backend == Backend::Tpu).then_some(report.tuple_table.source.name()),
+        "scheduled": report.scheduled,
+        "unread_parts": cx.unread,
+        "memory_analysis": ma,
+        "memory_analysis_source": src,
+        "padding": {
+            "data_bytes": data,
+            "buffer_bytes": bytes,
+            "padding_bytes": bytes.saturating_sub(data),
+            "expansion": expansion(data, bytes),
+        },
+        "peak": peak,
+        "spaces": spaces,
+        "values": report.rows.len(),
+        "buffer_count": d.buffer_count(),
+        "sort": match args.sort { Order::Bytes => "bytes", Order::Padding => "padding" },
+        "top": args.top,
+    })
+}
+
+fn row_json(report: &Report, row: &Row) -> Value {
+    let d = report.details(row);
+    let node = report
+        .dataflow()
+        .nodes(row.value.instruction)
+        .get(row.value.node as usize)
+        .map(|n| report.dataflow().index_of(n).to_vec())
+        .unwrap_or_default();
+    json!({
+        "name": d.name,
+        "computation": d.computation,
+        "instruction": d.instruction,
+        "opcode": d.opcode,
+        "index": node,
+        "shape": if d.shape.is_empty() { Value::Null } else { json!(d.shape) },
+        "tuple_table": row.tuple_table,
+        "space": row.space,
+        "bytes": row.bytes,
+        "data_bytes": row.data_bytes,
+        "padding_bytes": row.padding_bytes(),
+        "expansion": expansion(row.data_bytes, row.bytes),
+        "reasons": d.reasons,
+        "role": row.role.name(),
+        "parameter": match row.role { Role::Argument(n) | Role::Donated(n) => Some(n), _ => None },
+        "buffer": (row.buffer != u32::MAX).then_some(row.buffer),
+        "live": row.live.map(|(a, b)| [a, b]),
+        "xla_allocation": row.allocation.map(|(index, offset)| json!({"index": index, "offset": offset})),
+        "op_name": d.metadata.op_name.map(|n| unescape(n).into_owned()),
+        "op_type": d.metadata.op_type.map(|n| unescape(n).into_owned()),
+        "source": d.location.map(|l| json!({
+            "file": unescape(l.file),
+            "line": l.line,
+            "function": l.function.map(|f| unescape(f).into_owned()),
+        })),
+    })
+}
+
+/// `text` with `&`, `<`, `>`, `"` escaped for HTML.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Colors of the roles, in the page and its legend.
+const COLORS: [(&str, &str); 4] = [
+    ("arguments", "#4e79a7"),
+    ("outputs", "#59a14f"),
+    ("constants", "#b07aa1"),
+    ("temporaries", "#f28e2b"),
+];
+
+fn role_color(role: Role) -> &'static str {
+    match role {
+        Role::Argument(_) | Role::Donated(_) => COLORS[0].1,
+        Role::Output => COLORS[1].1,
+        Role::Constant => COLORS[2].1,
+        _ => COLORS[3].1,
+    }
+}
+
+const STYLE: &str = r#"
+body { font: 14px/1.45 -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; margin: 24px 32px; color: #1d2330; background: #fff; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 16px; margin: 28px 0 10px; border-bottom: 1px solid #dde1e8; padding-bottom: 4px; }
+.sub { color: #5b6478; margin: 0 0 16px; }
+.cards { display: flex; flex-wrap: wrap; gap: 12px; }
+.card { border: 1px solid #dde1e8; border-radius: 8px; padding: 10px 14px; min-width: 170px; }
+.card .k { color: #5b6478; font-size: 12px; }
+.card .v { font-size: 20px; font-weight: 600; }
+.card .s { font-size: 11px; }
+.exact, .buffer-assignment { color: #2a7a2a; }
+.estimated { color: #a35a00; }
+table { border-collapse: collapse; }
+td, th { padding: 3px 10px; text-align: left; vertical-align: top; }
+th { color: #5b6478; font-weight: 600; font-size: 12px; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+tr:nth-child(even) td { background: #f6f7f9; }
+.legend span { display: inline-block; margin-right: 16px; font-size: 12px; }
+.legend i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px; vertical-align: -2px; }
+.pad { background: repeating-linear-gradient(45deg, #c9ced8, #c9ced8 3px, #eef0f4 3px, #eef0f4 6px); }
+.reason { color: #5b6478; font-size: 12px; }
+code { font-size: 12px; }
+svg text { font: 12px -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; fill: #1d2330; }
+"#;
+
+/// Per space, the share of padding in each role's bytes (arguments,
+/// outputs, constants, temporaries), one buffer counted once.
+fn padding_shares(report: &Report) -> Vec<(i64, [f64; 4])> {
+    let mut sums: Vec<(i64, [(u64, u64); 4])> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for row in &report.rows {
+        if row.buffer != u32::MAX && !seen.insert(row.buffer) {
+            continue;
+        }
+        let k = match row.role {
+            Role::Argument(_) | Role::Donated(_) => 0,
+            Role::Output => 1,
+            Role::Constant => 2,
+            _ => 3,
+        };
+        let at = match sums.iter().position(|(s, _)| *s == row.space) {
+            Some(at) => at,
+            None => {
+                sums.push((row.space, [(0, 0); 4]));
+                sums.len() - 1
+            }
+        };
+        let cell = &mut sums[at].1[k];
+        cell.0 += row.bytes;
+        cell.1 += row.padding_bytes();
+    }
+    sums.into_iter()
+        .map(|(s, parts)| {
+            (
+                s,
+                parts.map(|(b, p)| if b == 0 { 0.0 } else { p as f64 / b as f64 }),
+            )
+        })
+        .collect()
+}
+
+/// The bytes live over the schedule as an SVG area chart, the peak marked.
+fn timeline(o: &mut String, report: &Report) {
+    let Some(peak) = &report.peak else { return };
+    let series = report.live_bytes(&peak.spaces);
+    if series.is_empty() {
+        return;
+    }
+    let (w, h, left, top) = (1000.0, 160.0, 60.0, 10.0);
+    let max = series.iter().copied().max().unwrap_or(1).max(1) as f64;
+    // At most one point per pixel: the largest of the steps it covers.
+    let points = series.len().min(w as usize);
+    let mut path = format!("M{left:.1},{:.1}", top + h);
+    for p in 0..points {
+        let from = p * series.len() / points;
+        let to = ((p + 1) * series.len() / points).max(from + 1);
+        let v = series[from..to].iter().copied().max().unwrap_or(0) as f64;
+        let x = left + w * p as f64 / points as f64;
+        let x2 = left + w * (p + 1) as f64 / points as f64;
+        let y = top + h - h * v / max;
+        let _ = write!(path, " L{x:.1},{y:.1} L{x2:.1},{y:.1}");
+    }
+    let _ = write!(path, " L{:.1},{:.1} Z", left + w, top + h);
+    let px = left + w * (peak.at as f64 + 0.5) / series.len() as f64;
+    let _ = writeln!(
+        o,
+        "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1240\" height=\"{:.0}\" role=\"img\">\n<path d=\"{path}\" fill=\"#9ab6d3\" stroke=\"#4e79a7\" stroke-width=\"1\"/>\n<line x1=\"{left}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#5b6478\"/>\n<text x=\"0\" y=\"{:.1}\">{}</text><text x=\"0\" y=\"{:.1}\">0</text>\n<line x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#c0392b\" text-anchor=\"{}\">peak {} at step {}</text>\n<text x=\"{left}\" y=\"{:.1}\">step 1</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">step {}</text>\n</svg>",
+        top + h + 30.0,
+        top + h,
+        left + w,
+        top + h,
+        top + 12.0,
+        human(max as u64),
+        top + h,
+        top + h,
+        // The label on the side of the line with more room.
+        if px > left + w / 2.0 {
+            px - 6.0
+        } else {
+            px + 6.0
+        },
+        top + 12.0,
+        if px > left + w / 2.0 { "end" } else { "start" },
+        human(peak.bytes),
+        peak.at + 1,
+        top + h + 18.0,
+        left + w,
+        top + h + 18.0,
+        series.len()
+    );
+}
+
+/// One self-contained page: totals per space, and the buffers as bars
+/// whose padding is hatched.
+fn html(report: &Report, cx: &Context) -> String {
+    let args = cx.args;
+    let d = report.dataflow();
+    let mut o = String::new();
+    let title = format!("Memory of {}", cx.module_name);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        escape(&title)
+    );
+    let _ = writeln!(o, "<h1>{}</h1>", escape(&title));
+    let _ = writeln!(
+        o,
+        "<p class=\"sub\">{} · {} · {} values in {} buffers · {}</p>",
+        escape(&backend_text(report, args)),
+        if report.scheduled {
+            "scheduled"
+        } else {
+            "not scheduled"
+        },
+        report.rows.len(),
+        d.buffer_count(),
+        escape(&match &cx.files.assignment {
+            Some(p) => format!("XLA's buffer assignment: {}", p.display()),
+            None => "no buffer assignment: sizes from the module alone".into(),
+        })
+    );
+
+    // memory_analysis() as cards.
+    let _ = writeln!(
+        o,
+        "<h2>memory_analysis()</h2>\n<div class=\"cards\" id=\"memory-analysis\">"
+    );
+    for (name, f) in report.memory_analysis.fields() {
+        let _ = writeln!(
+            o,
+            "<div class=\"card\" data-field=\"{name}\" data-bytes=\"{}\"><div class=\"k\">{name}</div><div class=\"v\">{}</div><div class=\"s {}\">{} · {}</div></div>",
+            f.bytes,
+            human(f.bytes),
+            f.source.name(),
+            group(f.bytes),
+            source_text(f.source)
+        );
+    }
+    o.push_str("</div>\n");
+
+    // Padding headline.
+    let (data, bytes) = report.padding();
+    let _ = writeln!(
+        o,
+        "<h2>Padding</h2>\n<p id=\"padding\" data-padding-bytes=\"{}\"><b>Extra memory due to padding: {}{}</b> — {} of elements in {} of device buffers.</p>",
+        bytes.saturating_sub(data),
+        human(bytes.saturating_sub(data)),
+        expansion_text(data, bytes),
+        human(data),
+        human(bytes)
+    );
+
+    // Spaces: one stacked bar each.
+    let _ = writeln!(o, "<h2>Memory spaces</h2>");
+    o.push_str("<div class=\"legend\">");
+    for (name, color) in COLORS {
+        let _ = write!(o, "<span><i style=\"background:{color}\"></i>{name}</span>");
+    }
+    o.push_str("<span><i class=\"pad\"></i>padding (hatched)</span></div>\n");
+    let widest = report
+        .spaces
+        .iter()
+        .map(|s| {
+            s.arguments
+                .saturating_add(s.outputs.saturating_sub(s.aliased))
+                .saturating_add(s.constants)
+                .saturating_add(s.temp_heap)
+        })
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let bar_w = 760.0;
+    let row_h = 46.0;
+    let height = row_h * report.spaces.len() as f64 + 10.0;
+    let _ = writeln!(
+        o,
+        "<svg id=\"spaces\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.75\"/></pattern></defs>"
+    );
+    let shares = padding_shares(report);
+    for (k, s) in report.spaces.iter().enumerate() {
+        let y = 8.0 + k as f64 * row_h;
+        let parts = [
+            s.arguments,
+            s.outputs.saturating_sub(s.aliased),
+            s.constants,
+            s.temp_heap,
+        ];
+        let total: u64 = parts.iter().copied().fold(0u64, u64::saturating_add);
+        let _ = writeln!(
+            o,
+            "<g class=\"space\" data-space=\"{}\" data-total=\"{total}\"><text x=\"0\" y=\"{:.1}\">{}</text>",
+            s.space,
+            y + 16.0,
+            escape(&space_title(s))
+        );
+        let mut x = 250.0;
+        let share = shares
+            .iter()
+            .find(|(sp, _)| *sp == s.space)
+            .map(|(_, v)| *v)
+            .unwrap_or([0.0; 4]);
+        for ((part, (name, color)), pad) in parts.iter().zip(COLORS).zip(share) {
+            if *part == 0 {
+                continue;
+            }
+            let w = (*part as f64 / widest as f64 * bar_w).max(1.5);
+            let _ = writeln!(
+                o,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"22\" fill=\"{color}\"><title>{name}: {} ({} bytes), {:.0}% padding</title></rect>",
+                human(*part),
+                group(*part),
+                pad * 100.0
+            );
+            // This part's padding, hatched at its right end.
+            let pw = w * pad;
+            if pw >= 0.5 {
+                let _ = writeln!(
+                    o,
+                    "<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"{pw:.1}\" height=\"22\" fill=\"url(#hatch)\"/>",
+                    x + w - pw
+                );
+            }
+            x += w;
+        }
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{} · padding {}{}</text></g>",
+            x + 8.0,
+            y + 16.0,
+            human(total),
+            human(s.buffer_bytes.saturating_sub(s.data_bytes)),
+            if s.host { " · host" } else { "" }
+        );
+    }
+    o.push_str("</svg>\n");
+
+    // The table of spaces.
+    o.push_str("<table id=\"space-table\"><tr><th>space</th><th>arguments</th><th>outputs</th><th>donated</th><th>constants</th><th>temporaries (at most at once; heap)</th><th>peak live</th><th>padding</th><th>XLA's allocations</th></tr>\n");
+    for s in &report.spaces {
+        let _ = writeln!(
+            o,
+            "<tr data-space=\"{}\"><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} ({}; {})</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            s.space,
+            escape(&space_title(s)),
+            human(s.arguments),
+            human(s.outputs),
+            human(s.aliased),
+            human(s.constants),
+            human(s.temporaries),
+            human(s.temp_peak),
+            human(s.temp_heap),
+            human(s.live_peak),
+            human(s.buffer_bytes.saturating_sub(s.data_bytes)),
+            s.assigned
+                .map(|a| human(a.total))
+                .unwrap_or_else(|| "—".into())
+        );
+    }
+    o.push_str("</table>\n");
+
+    if let Some(p) = &report.peak {
+        let instruction = d.instruction(p.instruction).map_or("?", |(_, i)| i.name());
+        let names: Vec<String> = p
+            .spaces
+            .iter()
+            .filter_map(|s| report.spaces.iter().find(|x| x.space == *s))
+            .map(|s| s.name.clone())
+            .collect();
+        let _ = writeln!(
+            o,
+            "<h2>Live bytes over the schedule ({})</h2>",
+            escape(&names.join(" + "))
+        );
+        timeline(&mut o, report);
+        let _ = writeln!(
+            o,
+            "<p id=\"peak\" data-bytes=\"{}\">Most bytes live at once, by the schedule (estimate): <b>{}</b> at <code>{}</code>, step {} of {}, {} buffers live.{}</p>",
+            p.bytes,
+            human(p.bytes),
+            escape(instruction),
+            p.at + 1,
+            d.schedule().len(),
+            p.live.len(),
+            if report.backend == Backend::Cpu {
+                " (jax's CPU peak_memory_in_bytes leaves temporaries out.)"
+            } else {
+                ""
+            }
+        );
+    }
+
+    // The buffers: bars of bytes, padding hatched.
+    let rows = shown(report, args);
+    let _ = writeln!(
+        o,
+        "<h2>Largest buffers (by {}, {} of {})</h2>",
+        match args.sort {
+            Order::Bytes => "bytes",
+            Order::Padding => "padding",
+        },
+        rows.len(),
+        report.rows.len()
+    );
+    let largest = rows
+        .iter()
+        .map(|&k| report.rows[k].bytes)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let line = 34.0;
+    let height = line * rows.len() as f64 + 8.0;
+    let _ = writeln!(
+        o,
+        "<svg id=\"buffers\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch2\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eef0f4\"/><rect width=\"3\" height=\"6\" fill=\"#b4bac6\"/></pattern></defs>"
+    );
+    for (n, &k) in rows.iter().enumerate() {
+        let row = &report.rows[k];
+        let det = report.details(row);
+        let y = 4.0 + n as f64 * line;
+        let w = (row.bytes as f64 / largest as f64 * 520.0).max(1.5);
+        let dw = if row.bytes > 0 {
+            w * row.data_bytes as f64 / row.bytes as f64
+        } else {
+            w
+        };
+        let label = if det.name.len() > 34 {
+            format!("{}…", &det.name[..det.name.floor_char_boundary(33)])
+        } else {
+            det.name.clone()
+        };
+        let _ = writeln!(
+            o,
+            "<g class=\"buffer\" data-bytes=\"{}\" data-padding=\"{}\"><text x=\"0\" y=\"{:.1}\">{}</text>\
+<rect x=\"250\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"18\" fill=\"url(#hatch2)\"/>\
+<rect x=\"250\" y=\"{y:.1}\" width=\"{dw:.1}\" height=\"18\" fill=\"{}\"><title>{}: {} of elements, {} allocated</title></rect>\
+<text x=\"{:.1}\" y=\"{:.1}\">{} · {}{}</text></g>",
+            row.bytes,
+            row.padding_bytes(),
+            y + 13.0,
+            escape(&label),
+            role_color(row.role),
+            escape(&det.name),
+            human(row.data_bytes),
+            human(row.bytes),
+            250.0 + w + 8.0,
+            y + 13.0,
+            human(row.bytes),
+            escape(if det.shape.is_empty() {
+                "tuple table"
+            } else {
+                &det.shape
+            }),
+            if row.padding_bytes() > 0 {
+                format!(" · {} padding", human(row.padding_bytes()))
+            } else {
+                String::new()
+            }
+        );
+    }
+    o.push_str("</svg>\n");
+
+    // And the same rows as a table, with reasons and origins.
+    o.push_str("<table id=\"buffer-table\"><tr><th>#</th><th>value</th><th>shape</th><th>bytes</th><th>padding</th><th>why</th><th>role</th><th>op_name / source</th></tr>\n");
+    for (n, &k) in rows.iter().enumerate() {
+        let row = &report.rows[k];
+        let det = report.details(row);
+        let origin = {
+            let mut t = det
+                .metadata
+                .op_name
+                .map(|n| unescape(n).into_owned())
+                .unwrap_or_default();
+            if let Some(l) = det.location {
+                if !t.is_empty() {
+                    t.push_str(" · ");
+                }
+                t.push_str(&l.to_string());
+            }
+            t
+        };
+        let _ = writeln!(
+            o,
+            "<tr class=\"buffer-row\"><td class=\"n\">{}</td><td><code>{}</code></td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"reason\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>",
+            n + 1,
+            escape(&det.name),
+            escape(&det.shape),
+            human(row.bytes),
+            human(row.padding_bytes()),
+            escape(&det.reasons.join("; ")),
+            escape(&role_text(row.role)),
+            escape(&origin)
+        );
+    }
+    o.push_str("</table>\n</body>\n</html>\n");
+    o
+}

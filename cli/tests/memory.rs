@@ -1,0 +1,373 @@
+//! `xla-layout memory`, run as a user runs it: against jax's
+//! `memory_analysis()` on every fixture, and its JSON, HTML, ordering and
+//! errors.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const DUMPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/dumps");
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The command may refuse its arguments before reading stdin.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = run(args, b"");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn manifest() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(format!("{DUMPS}/manifest.json")).unwrap())
+        .unwrap()
+}
+
+const FIELDS: [&str; 9] = [
+    "argument_size_in_bytes",
+    "output_size_in_bytes",
+    "alias_size_in_bytes",
+    "temp_size_in_bytes",
+    "host_argument_size_in_bytes",
+    "host_output_size_in_bytes",
+    "host_alias_size_in_bytes",
+    "host_temp_size_in_bytes",
+    "peak_memory_in_bytes",
+];
+
+/// Every fixture, from the module alone (with its TPU generation) and
+/// with XLA's buffer assignment: each field the report does not call an
+/// estimate is jax's number, and the table of all fields is printed.
+#[test]
+fn memory_analysis_matches_jax_on_every_fixture() {
+    let manifest = manifest();
+    let programs = manifest["programs"].as_object().unwrap();
+    assert_eq!(programs.len(), 18);
+    let mut table = String::new();
+    for (name, program) in programs {
+        let file = format!("{DUMPS}/{name}.hlo");
+        let generation = program["topology"]
+            .as_str()
+            .map(|t| t.split(':').next().unwrap().to_owned());
+        let mut alone = vec!["memory", file.as_str(), "--json", "--no-buffer-assignment"];
+        if let Some(g) = &generation {
+            alone.extend(["--tpu", g]);
+        }
+        let runs = [
+            ("module", json(&alone)),
+            ("assignment", json(&["memory", &file, "--json"])),
+        ];
+        for (how, report) in &runs {
+            assert_eq!(report["backend"], program["backend"], "{name}");
+            for field in FIELDS {
+                let ours = report["memory_analysis"][field].as_u64().unwrap();
+                let source = report["memory_analysis_source"][field].as_str().unwrap();
+                let xla = program["memory_analysis"][field].as_u64().unwrap();
+                if source != "estimated" {
+                    assert_eq!(ours, xla, "{name} ({how}): {field} ({source})");
+                }
+                table.push_str(&format!("{name} {how} {field} {ours} {xla} {source}\n"));
+            }
+        }
+        // With the assignment, CPU programs are exact everywhere, TPU
+        // ones but for temp and peak.
+        let estimated: Vec<&str> = FIELDS
+            .iter()
+            .copied()
+            .filter(|f| runs[1].1["memory_analysis_source"][f] == "estimated")
+            .collect();
+        let want: &[&str] = if program["backend"] == "cpu" {
+            &[]
+        } else {
+            &["temp_size_in_bytes", "peak_memory_in_bytes"]
+        };
+        assert_eq!(estimated, want, "{name}");
+    }
+    // `cargo test -- --nocapture` shows the table.
+    println!("{table}");
+}
+
+#[test]
+fn json_is_one_stable_object() {
+    let file = format!("{DUMPS}/tpu_odd_shapes.hlo");
+    let v = json(&["memory", &file, "--json", "--top", "5"]);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "module",
+            "file",
+            "buffer_assignment",
+            "memory_usage_report",
+            "backend",
+            "backend_detected",
+            "tpu_generation",
+            "tuple_table_bytes",
+            "tuple_table_source",
+            "scheduled",
+            "unread_parts",
+            "memory_analysis",
+            "memory_analysis_source",
+            "padding",
+            "peak",
+            "spaces",
+            "values",
+            "buffer_count",
+            "sort",
+            "top",
+            "buffers"
+        ]
+    );
+    let buffers = v["buffers"].as_array().unwrap();
+    assert_eq!(buffers.len(), 5);
+    // Largest first.
+    let bytes: Vec<u64> = buffers
+        .iter()
+        .map(|b| b["bytes"].as_u64().unwrap())
+        .collect();
+    assert!(bytes.windows(2).all(|w| w[0] >= w[1]), "{bytes:?}");
+    // bf16[129,500] in (8,128)(2,1): 136 × 512 × 2 bytes, and why.
+    let b = &buffers[0];
+    assert_eq!(b["shape"], "bf16[129,500]{1,0:T(8,128)(2,1)}");
+    assert_eq!(b["bytes"], 139264);
+    assert_eq!(b["data_bytes"], 129 * 500 * 2);
+    assert_eq!(
+        b["reasons"],
+        serde_json::json!([
+            "d0: 129 → 136 by T(8,128): 1.05×",
+            "d1: 500 → 512 by T(8,128): 1.02×"
+        ])
+    );
+    assert_eq!(b["role"], "argument");
+    assert_eq!(b["op_name"], "b");
+    assert_eq!(b["xla_allocation"]["index"], 1);
+    // Every space has its totals; XLA's labels are kept.
+    let hbm = &v["spaces"][0];
+    assert_eq!(
+        (hbm["space"].as_i64(), hbm["name"].as_str()),
+        (Some(0), Some("HBM"))
+    );
+    assert_eq!(hbm["xla_label"], "default");
+    assert_eq!(hbm["arguments"], 145920);
+    assert_eq!(v["spaces"][3]["name"], "memory space 6");
+    assert_eq!(v["spaces"][3]["xla_label"], "color_6");
+    // Sorted by padding instead; --top 0 is every value.
+    let v = json(&["memory", &file, "--json", "--sort", "padding", "--top", "0"]);
+    let padding: Vec<u64> = v["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["padding_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(padding.len() as u64, v["values"].as_u64().unwrap());
+    assert!(padding.windows(2).all(|w| w[0] >= w[1]));
+    // A source line from the stack tables.
+    let located = v["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| !b["source"].is_null())
+        .unwrap();
+    assert_eq!(located["source"]["file"], "tools/dumps/generate.py");
+}
+
+#[test]
+fn text_reads_like_an_out_of_memory_report() {
+    let file = format!("{DUMPS}/tpu_odd_shapes.hlo");
+    let out = run(&["memory", &file, "--top", "3"], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "argument_size_in_bytes                145,920   142.50K  XLA's buffer assignment",
+        "S(0) HBM (XLA: default)",
+        "S(1) VMEM (XLA: vmem)",
+        "S(6) memory space 6 (XLA: color_6)",
+        "Extra memory due to padding: ",
+        "  1. Size: 136.00K (139,264 bytes)",
+        "     Shape: bf16[129,500]{1,0:T(8,128)(2,1)}",
+        "       d0: 129 → 136 by T(8,128): 1.05×",
+        "     Allocation type: argument 1; XLA's allocation 1, offset 0",
+        "Most bytes live at once, by the schedule (estimate): ",
+    ] {
+        assert!(text.contains(want), "{want}\n{text}");
+    }
+    assert_eq!(text.matches(". Size: ").count(), 3);
+}
+
+/// The HTML page is well-formed and holds what the JSON holds: the
+/// fields, a bar per space, a bar and a row per buffer shown.
+#[test]
+fn html_is_one_self_contained_page() {
+    let file = format!("{DUMPS}/tpu_train_step.hlo");
+    let out = run(&["memory", &file, "--html", "-", "--top", "12"], b"");
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    // Nothing is fetched: no scripts, links or external images.
+    for banned in ["<script", "<link", "src=", "@import", "url(http"] {
+        assert!(!page.contains(banned), "{banned}");
+    }
+    let doc = roxmltree::Document::parse_with_options(
+        &page,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let by_id = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("no #{id}"))
+    };
+    let v = json(&["memory", &file, "--json", "--top", "12"]);
+    let cards: Vec<(String, u64)> = by_id("memory-analysis")
+        .children()
+        .filter(|n| n.is_element())
+        .map(|n| {
+            (
+                n.attribute("data-field").unwrap().to_owned(),
+                n.attribute("data-bytes").unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(cards.len(), 9);
+    for (field, bytes) in &cards {
+        assert_eq!(
+            v["memory_analysis"][field].as_u64(),
+            Some(*bytes),
+            "{field}"
+        );
+    }
+    let spaces = by_id("spaces")
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("space"))
+        .count();
+    assert_eq!(spaces, v["spaces"].as_array().unwrap().len());
+    let bars: Vec<u64> = by_id("buffers")
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("buffer"))
+        .map(|n| n.attribute("data-bytes").unwrap().parse().unwrap())
+        .collect();
+    let json_bytes: Vec<u64> = v["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(bars, json_bytes);
+    let rows = by_id("buffer-table")
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("buffer-row"))
+        .count();
+    assert_eq!(rows, 12);
+    assert_eq!(
+        by_id("padding").attribute("data-padding-bytes").unwrap(),
+        v["padding"]["padding_bytes"].to_string()
+    );
+    assert!(by_id("timeline").is_element());
+    assert_eq!(
+        by_id("peak").attribute("data-bytes").unwrap(),
+        v["peak"]["bytes"].to_string()
+    );
+
+    // --html FILE writes the page and still prints the text.
+    let path = std::env::temp_dir().join(format!("xla-layout-memory-{}.html", std::process::id()));
+    let out = run(
+        &[
+            "memory",
+            &file,
+            "--html",
+            path.to_str().unwrap(),
+            "--top",
+            "12",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("memory_analysis()"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), page);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn dump_directories_stdin_and_errors() {
+    // stdin: no files beside it, so no buffer assignment.
+    let text = std::fs::read(format!("{DUMPS}/cpu_linalg.hlo")).unwrap();
+    let out = run(&["memory", "-", "--json"], &text);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["buffer_assignment"].is_null());
+    assert_eq!(v["memory_analysis"]["peak_memory_in_bytes"], 4832);
+
+    // A directory with several modules: choose one.
+    let out = run(&["memory", DUMPS], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("choose one with --module"), "{err}");
+    assert!(err.contains("tpu_pallas.hlo"), "{err}");
+    let v = json(&["memory", DUMPS, "--module", "tpu_pallas", "--json"]);
+    assert_eq!(v["module"], "jit_f");
+    assert!(
+        v["buffer_assignment"]
+            .as_str()
+            .unwrap()
+            .ends_with("tpu_pallas.buffer-assignment.txt")
+    );
+    let out = run(&["memory", DUMPS, "--module", "nothing-like-this"], b"");
+    assert_eq!(out.status.code(), Some(1));
+
+    // Usage errors: exit 2.
+    for args in [
+        &["memory", "x.hlo", "--json", "--html", "-"][..],
+        &["memory", "x.hlo", "--sort", "size"],
+        &["memory", "x.hlo", "--tpu", "v9"],
+        &["memory", "x.hlo", "--backend", "npu"],
+        &["memory", "x.hlo", "--top", "-1"],
+        &[
+            "memory",
+            "x.hlo",
+            "--buffer-assignment",
+            "a",
+            "--no-buffer-assignment",
+        ],
+        &["memory"],
+    ] {
+        let out = run(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    // Failures: exit 1 with a message.
+    for (args, stdin, message) in [
+        (
+            &["memory", "no/such.hlo"][..],
+            &b""[..],
+            "cannot read no/such.hlo",
+        ),
+        (&["memory", "-"], b"\xff\xfe", "not UTF-8"),
+        (&["memory", "-"], b"just words", "-:1:6: expected '{'"),
+        (&["memory", "-"], b"", "holds no HLO computation"),
+        (
+            &["memory", "-", "--buffer-assignment", "no/such.txt"],
+            b"ENTRY e {\n ROOT p = f32[] parameter(0)\n}",
+            "cannot read no/such.txt",
+        ),
+    ] {
+        let out = run(args, stdin);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{err}");
+    }
+}

@@ -1,0 +1,299 @@
+//! XLA's own account of a module's memory, as its dumps write it: the
+//! buffer assignment (`…after_optimizations-buffer-assignment.txt`,
+//! `BufferAssignment::ToString`) and the memory-usage report
+//! (`…-memory-usage-report.txt`). Read leniently and in one pass: lines
+//! this reader does not know are skipped, so that text XLA adds later is
+//! never an error.
+
+use alloc::vec::Vec;
+
+/// One allocation of a buffer assignment.
+///
+/// ```
+/// use xla_layout_hlo::BufferAssignment;
+///
+/// let text = "BufferAssignment:\n\
+///     allocation 1: size 32768, page 0, parameter 1, shape |f32[64,128]| at ShapeIndex {}, maybe-live-out:\n \
+///     value: <27 param.3 @0> (size=32768,offset=0): f32[64,128]{1,0:T(8,128)}\n";
+/// let ba = BufferAssignment::parse(text);
+/// let a = &ba.allocations[0];
+/// assert_eq!((a.index, a.size, a.color), (1, 32768, 0));
+/// assert_eq!(a.parameter, Some((1, "{}")));
+/// assert_eq!(a.parameter_shape, Some("f32[64,128]"));
+/// assert!(a.maybe_live_out && !a.preallocated_temp);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Allocation<'a> {
+    /// Its number (`allocation N`).
+    pub index: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its color: the memory space (0 when not written).
+    pub color: i64,
+    /// `parameter N, shape |…| at ShapeIndex {…}`: the entry parameter it
+    /// holds and the index within it.
+    pub parameter: Option<(u64, &'a str)>,
+    /// The parameter's shape, as written between the bars.
+    pub parameter_shape: Option<&'a str>,
+    /// `output shape is |…|`: it holds the output's tuple index table.
+    pub output_shape: Option<&'a str>,
+    /// `maybe-live-out`: part of the output.
+    pub maybe_live_out: bool,
+    /// `preallocated-temp`: the program's temporary heap for its color.
+    pub preallocated_temp: bool,
+    /// `thread-local`: scratch of a reducer or other embedded computation.
+    pub thread_local: bool,
+    /// `constant`.
+    pub constant: bool,
+    /// Its values, a range of [`BufferAssignment::values`].
+    pub values: core::ops::Range<usize>,
+}
+
+/// One value of an allocation: `value: <ID name{index} @color> (size=…,offset=…): shape`.
+///
+/// ```
+/// use xla_layout_hlo::BufferAssignment;
+///
+/// let text = "allocation 20: size 12, color 2, page 0, preallocated-temp:\n \
+///     value: <30 collective-permute-start{2} @2> (size=4,offset=8): u32[]{:S(2)}\n \
+///     value: <171 wide.param.1{} (phi) @0> (size=512,offset=0): (s32[])\n";
+/// let ba = BufferAssignment::parse(text);
+/// let v = &ba.values[0];
+/// assert_eq!((v.id, v.name, v.index, v.phi), (30, "collective-permute-start", Some("{2}"), false));
+/// assert_eq!((v.color, v.size, v.offset, v.shape), (2, 4, 8, "u32[]{:S(2)}"));
+/// assert_eq!((ba.values[1].name, ba.values[1].index, ba.values[1].phi), ("wide.param.1", Some("{}"), true));
+/// assert_eq!(ba.allocations[0].values, 0..2);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AssignedValue<'a> {
+    /// XLA's value id.
+    pub id: u64,
+    /// The defining instruction's name.
+    pub name: &'a str,
+    /// `{…}` after the name, when the instruction's shape is a tuple.
+    pub index: Option<&'a str>,
+    /// A phi value of XLA's SSA dataflow (a loop's or a conditional's
+    /// merge point), not data of its own.
+    pub phi: bool,
+    /// Its color.
+    pub color: i64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its offset in the allocation.
+    pub offset: u64,
+    /// Its shape, as written.
+    pub shape: &'a str,
+    /// The allocation (an index into [`BufferAssignment::allocations`]).
+    pub allocation: usize,
+}
+
+/// A buffer assignment as XLA dumps it.
+///
+/// ```
+/// use xla_layout_hlo::BufferAssignment;
+///
+/// let ba = BufferAssignment::parse("BufferAssignment:\nsomething new\nallocation 0: size 16, output shape is |(f32[4], f32[2])|, maybe-live-out:\n value: <5 tuple{} @0> (size=16,offset=0): (f32[4]{0}, f32[2]{0})\nTotal bytes used: 16 (16B)\n");
+/// assert_eq!(ba.allocations.len(), 1);
+/// assert_eq!(ba.allocations[0].output_shape, Some("(f32[4], f32[2])"));
+/// assert_eq!(ba.total_bytes_used, Some(16));
+/// assert_eq!(ba.skipped_lines, 2); // the header is known; "something new" and the total are not allocations
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BufferAssignment<'a> {
+    /// The allocations, in text order.
+    pub allocations: Vec<Allocation<'a>>,
+    /// Every value of every allocation, in text order.
+    pub values: Vec<AssignedValue<'a>>,
+    /// `Total bytes used: N`, when the text has it.
+    pub total_bytes_used: Option<u64>,
+    /// Lines that are neither allocations nor values (nor blank, nor the
+    /// `BufferAssignment:` header).
+    pub skipped_lines: usize,
+}
+
+impl<'a> BufferAssignment<'a> {
+    /// Reads `text`, keeping every allocation and value that reads.
+    ///
+    /// ```
+    /// use xla_layout_hlo::BufferAssignment;
+    /// let ba = BufferAssignment::parse("allocation 3: size 512, page 0, constant:\n value: <4 constant.1 @0> (size=512,offset=0): f32[]{:T(128)}\n");
+    /// assert!(ba.allocations[0].constant);
+    /// assert_eq!(ba.values[0].name, "constant.1");
+    /// ```
+    pub fn parse(text: &'a str) -> BufferAssignment<'a> {
+        let mut ba = BufferAssignment::default();
+        for line in text.lines() {
+            let trimmed = line.trim();
+            if trimmed.is_empty() || trimmed == "BufferAssignment:" {
+                continue;
+            }
+            if let Some(rest) = trimmed.strip_prefix("allocation ")
+                && let Some(a) = allocation(rest, ba.values.len())
+            {
+                ba.allocations.push(a);
+                continue;
+            }
+            if let Some(rest) = trimmed.strip_prefix("value: ")
+                && let Some(mut v) = value(rest)
+                && let Some(last) = ba.allocations.len().checked_sub(1)
+            {
+                v.allocation = last;
+                ba.values.push(v);
+                ba.allocations[last].values.end = ba.values.len();
+                continue;
+            }
+            if let Some(rest) = trimmed.strip_prefix("Total bytes used:") {
+                ba.total_bytes_used = leading_number(rest.trim_start()).map(|(n, _)| n);
+            }
+            ba.skipped_lines += 1;
+        }
+        ba
+    }
+}
+
+/// `123rest` → (123, "rest").
+fn leading_number(text: &str) -> Option<(u64, &str)> {
+    let n = text.bytes().take_while(u8::is_ascii_digit).count();
+    Some((text.get(..n)?.parse().ok()?, &text[n..]))
+}
+
+/// `N: size S, part, part, …:` (after `allocation `).
+fn allocation(text: &str, first_value: usize) -> Option<Allocation<'_>> {
+    let (index, rest) = leading_number(text)?;
+    let rest = rest.strip_prefix(": size ")?;
+    let (size, mut rest) = leading_number(rest)?;
+    let mut a = Allocation {
+        index,
+        size,
+        values: first_value..first_value,
+        ..Allocation::default()
+    };
+    // Parts are separated by ", ", but a shape between bars may hold
+    // commas of its own.
+    loop {
+        rest = match rest.strip_prefix(", ") {
+            Some(r) => r,
+            None => break,
+        };
+        let end = part_end(rest);
+        let part = &rest[..end];
+        rest = &rest[end..];
+        if let Some(c) = part.strip_prefix("color ") {
+            a.color = c.trim().parse().unwrap_or(0);
+        } else if let Some(p) = part.strip_prefix("parameter ") {
+            let (n, _) = leading_number(p)?;
+            a.parameter = Some((n, "{}"));
+        } else if part.starts_with("shape |") {
+            // `shape |…| at ShapeIndex {…}`, after `parameter N`.
+            a.parameter_shape = bars(part);
+            if let (Some((n, _)), Some(at)) = (a.parameter, part.rfind("at ShapeIndex ")) {
+                a.parameter = Some((n, part[at + "at ShapeIndex ".len()..].trim()));
+            }
+        } else if part.starts_with("output shape is ") {
+            a.output_shape = bars(part);
+        } else {
+            match part.trim_end_matches(':') {
+                "maybe-live-out" => a.maybe_live_out = true,
+                "preallocated-temp" => a.preallocated_temp = true,
+                "thread-local" => a.thread_local = true,
+                "constant" => a.constant = true,
+                _ => {}
+            }
+        }
+    }
+    Some(a)
+}
+
+/// Where the part at the start of `text` ends: at the next ", " outside
+/// `|…|`, or at the end.
+fn part_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut in_bars = false;
+    for (k, &b) in bytes.iter().enumerate() {
+        match b {
+            b'|' => in_bars = !in_bars,
+            b',' if !in_bars && bytes.get(k + 1) == Some(&b' ') => return k,
+            _ => {}
+        }
+    }
+    bytes.len()
+}
+
+/// The text between the first pair of `|`.
+fn bars(text: &str) -> Option<&str> {
+    let start = text.find('|')? + 1;
+    let end = text[start..].find('|')? + start;
+    Some(&text[start..end])
+}
+
+/// `<ID name{index} (phi)? @color> (size=S,offset=O): shape` (after `value: `).
+fn value(text: &str) -> Option<AssignedValue<'_>> {
+    let rest = text.strip_prefix('<')?;
+    let (id, rest) = leading_number(rest)?;
+    let rest = rest.strip_prefix(' ')?;
+    let close = rest.find('>')?;
+    let inside = &rest[..close];
+    let after = &rest[close + 1..];
+    let at = inside.rfind(" @")?;
+    let color = inside[at + 2..].trim().parse().ok()?;
+    let mut head = &inside[..at];
+    let phi = head.ends_with(" (phi)");
+    if phi {
+        head = &head[..head.len() - " (phi)".len()];
+    }
+    let (name, index) = match head.find('{') {
+        Some(brace) if head.ends_with('}') => (&head[..brace], Some(&head[brace..])),
+        _ => (head, None),
+    };
+    let after = after.trim_start().strip_prefix("(size=")?;
+    let (size, after) = leading_number(after)?;
+    let after = after.strip_prefix(",offset=")?;
+    let (offset, after) = leading_number(after)?;
+    let shape = after.strip_prefix("):").unwrap_or(after).trim();
+    Some(AssignedValue {
+        id,
+        name,
+        index,
+        phi,
+        color,
+        size,
+        offset,
+        shape,
+        allocation: 0,
+    })
+}
+
+/// The memory spaces a memory-usage report names: `(color, label)` for
+/// each `Memory Space: label (color=N)` line, in text order.
+///
+/// ```
+/// use xla_layout_hlo::memory_space_labels;
+///
+/// let text = "Memory Space: default (color=0)\nTotal bytes: 512\nMemory Space: vmem (color=1)\n";
+/// assert_eq!(memory_space_labels(text), [(0, "default"), (1, "vmem")]);
+/// ```
+pub fn memory_space_labels(text: &str) -> Vec<(i64, &str)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("Memory Space: ") else {
+            continue;
+        };
+        let Some(open) = rest.rfind(" (color=") else {
+            continue;
+        };
+        let label = &rest[..open];
+        let color = rest[open + " (color=".len()..]
+            .trim_end_matches(')')
+            .trim()
+            .parse::<i64>();
+        if let Ok(color) = color
+            && !out.iter().any(|(c, _)| *c == color)
+        {
+            out.push((color, label));
+        }
+    }
+    out
+}

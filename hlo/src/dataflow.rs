@@ -1,0 +1,1895 @@
+//! Values and buffers as XLA's dataflow analysis defines them
+//! (`HloDataflowAnalysis`, `HloAliasAnalysis`; docs/memory-report.md says
+//! how, in this project's words).
+//!
+//! A *position* is a node of an instruction's shape: the shape itself
+//! (index `{}`) or a part of a tuple (`{1}`, `{0,2}`). At each position an
+//! instruction either **defines** a value — new data, which needs memory —
+//! or **forwards** the values of another position: `tuple`,
+//! `get-tuple-element`, `bitcast`, the results of `while`, `call` and
+//! `conditional`, the halves of asynchronous pairs. [`RULES`] is the table
+//! of which opcode does which; [`Rule::defines_at`] answers it for one
+//! position.
+//!
+//! [`Dataflow`] applies the table to a module: it finds how each
+//! computation is called (a fusion body or a reducer runs inside its
+//! caller and has no buffers of its own), creates one [`Value`] per
+//! defining position, and joins positions that must share memory into
+//! *buffers* — a forwarded position and its source, a loop's state across
+//! `while`, a `conditional`'s branches, an in-place operation and the
+//! operand it overwrites, a donated parameter and the output it becomes
+//! (XLA's `HloBuffer`s, which become its allocations). It also flattens the
+//! schedule of a scheduled module, called computations before their
+//! caller, as XLA's `HloLiveRange` does, for liveness.
+
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use hashbrown::HashMap;
+use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
+use xla_layout_core::{Shape, validate};
+
+use crate::infer::Shapes;
+use crate::items::{Computation, Instruction, Module};
+
+/// What an opcode's result holds at each position: values it defines, or
+/// values that flow in from elsewhere. "Tuple nodes" are positions whose
+/// shape is a tuple (their value is the tuple's table of element
+/// pointers); "array nodes" are the rest.
+///
+/// ```
+/// use xla_layout_hlo::dataflow::{Rule, rule};
+/// assert_eq!(rule("tuple"), Rule::Tuple);
+/// assert!(Rule::Tuple.defines_at(&[], true, Default::default()));
+/// assert!(!Rule::Tuple.defines_at(&[0], false, Default::default()));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// Defines a value at every position (every opcode not in [`RULES`]).
+    Defines,
+    /// Defines nothing; each position holds what operand 0 holds at the
+    /// same index (`bitcast`, `add-dependency`, `domain`, `opt-barrier`,
+    /// `all-reduce-done`).
+    Forward,
+    /// Defines nothing; position `q` holds operand 0's `{n, q…}` for the
+    /// `index=n` attribute (`get-tuple-element`).
+    Element,
+    /// Defines its own table at `{}`; `{j, q…}` holds operand `j`'s `q`
+    /// (`tuple`).
+    Tuple,
+    /// Defines `{}`; the rest holds operand 0's (`copy`: a shallow copy).
+    Copy,
+    /// Defines nothing; each position holds operand 0's and the body
+    /// root's, which share memory with the body's and the condition's
+    /// parameter (`while`).
+    While,
+    /// Defines nothing; holds the callee root's (`call`).
+    Call,
+    /// Defines nothing; holds every branch root's (`conditional`).
+    Conditional,
+    /// Defines everything in the entry computation and in computations
+    /// that run inside an instruction (fusion bodies, reducers); in a
+    /// computation called by `while`, `call`, `conditional` or an async
+    /// op, holds the caller's operand (`parameter`).
+    Parameter,
+    /// Defines every tuple node and `{k≥2, …}` (contexts); `{0, j, q…}`
+    /// holds operand `j`'s `q`; `{1, q…}` holds the wrapped computation
+    /// root's `q` (`async-start`, and `X-start` for an async-wrapped `X`).
+    /// When the wrapped computation runs on another execution thread,
+    /// `{1, …}` is defined here too.
+    AsyncStart,
+    /// Defines every tuple node; each array node holds operand 0's
+    /// (`async-update`).
+    AsyncUpdate,
+    /// Defines every tuple node; array node `q` holds operand 0's
+    /// `{1, q…}` (`async-done`).
+    AsyncDone,
+    /// Defines `{}`, `{0}` (the destination) and `{2}` (the context);
+    /// `{1}` holds operand 0 (`copy-start`).
+    CopyStart,
+    /// Defines nothing; holds operand 0's `{0}` (`copy-done`).
+    CopyDone,
+    /// Defines every tuple node and everything under `{1}` (the
+    /// destinations); `{0}` (or `{0, j}` with several operands) holds the
+    /// operands (`all-gather-start`).
+    AllGatherStart,
+    /// Defines `{}` when it is a tuple; array node `q` holds operand 0's
+    /// `{1, q…}` (`all-gather-done`, `collective-permute-done`).
+    CollectiveDone,
+    /// Defines `{}`, everything under `{1}` and `{k≥2}` (contexts); `{0}`
+    /// (or `{0, j}` with several operands) holds the operands
+    /// (`collective-permute-start`).
+    CollectivePermuteStart,
+    /// Defines `{}` and `{1}` (the token); `{0, q…}` holds operand 0's
+    /// `{0, q…}` (`recv-done`).
+    RecvDone,
+    /// Defines `{}`, `{1}` and `{2}`; `{0, q…}` holds operand 0's `q`
+    /// (`send`).
+    Send,
+}
+
+/// Every opcode that does not simply define a value at each position,
+/// with its [`Rule`] (XLA: `HloDataflowAnalysis::InitializeInstructionValueSets`
+/// and the `Update…ValueSet` functions).
+///
+/// ```
+/// use xla_layout_hlo::dataflow::{RULES, Rule};
+/// assert!(RULES.contains(&("copy-done", Rule::CopyDone)));
+/// assert!(RULES.iter().all(|(_, r)| *r != Rule::Defines)); // the rest define everything
+/// ```
+pub const RULES: &[(&str, Rule)] = &[
+    ("bitcast", Rule::Forward),
+    ("add-dependency", Rule::Forward),
+    ("domain", Rule::Forward),
+    ("opt-barrier", Rule::Forward),
+    ("all-reduce-done", Rule::Forward),
+    ("get-tuple-element", Rule::Element),
+    ("tuple", Rule::Tuple),
+    ("copy", Rule::Copy),
+    ("while", Rule::While),
+    ("call", Rule::Call),
+    ("conditional", Rule::Conditional),
+    ("parameter", Rule::Parameter),
+    ("async-start", Rule::AsyncStart),
+    ("async-update", Rule::AsyncUpdate),
+    ("async-done", Rule::AsyncDone),
+    ("copy-start", Rule::CopyStart),
+    ("copy-done", Rule::CopyDone),
+    ("all-gather-start", Rule::AllGatherStart),
+    ("all-gather-done", Rule::CollectiveDone),
+    ("collective-permute-start", Rule::CollectivePermuteStart),
+    ("collective-permute-done", Rule::CollectiveDone),
+    ("recv-done", Rule::RecvDone),
+    ("send", Rule::Send),
+];
+
+/// Opcodes ending in `-start`/`-done` that are opcodes of their own and
+/// define a value at every position (not async wrappers).
+const START_DONE_OPCODES: &[&str] = &["all-reduce-start", "send-done"];
+
+/// The [`Rule`] of `opcode`. An opcode ending in `-start`, `-update` or
+/// `-done` that is not an opcode of its own is the text form of an
+/// asynchronously wrapped operation (`slice-start`, `fusion-done`), with
+/// the rule of `async-start`, `async-update` or `async-done`.
+///
+/// ```
+/// use xla_layout_hlo::dataflow::{Rule, rule};
+///
+/// assert_eq!(rule("add"), Rule::Defines);
+/// assert_eq!(rule("get-tuple-element"), Rule::Element);
+/// assert_eq!(rule("all-reduce-start"), Rule::Defines); // an opcode of its own
+/// assert_eq!(rule("all-reduce-done"), Rule::Forward);
+/// assert_eq!(rule("reduce-scatter-start"), Rule::AsyncStart); // an async wrapper
+/// assert_eq!(rule("reduce-scatter-done"), Rule::AsyncDone);
+/// ```
+pub fn rule(opcode: &str) -> Rule {
+    // A `match` rather than a search of `RULES`: this runs once per
+    // instruction. A test checks the two agree.
+    match opcode {
+        "bitcast" | "add-dependency" | "domain" | "opt-barrier" | "all-reduce-done" => {
+            Rule::Forward
+        }
+        "get-tuple-element" => Rule::Element,
+        "tuple" => Rule::Tuple,
+        "copy" => Rule::Copy,
+        "while" => Rule::While,
+        "call" => Rule::Call,
+        "conditional" => Rule::Conditional,
+        "parameter" => Rule::Parameter,
+        "async-start" => Rule::AsyncStart,
+        "async-update" => Rule::AsyncUpdate,
+        "async-done" => Rule::AsyncDone,
+        "copy-start" => Rule::CopyStart,
+        "copy-done" => Rule::CopyDone,
+        "all-gather-start" => Rule::AllGatherStart,
+        "all-gather-done" | "collective-permute-done" => Rule::CollectiveDone,
+        "collective-permute-start" => Rule::CollectivePermuteStart,
+        "recv-done" => Rule::RecvDone,
+        "send" => Rule::Send,
+        _ if START_DONE_OPCODES.contains(&opcode) => Rule::Defines,
+        _ if opcode.ends_with("-start") => Rule::AsyncStart,
+        _ if opcode.ends_with("-update") => Rule::AsyncUpdate,
+        _ if opcode.ends_with("-done") => Rule::AsyncDone,
+        _ => Rule::Defines,
+    }
+}
+
+/// What [`Rule::defines_at`] needs to know beyond the position.
+///
+/// ```
+/// use xla_layout_hlo::dataflow::{Site, rule};
+/// let in_a_loop_body = Site { called_for_control_flow: true, wrapped_here: false };
+/// assert!(!rule("parameter").defines_at(&[], false, in_a_loop_body));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Site {
+    /// Whether the instruction's computation gets its parameters from a
+    /// caller (`while`, `call`, `conditional`, async); only `parameter`
+    /// looks at it.
+    pub called_for_control_flow: bool,
+    /// Whether an async op's wrapped computation runs on this execution
+    /// thread (and so defines `{1, …}` itself).
+    pub wrapped_here: bool,
+}
+
+impl Rule {
+    /// Whether an instruction with this rule defines a value at the
+    /// position `index`, whose shape is a tuple when `is_tuple`.
+    ///
+    /// ```
+    /// use xla_layout_hlo::dataflow::{Rule, Site, rule};
+    ///
+    /// let site = Site { wrapped_here: true, ..Site::default() };
+    /// // copy-start: (destination, source, context)
+    /// let cs = rule("copy-start");
+    /// let defined: Vec<bool> = [&[][..], &[0], &[1], &[2]]
+    ///     .iter()
+    ///     .map(|i| cs.defines_at(i, i.is_empty(), site))
+    ///     .collect();
+    /// assert_eq!(defined, [true, true, false, true]);
+    /// // An async slice: `{0, 0}` is its operand's buffer, `{1}` the wrapped root's.
+    /// let start = rule("async-start");
+    /// assert!(!start.defines_at(&[0, 0], false, site));
+    /// assert!(!start.defines_at(&[1], false, site));
+    /// assert!(start.defines_at(&[2], false, site)); // the context
+    /// assert!(!rule("copy-done").defines_at(&[], false, site));
+    /// // Parameters: defined in the entry, forwarded in a loop body.
+    /// assert!(rule("parameter").defines_at(&[], false, site));
+    /// let body = Site { called_for_control_flow: true, ..site };
+    /// assert!(!rule("parameter").defines_at(&[], false, body));
+    /// ```
+    pub fn defines_at(self, index: &[u32], is_tuple: bool, site: Site) -> bool {
+        let front = index.first().copied();
+        match self {
+            Rule::Defines => true,
+            Rule::Forward
+            | Rule::Element
+            | Rule::While
+            | Rule::Call
+            | Rule::Conditional
+            | Rule::CopyDone => false,
+            Rule::Tuple | Rule::Copy => index.is_empty(),
+            Rule::Parameter => !site.called_for_control_flow,
+            Rule::AsyncStart => match front {
+                _ if is_tuple => true,
+                None | Some(0) => false,
+                Some(1) => !site.wrapped_here,
+                Some(_) => true,
+            },
+            Rule::AsyncUpdate | Rule::AsyncDone => is_tuple,
+            Rule::CopyStart => front != Some(1),
+            Rule::AllGatherStart => is_tuple || front == Some(1),
+            Rule::CollectiveDone => index.is_empty() && is_tuple,
+            Rule::CollectivePermuteStart => front != Some(0),
+            Rule::RecvDone => index.is_empty() || front == Some(1),
+            Rule::Send => front != Some(0),
+        }
+    }
+}
+
+/// How a computation runs: what its values are.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// assert_eq!(d.context(0), xla_layout_hlo::dataflow::CallContext::Entry);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CallContext {
+    /// The entry computation: its parameters are the program's arguments.
+    Entry,
+    /// Called by `while`, `call`, `conditional` or an async op: its values
+    /// are buffers; its parameters are the caller's operands.
+    ControlFlow,
+    /// A fusion body (`calls=` of a `fusion`): it runs inside the fusion
+    /// and has no buffers of its own.
+    Fusion,
+    /// Run by an instruction element by element (a reducer, a comparator,
+    /// anything called from a fusion body): its values are per-thread
+    /// scratch (XLA's "thread-local" allocations), not buffers; its
+    /// constants are allocated.
+    Embedded,
+    /// Not called from the entry computation.
+    Uncalled,
+    /// Runs on another execution thread (`execution_thread="…"`), outside
+    /// the main thread's buffers.
+    OtherThread,
+}
+
+/// Which instruction: its position in [`Module::instructions`] order.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// let id: xla_layout_hlo::dataflow::InstructionId = d.find("n").unwrap();
+/// assert_eq!(id, 2); // the third instruction of the module
+/// ```
+pub type InstructionId = u32;
+
+/// "None" for the `u32` indices of this module.
+const NONE: u32 = u32::MAX;
+
+/// One node of a shape: the shape itself or a part of a tuple.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// let nodes = d.nodes(0); // p: the tuple, then its two elements
+/// assert_eq!(nodes.len(), 3);
+/// assert_eq!(d.index_of(&nodes[2]), [1]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Node {
+    /// What it is.
+    pub kind: NodeKind,
+    /// Nodes in its subtree, itself included (preorder: its first child
+    /// follows it).
+    subtree: u32,
+    /// Its index, as a range of [`Dataflow`]'s index arena.
+    path: (u32, u32),
+}
+
+/// What a shape node is.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// use xla_layout_hlo::dataflow::NodeKind;
+/// assert!(matches!(d.nodes(0)[0].kind, NodeKind::Tuple { arity: 2 }));
+/// assert!(matches!(d.nodes(0)[1].kind, NodeKind::Array(_)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum NodeKind {
+    /// A tuple of `arity` elements.
+    Tuple {
+        /// Its element count.
+        arity: u32,
+    },
+    /// An array.
+    Array(ArrayNode),
+    /// `token[]`: no data.
+    Token,
+    /// An opaque value (a pointer).
+    Opaque,
+}
+
+/// The sizes of an array node, each `None` where undefined (a layout
+/// XLA's validator rejects, an unbounded dimension, over 64 bits).
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::{Dataflow, NodeKind}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[3]{0:T(128)S(1)} parameter(0)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// let NodeKind::Array(a) = d.nodes(0)[0].kind else { panic!() };
+/// assert_eq!((a.space, a.tiled_bytes, a.data_bytes, a.xla_bytes), (1, Some(512), Some(12), Some(12)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayNode {
+    /// Its memory space (`S(n)`).
+    pub space: i8,
+    /// Every tile level, `L` and `E` counted
+    /// ([`xla_layout_core::TiledShape::exact_bytes`]): what a TPU allocates.
+    pub tiled_bytes: Option<u64>,
+    /// The elements at their storage width
+    /// ([`xla_layout_core::TiledShape::data_bytes`]).
+    pub data_bytes: Option<u64>,
+    /// `ShapeUtil::ByteSizeOf`: elements × width, tiles ignored; what the
+    /// CPU and GPU allocate (plus [`ArrayNode::dynamic`] metadata).
+    pub xla_bytes: Option<u64>,
+    /// Whether a dimension is dynamic (`<=N`).
+    pub dynamic: bool,
+    /// The rank.
+    pub rank: u32,
+    /// Whether its layout has tiles (`T(…)`).
+    pub tiled: bool,
+}
+
+/// A value: the data one instruction defines at one position.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::Dataflow};
+/// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+/// let d = Dataflow::new(&m);
+/// use xla_layout_hlo::dataflow::Value;
+/// assert_eq!(d.values()[0], Value { instruction: 0, node: 0 }); // p's table
+/// assert_eq!(d.value_name(d.values()[2]), "p{1}");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Value {
+    /// The defining instruction.
+    pub instruction: InstructionId,
+    /// The position: a node of its shape, in preorder (0 is `{}`).
+    pub node: u32,
+}
+
+/// A computation an instruction calls, and in which role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Callee {
+    computation: u32,
+    role: Role,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Body,
+    Condition,
+    Branch(u32),
+    ToApply,
+    Calls,
+    Other,
+}
+
+/// A module's values and buffers (see the [module](self) docs).
+///
+/// ```
+/// use xla_layout_hlo::Module;
+/// use xla_layout_hlo::dataflow::Dataflow;
+///
+/// let m = Module::parse(r#"HloModule m, is_scheduled=true
+/// ENTRY e {
+///   p = f32[8]{0} parameter(0)
+///   n = f32[8]{0} negate(p)
+///   b = f32[2,4]{1,0} bitcast(n)
+///   ROOT t = (f32[8]{0}, f32[2,4]{1,0}) tuple(p, b)
+/// }"#).unwrap();
+/// let d = Dataflow::new(&m);
+/// let names: Vec<String> = d.values().iter().map(|v| d.value_name(*v)).collect();
+/// assert_eq!(names, ["p", "n", "t{}"]); // bitcast and tuple elements forward
+/// // `b` is `n`'s buffer; `t{1}` too.
+/// let (b, t) = (d.find("b").unwrap(), d.find("t").unwrap());
+/// assert_eq!(d.buffer_at(b, 0), d.buffer_at(d.find("n").unwrap(), 0));
+/// assert_eq!(d.buffer_at(t, 2), d.buffer_at(b, 0));
+/// ```
+pub struct Dataflow<'m, 'a> {
+    module: &'m Module<'a>,
+    /// Per computation.
+    contexts: Vec<CallContext>,
+    /// Per computation: its first instruction's id (and one past the last).
+    comp_start: Vec<u32>,
+    /// Per instruction: its shape's nodes, a range of `nodes`.
+    shapes: Vec<(u32, u32)>,
+    nodes: Vec<Node>,
+    paths: Vec<u32>,
+    /// Per instruction: its operands (ids, `NONE` for text that names none),
+    /// as a range of `operand_ids`.
+    operand_start: Vec<u32>,
+    operand_ids: Vec<u32>,
+    /// Per instruction with callees: its callees, sorted by instruction.
+    callees: Vec<(u32, Callee)>,
+    /// Per instruction: its first position (`NONE` outside the entry and
+    /// control-flow computations).
+    positions: Vec<u32>,
+    /// Per position: union-find parent, then (after `finish`) its buffer.
+    buffer: Vec<u32>,
+    values: Vec<Value>,
+    /// Per buffer: its values, as a range of `buffer_values`.
+    buffer_start: Vec<u32>,
+    buffer_values: Vec<u32>,
+    /// Constants of reducers and other embedded computations (XLA
+    /// allocates them although their computation has no buffers).
+    embedded_constants: Vec<InstructionId>,
+    schedule: Vec<InstructionId>,
+    /// Per computation: where its own flattened instructions start and
+    /// end in `schedule` (`NONE` when it is not in it).
+    comp_span: Vec<(u32, u32)>,
+}
+
+/// The shapes of a module's instructions, parsed once per distinct text.
+struct ShapeNodes<'a> {
+    written: HashMap<&'a str, (u32, u32)>,
+    inferred: HashMap<String, (u32, u32)>,
+    nodes: Vec<Node>,
+    paths: Vec<u32>,
+}
+
+impl<'a> ShapeNodes<'a> {
+    fn get(&mut self, text: &str) -> (u32, u32) {
+        build_nodes(text, &mut self.nodes, &mut self.paths).unwrap_or((0, 0))
+    }
+
+    fn written(&mut self, text: &'a str) -> (u32, u32) {
+        if let Some(&r) = self.written.get(text) {
+            return r;
+        }
+        let r = self.get(text);
+        self.written.insert(text, r);
+        r
+    }
+
+    fn inferred(&mut self, text: String) -> (u32, u32) {
+        if let Some(&r) = self.inferred.get(&text) {
+            return r;
+        }
+        let r = self.get(&text);
+        self.inferred.insert(text, r);
+        r
+    }
+}
+
+/// Appends the nodes of the shape `text` in preorder; `None` (and nothing
+/// appended) when it does not parse.
+fn build_nodes(text: &str, nodes: &mut Vec<Node>, paths: &mut Vec<u32>) -> Option<(u32, u32)> {
+    let start = nodes.len();
+    let path_start = paths.len();
+    let mut open: Vec<usize> = Vec::new();
+    let mut path: Vec<u32> = Vec::new();
+    let mut push = |kind: NodeKind, path: &[u32], nodes: &mut Vec<Node>| {
+        let at = paths.len() as u32;
+        paths.extend_from_slice(path);
+        nodes.push(Node {
+            kind,
+            subtree: 1,
+            path: (at, path.len() as u32),
+        });
+    };
+    let parsed = parse_shape_events(
+        text.as_bytes(),
+        ParseOptions::default(),
+        |event| match event {
+            ParseEvent::TupleStart { index } => {
+                if !open.is_empty() {
+                    path.push(index as u32);
+                }
+                open.push(nodes.len());
+                push(NodeKind::Tuple { arity: 0 }, &path, nodes);
+            }
+            ParseEvent::Leaf { index, shape } => {
+                let inner = !open.is_empty();
+                if inner {
+                    path.push(index as u32);
+                }
+                push(leaf(shape), &path, nodes);
+                if inner {
+                    path.pop();
+                }
+                if let Some(&t) = open.last()
+                    && let NodeKind::Tuple { arity } = &mut nodes[t].kind
+                {
+                    *arity += 1;
+                }
+            }
+            ParseEvent::TupleEnd => {
+                if let Some(t) = open.pop() {
+                    nodes[t].subtree = (nodes.len() - t) as u32;
+                    if !open.is_empty() {
+                        path.pop();
+                    }
+                    if let Some(&p) = open.last()
+                        && let NodeKind::Tuple { arity } = &mut nodes[p].kind
+                    {
+                        *arity += 1;
+                    }
+                }
+            }
+        },
+    );
+    let end = nodes.len();
+    if parsed.is_err() || end == start || u32::try_from(end).is_err() {
+        nodes.truncate(start);
+        paths.truncate(path_start);
+        return None;
+    }
+    Some((start as u32, end as u32))
+}
+
+/// The node of a non-tuple shape. An array without a layout gets the
+/// default one, as XLA gives it.
+fn leaf(shape: &Shape) -> NodeKind {
+    let a = match shape {
+        Shape::Array(a) => a,
+        Shape::Opaque => return NodeKind::Opaque,
+        _ => return NodeKind::Token,
+    };
+    let with_layout;
+    let a = if a.layout().is_some() {
+        a
+    } else {
+        with_layout = a.with_layout(a.layout_or_default());
+        &with_layout
+    };
+    let valid = validate(&Shape::Array(*a)).is_ok();
+    let tiled = if valid { a.tiled().ok() } else { None };
+    NodeKind::Array(ArrayNode {
+        space: a.memory_space(),
+        tiled_bytes: tiled.map(|t| t.exact_bytes()),
+        data_bytes: tiled.map(|t| t.data_bytes()),
+        xla_bytes: if valid {
+            a.xla_byte_size_of().ok()
+        } else {
+            None
+        },
+        dynamic: !a.is_static(),
+        rank: a.rank() as u32,
+        tiled: a.layout().is_some_and(|l| l.tile_count() > 0),
+    })
+}
+
+/// The opcodes that take computations (besides the async forms
+/// `X-start`, `X-update`, `X-done`).
+const CALLING_OPCODES: &[&str] = &[
+    "fusion",
+    "while",
+    "conditional",
+    "call",
+    "map",
+    "reduce",
+    "reduce-window",
+    "reduce-scatter",
+    "all-reduce",
+    "scatter",
+    "select-and-scatter",
+    "sort",
+    "topk",
+    "custom-call",
+];
+
+/// Attributes that name called computations.
+const CALL_ATTRIBUTES: &[&str] = &[
+    "calls",
+    "to_apply",
+    "condition",
+    "body",
+    "branch_computations",
+    "true_computation",
+    "false_computation",
+    "select",
+    "scatter",
+    "called_computations",
+    "comparator",
+];
+
+impl<'m, 'a> Dataflow<'m, 'a> {
+    /// Analyses `module`: call contexts, shapes (inferring those left out),
+    /// values, buffers and, for every module, the flattened instruction
+    /// order (meaningful as a schedule when `is_scheduled=true`).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.values().len(), 4); // p{}, p{0}, p{1}, n
+    /// ```
+    pub fn new(module: &'m Module<'a>) -> Dataflow<'m, 'a> {
+        let computations = module.computations();
+        let mut comp_start = Vec::with_capacity(computations.len() + 1);
+        let mut total = 0u32;
+        for c in computations {
+            comp_start.push(total);
+            total = total.saturating_add(c.instructions().len() as u32);
+        }
+        comp_start.push(total);
+        let n = total as usize;
+
+        // Names: of computations, and of instructions per computation.
+        let mut comp_names: HashMap<&'a str, u32> = HashMap::with_capacity(computations.len());
+        for (k, c) in computations.iter().enumerate() {
+            comp_names.entry(c.name()).or_insert(k as u32);
+        }
+        let mut names: HashMap<(u32, &'a str), u32> = HashMap::with_capacity(n);
+        let mut id = 0u32;
+        for (k, c) in computations.iter().enumerate() {
+            for i in c.instructions() {
+                names.entry((k as u32, i.name())).or_insert(id);
+                id += 1;
+            }
+        }
+
+        // Shapes, operands, callees.
+        let any_omitted = module.instructions().any(|(_, i)| i.shape_text().is_none());
+        let mut infer = any_omitted.then(Shapes::new);
+        let mut memo = ShapeNodes {
+            written: HashMap::new(),
+            inferred: HashMap::new(),
+            nodes: Vec::new(),
+            paths: Vec::new(),
+        };
+        let mut shapes = Vec::with_capacity(n);
+        let mut operand_start = Vec::with_capacity(n + 1);
+        let mut operand_ids = Vec::with_capacity(n * 2);
+        let mut callees = Vec::new();
+        let mut id = 0u32;
+        for (k, c) in computations.iter().enumerate() {
+            if let Some(s) = infer.as_mut() {
+                s.computation(c);
+            }
+            for i in c.instructions() {
+                let range = match (i.shape_text(), infer.as_mut()) {
+                    (Some(text), inf) => {
+                        if let Some(s) = inf {
+                            s.instruction(i);
+                        }
+                        memo.written(text)
+                    }
+                    (None, Some(s)) => match s.instruction(i) {
+                        Some(t) => memo.inferred(String::from(t.text())),
+                        None => (0, 0),
+                    },
+                    (None, None) => (0, 0),
+                };
+                shapes.push(range);
+                operand_start.push(operand_ids.len() as u32);
+                if i.opcode() != "parameter" && i.opcode() != "constant" {
+                    for o in i.operands() {
+                        let target = o
+                            .name()
+                            .and_then(|name| names.get(&(k as u32, name)))
+                            .copied()
+                            .unwrap_or(NONE);
+                        operand_ids.push(target);
+                    }
+                }
+                collect_callees(i, id, &comp_names, &mut callees);
+                id += 1;
+            }
+            if let Some(s) = infer.as_mut() {
+                s.end_computation();
+            }
+        }
+        operand_start.push(operand_ids.len() as u32);
+
+        let mut d = Dataflow {
+            module,
+            contexts: Vec::new(),
+            comp_start,
+            shapes,
+            nodes: memo.nodes,
+            paths: memo.paths,
+            operand_start,
+            operand_ids,
+            callees,
+            positions: vec![NONE; n],
+            buffer: Vec::new(),
+            values: Vec::new(),
+            buffer_start: Vec::new(),
+            buffer_values: Vec::new(),
+            embedded_constants: Vec::new(),
+            schedule: Vec::new(),
+            comp_span: vec![(NONE, NONE); computations.len()],
+        };
+        d.contexts = d.call_contexts();
+        d.define_and_join();
+        d.finish();
+        d.flatten();
+        d
+    }
+
+    /// The module analysed.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.module().computations().len(), 1);
+    /// ```
+    pub fn module(&self) -> &'m Module<'a> {
+        self.module
+    }
+
+    /// How computation `k` (an index into [`Module::computations`]) runs.
+    ///
+    /// ```
+    /// use xla_layout_hlo::Module;
+    /// use xla_layout_hlo::dataflow::{CallContext, Dataflow};
+    ///
+    /// let m = Module::parse(r#"
+    /// add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+    /// fused { a = f32[8]{0} parameter(0)  ROOT n = f32[8]{0} negate(a) }
+    /// body { s = (f32[8]{0}) parameter(0)  ROOT t = (f32[8]{0}) tuple(s) }
+    /// cond { s = (f32[8]{0}) parameter(0)  ROOT c = pred[] constant(false) }
+    /// ENTRY e {
+    ///   p = f32[8]{0} parameter(0)
+    ///   f = f32[8]{0} fusion(p), kind=kLoop, calls=fused
+    ///   z = f32[] constant(0)
+    ///   r = f32[] reduce(f, z), dimensions={0}, to_apply=add
+    ///   t = (f32[8]{0}) tuple(f)
+    ///   ROOT w = (f32[8]{0}) while(t), condition=cond, body=body
+    /// }"#).unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let contexts: Vec<CallContext> = (0..5).map(|k| d.context(k)).collect();
+    /// assert_eq!(contexts, [CallContext::Embedded, CallContext::Fusion,
+    ///     CallContext::ControlFlow, CallContext::ControlFlow, CallContext::Entry]);
+    /// ```
+    pub fn context(&self, computation: usize) -> CallContext {
+        self.contexts
+            .get(computation)
+            .copied()
+            .unwrap_or(CallContext::Uncalled)
+    }
+
+    /// Every value, in instruction order, then position order.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let names: Vec<String> = d.values().iter().map(|v| d.value_name(*v)).collect();
+    /// assert_eq!(names, ["p{}", "p{0}", "p{1}", "n"]);
+    /// ```
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// The buffer holding `value`: values that must share memory share
+    /// a buffer. Buffers are numbered from 0 to [`Dataflow::buffer_count`].
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let g = d.find("g").unwrap();
+    /// assert_eq!(d.buffer_of(d.values()[1]), d.buffer_at(g, 0).unwrap()); // g is p{0}
+    /// ```
+    pub fn buffer_of(&self, value: Value) -> u32 {
+        self.buffer_at(value.instruction, value.node)
+            .unwrap_or(NONE)
+    }
+
+    /// The buffer at position `node` of `instruction`; `None` outside the
+    /// entry and control-flow computations, or past its shape's nodes.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.buffer_at(d.find("g").unwrap(), 0), d.buffer_at(0, 1));
+    /// assert_eq!(d.buffer_at(0, 9), None);
+    /// ```
+    pub fn buffer_at(&self, instruction: InstructionId, node: u32) -> Option<u32> {
+        let base = *self.positions.get(instruction as usize)?;
+        if base == NONE || node >= self.node_count(instruction) {
+            return None;
+        }
+        self.buffer.get((base + node) as usize).copied()
+    }
+
+    /// How many buffers there are.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.buffer_count(), 4); // g joins p{0}
+    /// ```
+    pub fn buffer_count(&self) -> u32 {
+        self.buffer_start.len().saturating_sub(1) as u32
+    }
+
+    /// The values of buffer `b` (indices into [`Dataflow::values`]).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let b = d.buffer_at(d.find("g").unwrap(), 0).unwrap();
+    /// assert_eq!(d.buffer_values(b), [1]); // p{0}, values()[1]
+    /// ```
+    pub fn buffer_values(&self, b: u32) -> &[u32] {
+        let (s, e) = (
+            self.buffer_start.get(b as usize).copied().unwrap_or(0),
+            self.buffer_start.get(b as usize + 1).copied().unwrap_or(0),
+        );
+        self.buffer_values
+            .get(s as usize..e as usize)
+            .unwrap_or(&[])
+    }
+
+    /// The instruction with id `id`, and its computation's index.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let (k, i) = d.instruction(2).unwrap();
+    /// assert_eq!((k, i.name()), (0, "n"));
+    /// ```
+    pub fn instruction(&self, id: InstructionId) -> Option<(usize, &'m Instruction<'a>)> {
+        let k = self.computation_of(id)?;
+        let c = self.module.computations().get(k)?;
+        let i = c.instructions().get((id - self.comp_start[k]) as usize)?;
+        Some((k, i))
+    }
+
+    /// The computation instruction `id` belongs to (an index).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.computation_of(1), Some(0));
+    /// assert_eq!(d.computation_of(3), None);
+    /// ```
+    pub fn computation_of(&self, id: InstructionId) -> Option<usize> {
+        if id >= *self.comp_start.last()? {
+            return None;
+        }
+        Some(self.comp_start.partition_point(|&s| s <= id) - 1)
+    }
+
+    /// The instructions of computation `k`, as ids.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.ids_of(0), 0..3);
+    /// ```
+    pub fn ids_of(&self, k: usize) -> core::ops::Range<InstructionId> {
+        let s = self.comp_start.get(k).copied().unwrap_or(0);
+        let e = self.comp_start.get(k + 1).copied().unwrap_or(s);
+        s..e
+    }
+
+    /// The instruction called `name` (`computation/name` where names
+    /// repeat), as an id.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.find("g"), Some(1));
+    /// assert_eq!(d.find("nothing"), None);
+    /// ```
+    pub fn find(&self, name: &str) -> Option<InstructionId> {
+        let (c, i) = self.module.instruction(name).ok()?;
+        let k = self
+            .module
+            .computations()
+            .iter()
+            .position(|x| core::ptr::eq(x, c))?;
+        let at = c.instructions().iter().position(|x| core::ptr::eq(x, i))?;
+        Some(self.comp_start[k] + at as u32)
+    }
+
+    /// The nodes of instruction `id`'s shape, in preorder (empty when it
+    /// has no shape that reads).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.nodes(2).len(), 1); // n: one array
+    /// ```
+    pub fn nodes(&self, id: InstructionId) -> &[Node] {
+        let (s, e) = self.shapes.get(id as usize).copied().unwrap_or((0, 0));
+        self.nodes.get(s as usize..e as usize).unwrap_or(&[])
+    }
+
+    fn node_count(&self, id: InstructionId) -> u32 {
+        let (s, e) = self.shapes.get(id as usize).copied().unwrap_or((0, 0));
+        e - s
+    }
+
+    /// A node's index (`[]` for the shape itself).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let p = d.nodes(0);
+    /// assert_eq!((d.index_of(&p[0]), d.index_of(&p[1])), (&[][..], &[0][..]));
+    /// ```
+    pub fn index_of(&self, node: &Node) -> &[u32] {
+        let (s, l) = node.path;
+        self.paths.get(s as usize..(s + l) as usize).unwrap_or(&[])
+    }
+
+    /// The operands of instruction `id`, as ids (`u32::MAX` for operand
+    /// text that names no instruction of its computation).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.operands(2), [1]); // n reads g
+    /// ```
+    pub fn operands(&self, id: InstructionId) -> &[u32] {
+        let s = self.operand_start.get(id as usize).copied().unwrap_or(0);
+        let e = self
+            .operand_start
+            .get(id as usize + 1)
+            .copied()
+            .unwrap_or(s);
+        self.operand_ids.get(s as usize..e as usize).unwrap_or(&[])
+    }
+
+    /// A value's name as XLA's buffer assignment writes it: the
+    /// instruction's name, then `{index}` when its shape is a tuple.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.value_name(d.values()[0]), "p{}");
+    /// assert_eq!(d.value_name(d.values()[3]), "n");
+    /// ```
+    pub fn value_name(&self, v: Value) -> String {
+        let mut out = String::new();
+        if let Some((_, i)) = self.instruction(v.instruction) {
+            out.push_str(i.name());
+        }
+        let nodes = self.nodes(v.instruction);
+        if matches!(nodes.first().map(|n| n.kind), Some(NodeKind::Tuple { .. }))
+            && let Some(node) = nodes.get(v.node as usize)
+        {
+            out.push('{');
+            for (k, x) in self.index_of(node).iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push_str(&alloc::format!("{x}"));
+            }
+            out.push('}');
+        }
+        out
+    }
+
+    /// Constants of embedded computations (reducers, comparators), which
+    /// XLA allocates although their computations have no buffers.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n z = f32[] constant(0)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n p = f32[4]{0} parameter(0)\n c = f32[] constant(0)\n ROOT r = f32[] reduce(p, c), dimensions={0}, to_apply=add\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.embedded_constants(), [2]); // z, in the reducer
+    /// ```
+    pub fn embedded_constants(&self) -> &[InstructionId] {
+        &self.embedded_constants
+    }
+
+    /// The instructions of the entry computation and of the computations
+    /// it calls for control flow, flattened into one sequence: each
+    /// called computation (a loop's condition then body, a conditional's
+    /// branches, a call's or async op's computation) just before the
+    /// instruction that calls it, each computation once, in text order
+    /// (which is the schedule when the module is scheduled).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("f {\n q = f32[] parameter(0)\n ROOT x = f32[] negate(q)\n}\nENTRY e {\n p = f32[] parameter(0)\n ROOT c = f32[] call(p), to_apply=f\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let order: Vec<&str> = d.schedule().iter().map(|&i| d.instruction(i).unwrap().1.name()).collect();
+    /// assert_eq!(order, ["p", "q", "x", "c"]); // the callee just before its call
+    /// ```
+    pub fn schedule(&self) -> &[InstructionId] {
+        &self.schedule
+    }
+
+    /// Where computation `k`'s own instructions start and end in
+    /// [`Dataflow::schedule`] (`None` when it is not in it).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("f {\n q = f32[] parameter(0)\n ROOT x = f32[] negate(q)\n}\nENTRY e {\n p = f32[] parameter(0)\n ROOT c = f32[] call(p), to_apply=f\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.schedule_span(0), Some((1, 3))); // f: q and x
+    /// assert_eq!(d.schedule_span(1), Some((0, 4)));
+    /// ```
+    pub fn schedule_span(&self, k: usize) -> Option<(u32, u32)> {
+        self.comp_span.get(k).copied().filter(|s| s.0 != NONE)
+    }
+
+    /// The callees of instruction `id`.
+    fn callees_of(&self, id: InstructionId) -> &[(u32, Callee)] {
+        let s = self.callees.partition_point(|(i, _)| *i < id);
+        let e = self.callees.partition_point(|(i, _)| *i <= id);
+        &self.callees[s..e]
+    }
+
+    /// The computations instruction `id` calls for control flow, as
+    /// indices, in the order they run (a loop's condition, then its body).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("b {\n s = f32[] parameter(0)\n ROOT n = f32[] negate(s)\n}\nc {\n s = f32[] parameter(0)\n ROOT t = pred[] constant(true)\n}\nENTRY e {\n p = f32[] parameter(0)\n ROOT w = f32[] while(p), body=b, condition=c\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let w = d.find("w").unwrap();
+    /// assert_eq!(d.control_flow_callees(w).collect::<Vec<_>>(), [1, 0]); // condition, then body
+    /// ```
+    pub fn control_flow_callees(&self, id: InstructionId) -> impl Iterator<Item = usize> + '_ {
+        let callees = self.callees_of(id);
+        // Most instructions call nothing: no rule to look up.
+        let r = if callees.is_empty() {
+            Rule::Defines
+        } else {
+            rule(self.instruction(id).map_or("", |(_, i)| i.opcode()))
+        };
+        let mut list: Vec<(u8, usize)> = callees
+            .iter()
+            .filter_map(move |(_, c)| {
+                let order = match (r, c.role) {
+                    (Rule::While, Role::Condition) => 0,
+                    (Rule::While, Role::Body) => 1,
+                    (Rule::Conditional, Role::Branch(j)) => 2 + j.min(250) as u8,
+                    (Rule::Call, Role::ToApply) => 0,
+                    (Rule::AsyncStart | Rule::AsyncUpdate | Rule::AsyncDone, Role::Calls) => 0,
+                    _ => return None,
+                };
+                Some((order, c.computation as usize))
+            })
+            .collect();
+        list.sort();
+        list.into_iter().map(|(_, c)| c)
+    }
+
+    /// Each computation's [`CallContext`]: from the entry down the calls.
+    fn call_contexts(&self) -> Vec<CallContext> {
+        let computations = self.module.computations();
+        let mut contexts = vec![CallContext::Uncalled; computations.len()];
+        let Some(entry) = computations
+            .iter()
+            .position(|c| c.is_entry())
+            .or(computations.len().checked_sub(1))
+        else {
+            return contexts;
+        };
+        contexts[entry] = CallContext::Entry;
+        let mut work = vec![entry];
+        while let Some(k) = work.pop() {
+            let here = contexts[k];
+            for id in self.ids_of(k) {
+                let opcode = self.instruction(id).map_or("", |(_, i)| i.opcode());
+                let control: Vec<usize> = self.control_flow_callees(id).collect();
+                for &(_, callee) in self.callees_of(id) {
+                    let c = callee.computation as usize;
+                    let Some(target) = computations.get(c) else {
+                        continue;
+                    };
+                    let context = if target
+                        .execution_thread()
+                        .is_some_and(|t| t != "main" && t != "\"main\"")
+                    {
+                        CallContext::OtherThread
+                    } else if opcode == "fusion" && callee.role == Role::Calls {
+                        // A fusion body is one wherever the fusion is
+                        // (fusions nest inside fusions).
+                        CallContext::Fusion
+                    } else if matches!(here, CallContext::Fusion | CallContext::Embedded) {
+                        CallContext::Embedded
+                    } else if control.contains(&c) {
+                        CallContext::ControlFlow
+                    } else {
+                        CallContext::Embedded
+                    };
+                    // The first context found stays, except that control
+                    // flow wins (its values are buffers; XLA refuses a
+                    // computation called both ways).
+                    let now = contexts[c];
+                    if now == CallContext::Uncalled
+                        || (context == CallContext::ControlFlow
+                            && !matches!(now, CallContext::ControlFlow | CallContext::Entry))
+                    {
+                        contexts[c] = context;
+                        work.push(c);
+                    }
+                }
+            }
+        }
+        contexts
+    }
+
+    /// The first instruction of computation `k` that is `parameter(n)`.
+    fn parameter(&self, k: usize, n: u64) -> Option<InstructionId> {
+        let c = self.module.computations().get(k)?;
+        let at = c.instructions().iter().position(|i| {
+            i.opcode() == "parameter" && i.operands_text().trim().parse::<u64>().ok() == Some(n)
+        })?;
+        Some(self.comp_start[k] + at as u32)
+    }
+
+    /// The root instruction of computation `k`.
+    fn root(&self, k: usize) -> Option<InstructionId> {
+        let c = self.module.computations().get(k)?;
+        let root = c.root()?;
+        let at = c
+            .instructions()
+            .iter()
+            .position(|i| core::ptr::eq(i, root))?;
+        Some(self.comp_start[k] + at as u32)
+    }
+
+    /// The node at `index` under node `from` of `id`'s shape.
+    fn node_at(&self, id: InstructionId, from: u32, index: &[u32]) -> Option<u32> {
+        let nodes = self.nodes(id);
+        let mut n = from as usize;
+        for &step in index {
+            let NodeKind::Tuple { arity } = nodes.get(n)?.kind else {
+                return None;
+            };
+            if step >= arity {
+                return None;
+            }
+            n += 1;
+            for _ in 0..step {
+                n += nodes.get(n)?.subtree as usize;
+            }
+        }
+        (n < nodes.len()).then_some(n as u32)
+    }
+
+    fn position(&self, id: InstructionId, node: u32) -> Option<u32> {
+        let base = *self.positions.get(id as usize)?;
+        (base != NONE && node < self.node_count(id)).then_some(base + node)
+    }
+
+    /// Union-find: the representative of position `p`.
+    fn root_of(&mut self, mut p: u32) -> u32 {
+        while self.buffer[p as usize] != p {
+            let parent = self.buffer[p as usize];
+            self.buffer[p as usize] = self.buffer[parent as usize];
+            p = parent;
+        }
+        p
+    }
+
+    fn join(&mut self, a: Option<u32>, b: Option<u32>) {
+        if let (Some(a), Some(b)) = (a, b) {
+            let (ra, rb) = (self.root_of(a), self.root_of(b));
+            if ra != rb {
+                // The smaller representative stays, so that a buffer's
+                // number follows its first position.
+                let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+                self.buffer[hi as usize] = lo;
+            }
+        }
+    }
+
+    /// Joins every node of `id` under `from_node` with the node of
+    /// `other` at `prefix` + the same index.
+    fn join_subtree(&mut self, id: InstructionId, from_node: u32, other: u32, prefix: &[u32]) {
+        if other == NONE {
+            return;
+        }
+        let Some(other_root) = self.node_at(other, 0, prefix) else {
+            return;
+        };
+        let count = self
+            .nodes(id)
+            .get(from_node as usize)
+            .map_or(0, |n| n.subtree);
+        let other_count = self
+            .nodes(other)
+            .get(other_root as usize)
+            .map_or(0, |n| n.subtree);
+        if count == other_count && self.same_structure(id, from_node, other, other_root, count) {
+            for k in 0..count {
+                let (a, b) = (
+                    self.position(id, from_node + k),
+                    self.position(other, other_root + k),
+                );
+                self.join(a, b);
+            }
+        } else {
+            // Shapes that differ (a bitcast between tuple structures,
+            // malformed text): join the nodes whose index exists in both.
+            for k in 0..count {
+                let node = from_node + k;
+                let rel: Vec<u32> = {
+                    let nodes = self.nodes(id);
+                    let Some(n) = nodes.get(node as usize) else {
+                        continue;
+                    };
+                    let depth = nodes
+                        .get(from_node as usize)
+                        .map_or(0, |r| self.index_of(r).len());
+                    self.index_of(n).get(depth..).unwrap_or(&[]).to_vec()
+                };
+                if let Some(o) = self.node_at(other, other_root, &rel) {
+                    let (a, b) = (self.position(id, node), self.position(other, o));
+                    self.join(a, b);
+                }
+            }
+        }
+    }
+
+    fn same_structure(&self, a: InstructionId, an: u32, b: InstructionId, bn: u32, n: u32) -> bool {
+        let (na, nb) = (self.nodes(a), self.nodes(b));
+        (0..n).all(|k| {
+            match (
+                na.get((an + k) as usize).map(|x| (x.subtree, x.kind)),
+                nb.get((bn + k) as usize).map(|x| (x.subtree, x.kind)),
+            ) {
+                (Some((sa, ka)), Some((sb, kb))) => {
+                    sa == sb
+                        && matches!(
+                            (ka, kb),
+                            (NodeKind::Tuple { .. }, NodeKind::Tuple { .. })
+                                | (NodeKind::Array(_), NodeKind::Array(_))
+                                | (NodeKind::Token, NodeKind::Token)
+                                | (NodeKind::Opaque, NodeKind::Opaque)
+                        )
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// Creates positions and values, and joins what must share memory.
+    fn define_and_join(&mut self) {
+        let module = self.module;
+        let computations = module.computations();
+        // Positions, for the computations whose values are buffers.
+        let mut count = 0u32;
+        for (k, _) in computations.iter().enumerate() {
+            if !matches!(
+                self.contexts[k],
+                CallContext::Entry | CallContext::ControlFlow
+            ) {
+                continue;
+            }
+            for id in self.ids_of(k) {
+                self.positions[id as usize] = count;
+                count = count.saturating_add(self.node_count(id));
+            }
+        }
+        self.buffer = (0..count).collect();
+
+        for (k, c) in computations.iter().enumerate() {
+            match self.contexts[k] {
+                CallContext::Entry | CallContext::ControlFlow => {}
+                CallContext::Embedded => {
+                    for (id, i) in self.ids_of(k).zip(c.instructions()) {
+                        if i.opcode() == "constant" {
+                            self.embedded_constants.push(id);
+                        }
+                    }
+                    continue;
+                }
+                _ => continue,
+            }
+            let called = self.contexts[k] == CallContext::ControlFlow;
+            for (id, i) in self.ids_of(k).zip(c.instructions()) {
+                self.instruction_values(id, i, called);
+            }
+        }
+
+        // The entry's donated parameters become outputs: one buffer.
+        if let Some(entry) = computations.iter().position(|c| c.is_entry()) {
+            let root = self.root(entry);
+            for (output, param, param_index) in
+                input_output_aliases(module.attribute("input_output_alias").unwrap_or(""))
+            {
+                let (Some(root), Some(p)) = (root, self.parameter(entry, param)) else {
+                    continue;
+                };
+                let (Some(o), Some(q)) = (
+                    self.node_at(root, 0, &output),
+                    self.node_at(p, 0, &param_index),
+                ) else {
+                    continue;
+                };
+                let (a, b) = (self.position(root, o), self.position(p, q));
+                self.join(a, b);
+            }
+        }
+    }
+
+    /// The values `i` defines and the positions it joins.
+    fn instruction_values(&mut self, id: InstructionId, i: &Instruction<'a>, called: bool) {
+        let r = rule(i.opcode());
+        // Only callees on this thread carry values here.
+        let control: Vec<usize> = self
+            .control_flow_callees(id)
+            .filter(|&c| self.contexts.get(c) == Some(&CallContext::ControlFlow))
+            .collect();
+        let wrapped_here = !control.is_empty();
+        let site = Site {
+            called_for_control_flow: called,
+            wrapped_here,
+        };
+        // Define.
+        let count = self.node_count(id);
+        for node in 0..count {
+            let (is_tuple, defines) = {
+                let n = &self.nodes(id)[node as usize];
+                let is_tuple = matches!(n.kind, NodeKind::Tuple { .. });
+                (is_tuple, r.defines_at(self.index_of(n), is_tuple, site))
+            };
+            let _ = is_tuple;
+            if defines {
+                self.values.push(Value {
+                    instruction: id,
+                    node,
+                });
+            }
+        }
+        let ops: Vec<u32> = self.operands(id).to_vec();
+        let op = |j: usize| ops.get(j).copied().unwrap_or(NONE);
+        let array_nodes = |d: &Self| -> Vec<(u32, Vec<u32>)> {
+            d.nodes(id)
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| !matches!(n.kind, NodeKind::Tuple { .. }))
+                .map(|(x, n)| (x as u32, d.index_of(n).to_vec()))
+                .collect()
+        };
+        match r {
+            Rule::Defines | Rule::Parameter => {}
+            Rule::Forward => self.join_subtree(id, 0, op(0), &[]),
+            Rule::Element => {
+                let n = i
+                    .attribute("index")
+                    .and_then(|t| t.trim().parse::<u32>().ok());
+                if let Some(n) = n {
+                    self.join_subtree(id, 0, op(0), &[n]);
+                }
+            }
+            Rule::Tuple => {
+                for j in 0..ops.len() {
+                    if let Some(node) = self.node_at(id, 0, &[j as u32]) {
+                        self.join_subtree(id, node, op(j), &[]);
+                    }
+                }
+            }
+            Rule::Copy => {
+                if let Some(NodeKind::Tuple { arity }) = self.nodes(id).first().map(|n| n.kind) {
+                    for j in 0..arity {
+                        if let Some(node) = self.node_at(id, 0, &[j]) {
+                            self.join_subtree(id, node, op(0), &[j]);
+                        }
+                    }
+                }
+            }
+            Rule::While => {
+                self.join_subtree(id, 0, op(0), &[]);
+                for &callee in &control {
+                    if let Some(p) = self.parameter(callee, 0) {
+                        self.join_subtree(p, 0, id, &[]);
+                    }
+                }
+                for &(_, c) in self.callees_of(id).to_vec().iter() {
+                    if c.role == Role::Body
+                        && let Some(root) = self.root(c.computation as usize)
+                    {
+                        self.join_subtree(root, 0, id, &[]);
+                    }
+                }
+            }
+            Rule::Call | Rule::Conditional => {
+                for (j, &callee) in control.iter().enumerate() {
+                    if let Some(root) = self.root(callee) {
+                        self.join_subtree(id, 0, root, &[]);
+                    }
+                    if r == Rule::Call {
+                        for (n, &o) in ops.iter().enumerate() {
+                            if let Some(p) = self.parameter(callee, n as u64) {
+                                self.join_subtree(p, 0, o, &[]);
+                            }
+                        }
+                    }
+                    let _ = j;
+                }
+                if r == Rule::Conditional {
+                    for &(_, c) in self.callees_of(id).to_vec().iter() {
+                        if let Role::Branch(j) = c.role
+                            && let Some(p) = self.parameter(c.computation as usize, 0)
+                        {
+                            self.join_subtree(p, 0, op(j as usize + 1), &[]);
+                        }
+                    }
+                }
+            }
+            Rule::AsyncStart => {
+                for (node, index) in array_nodes(self) {
+                    match index.as_slice() {
+                        [0, j, rest @ ..] => {
+                            let o = op(*j as usize);
+                            if let (Some(a), Some(src)) = (
+                                self.position(id, node),
+                                (o != NONE)
+                                    .then(|| self.node_at(o, 0, rest))
+                                    .flatten()
+                                    .and_then(|x| self.position(o, x)),
+                            ) {
+                                self.join(Some(a), Some(src));
+                            }
+                        }
+                        [1, rest @ ..] if wrapped_here => {
+                            if let Some(root) = control.first().and_then(|&c| self.root(c))
+                                && let Some(x) = self.node_at(root, 0, rest)
+                            {
+                                let (a, b) = (self.position(id, node), self.position(root, x));
+                                self.join(a, b);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(&callee) = control.first() {
+                    for (n, &o) in ops.iter().enumerate() {
+                        if let Some(p) = self.parameter(callee, n as u64) {
+                            self.join_subtree(p, 0, o, &[]);
+                        }
+                    }
+                }
+            }
+            Rule::AsyncUpdate => {
+                for (node, index) in array_nodes(self) {
+                    let src = self.node_at(op(0), 0, &index);
+                    if op(0) != NONE
+                        && let Some(x) = src
+                    {
+                        let (a, b) = (self.position(id, node), self.position(op(0), x));
+                        self.join(a, b);
+                    }
+                }
+            }
+            Rule::AsyncDone | Rule::CollectiveDone | Rule::CopyDone => {
+                let prefix: u32 = if r == Rule::CopyDone { 0 } else { 1 };
+                for (node, index) in array_nodes(self) {
+                    let mut path = vec![prefix];
+                    path.extend_from_slice(&index);
+                    if op(0) != NONE
+                        && let Some(x) = self.node_at(op(0), 0, &path)
+                    {
+                        let (a, b) = (self.position(id, node), self.position(op(0), x));
+                        self.join(a, b);
+                    }
+                }
+            }
+            Rule::CopyStart => {
+                if let Some(node) = self.node_at(id, 0, &[1]) {
+                    self.join_subtree(id, node, op(0), &[]);
+                }
+            }
+            Rule::AllGatherStart | Rule::CollectivePermuteStart => {
+                let several = ops.len() > 1
+                    && !(r == Rule::CollectivePermuteStart && i.attribute("slice_sizes").is_some());
+                if several {
+                    for j in 0..ops.len() {
+                        if let Some(node) = self.node_at(id, 0, &[0, j as u32]) {
+                            self.join_subtree(id, node, op(j), &[]);
+                        }
+                    }
+                } else if let Some(node) = self.node_at(id, 0, &[0]) {
+                    self.join_subtree(id, node, op(0), &[]);
+                }
+            }
+            Rule::RecvDone => {
+                if let Some(node) = self.node_at(id, 0, &[0]) {
+                    self.join_subtree(id, node, op(0), &[0]);
+                }
+            }
+            Rule::Send => {
+                if let Some(node) = self.node_at(id, 0, &[0]) {
+                    self.join_subtree(id, node, op(0), &[]);
+                }
+            }
+        }
+        // In place: an output that overwrites an operand is its buffer.
+        for (output, operand, operand_index) in self.in_place_pairs(id, i) {
+            let o = op(operand);
+            if o == NONE {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (
+                self.node_at(id, 0, &output),
+                self.node_at(o, 0, &operand_index),
+            ) {
+                let (pa, pb) = (self.position(id, a), self.position(o, b));
+                self.join(pa, pb);
+            }
+        }
+    }
+
+    /// Outputs of `i` that overwrite one of its operands (XLA's in-place
+    /// pairs, `HloDataflowAnalysis::GetInPlaceInputOutputPairs`): the
+    /// operand 0 of `dynamic-update-slice`, the operands of `scatter`,
+    /// `output_to_operand_aliasing`, and a fusion whose root updates one
+    /// of its parameters in place. `(output index, operand, operand index)`.
+    fn in_place_pairs(
+        &self,
+        id: InstructionId,
+        i: &Instruction<'a>,
+    ) -> Vec<(Vec<u32>, usize, Vec<u32>)> {
+        let mut pairs = Vec::new();
+        // Reading every attribute is slow; the name is looked for first.
+        if i.attributes_text().contains("output_to_operand_aliasing")
+            && let Some(text) = i.attribute("output_to_operand_aliasing")
+        {
+            for (output, operand, index) in input_output_aliases(text) {
+                pairs.push((output, operand as usize, index));
+            }
+            return pairs;
+        }
+        match i.opcode() {
+            "dynamic-update-slice" => pairs.push((Vec::new(), 0, Vec::new())),
+            "scatter" => {
+                let n = self.operand_count(i);
+                let inputs = n.saturating_sub(1) / 2;
+                if inputs <= 1 {
+                    pairs.push((Vec::new(), 0, Vec::new()));
+                } else {
+                    for j in 0..inputs {
+                        pairs.push((vec![j as u32], j, Vec::new()));
+                    }
+                }
+            }
+            "fusion" => {
+                // The body, as the call graph found it (a name lookup
+                // per fusion would cost a scan of every computation).
+                let Some(body) = self
+                    .callees_of(id)
+                    .iter()
+                    .find(|(_, c)| c.role == Role::Calls)
+                    .map(|(_, c)| c.computation as usize)
+                else {
+                    return pairs;
+                };
+                let Some(root) = self.module.computations()[body].root() else {
+                    return pairs;
+                };
+                let c = &self.module.computations()[body];
+                let updated = |x: &Instruction<'a>| -> Option<usize> {
+                    let x = self.through_bitcasts(c, x);
+                    if !matches!(x.opcode(), "dynamic-update-slice" | "scatter") {
+                        return None;
+                    }
+                    let first = x.operands().next()?.name()?;
+                    let p = self
+                        .through_bitcasts(c, c.instructions().iter().find(|y| y.name() == first)?);
+                    (p.opcode() == "parameter")
+                        .then(|| p.operands_text().trim().parse::<usize>().ok())
+                        .flatten()
+                };
+                if root.opcode() == "tuple" {
+                    for (j, o) in root.operands().enumerate() {
+                        let Some(x) = o
+                            .name()
+                            .and_then(|n| c.instructions().iter().find(|y| y.name() == n))
+                        else {
+                            continue;
+                        };
+                        if let Some(p) = updated(x) {
+                            pairs.push((vec![j as u32], p, Vec::new()));
+                        }
+                    }
+                } else if let Some(p) = updated(root) {
+                    pairs.push((Vec::new(), p, Vec::new()));
+                }
+            }
+            _ => {}
+        }
+        pairs
+    }
+
+    fn operand_count(&self, i: &Instruction<'a>) -> usize {
+        i.operands().count()
+    }
+
+    /// `x`, or what it bitcasts, within computation `c` (at most a few
+    /// steps: bitcasts of bitcasts are rare and a cycle must end).
+    fn through_bitcasts<'c>(
+        &self,
+        c: &'c Computation<'a>,
+        mut x: &'c Instruction<'a>,
+    ) -> &'c Instruction<'a> {
+        for _ in 0..8 {
+            if x.opcode() != "bitcast" {
+                break;
+            }
+            let Some(name) = x.operands().next().and_then(|o| o.name()) else {
+                break;
+            };
+            match c.instructions().iter().find(|y| y.name() == name) {
+                Some(y) => x = y,
+                None => break,
+            }
+        }
+        x
+    }
+
+    /// Numbers the buffers densely and lists their values.
+    fn finish(&mut self) {
+        let n = self.buffer.len();
+        for p in 0..n as u32 {
+            let r = self.root_of(p);
+            self.buffer[p as usize] = r;
+        }
+        // Dense numbers, in order of first position.
+        let mut number = vec![NONE; n];
+        let mut next = 0u32;
+        for p in 0..n {
+            let r = self.buffer[p] as usize;
+            if number[r] == NONE {
+                number[r] = next;
+                next += 1;
+            }
+            self.buffer[p] = number[r];
+        }
+        let mut counts = vec![0u32; next as usize + 1];
+        let values = core::mem::take(&mut self.values);
+        for v in &values {
+            let b = self.buffer_of(*v);
+            if let Some(c) = counts.get_mut(b as usize) {
+                *c += 1;
+            }
+        }
+        let mut start = Vec::with_capacity(counts.len());
+        let mut total = 0u32;
+        for c in &counts {
+            start.push(total);
+            total += c;
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; total as usize];
+        self.values = values;
+        for (k, v) in self.values.iter().enumerate() {
+            let b = self.buffer_of(*v) as usize;
+            if let Some(f) = fill.get_mut(b) {
+                list[*f as usize] = k as u32;
+                *f += 1;
+            }
+        }
+        self.buffer_start = start;
+        self.buffer_values = list;
+    }
+
+    /// The flattened schedule (see [`Dataflow::schedule`]), with an
+    /// explicit stack so that any nesting depth is safe.
+    fn flatten(&mut self) {
+        let computations = self.module.computations().len();
+        let Some(entry) = self.contexts.iter().position(|c| *c == CallContext::Entry) else {
+            return;
+        };
+        let mut visited = vec![false; computations];
+        visited[entry] = true;
+        // (computation, next instruction, whether its callees are pushed)
+        let mut stack: Vec<(usize, u32, bool)> = vec![(entry, self.comp_start[entry], false)];
+        while let Some(&(k, id, expanded)) = stack.last() {
+            if self.comp_span[k].0 == NONE {
+                self.comp_span[k].0 = self.schedule.len() as u32;
+            }
+            if id >= self.comp_start[k + 1] {
+                self.comp_span[k].1 = self.schedule.len() as u32;
+                stack.pop();
+                continue;
+            }
+            if !expanded {
+                if let Some(top) = stack.last_mut() {
+                    top.2 = true;
+                }
+                let callees: Vec<usize> = self
+                    .control_flow_callees(id)
+                    .filter(|&c| self.contexts.get(c) == Some(&CallContext::ControlFlow))
+                    .collect();
+                // Pushed in reverse, so that they run in order.
+                for &c in callees.iter().rev() {
+                    if !visited[c] {
+                        visited[c] = true;
+                        stack.push((c, self.comp_start[c], false));
+                    }
+                }
+                continue;
+            }
+            self.schedule.push(id);
+            if let Some(top) = stack.last_mut() {
+                *top = (k, id + 1, false);
+            }
+        }
+    }
+}
+
+/// The called computations of `i` (id `id`), appended to `out`.
+fn collect_callees(
+    i: &Instruction<'_>,
+    id: u32,
+    comp_names: &HashMap<&str, u32>,
+    out: &mut Vec<(u32, Callee)>,
+) {
+    // Most instructions call nothing: only the opcodes that take
+    // computations are looked at, and only when an attribute name is there.
+    let opcode = i.opcode();
+    if !CALLING_OPCODES.contains(&opcode)
+        && !opcode.ends_with("-start")
+        && !opcode.ends_with("-update")
+        && !opcode.ends_with("-done")
+    {
+        return;
+    }
+    let attributes = i.attributes_text();
+    if !CALL_ATTRIBUTES.iter().any(|a| attributes.contains(a)) {
+        return;
+    }
+    for a in i.attributes() {
+        if !CALL_ATTRIBUTES.contains(&a.name) {
+            continue;
+        }
+        let list = a.value.trim().trim_start_matches('{').trim_end_matches('}');
+        for (j, name) in list.split(',').enumerate() {
+            let name = name.trim().trim_start_matches('%');
+            let Some(&c) = comp_names.get(name) else {
+                continue;
+            };
+            let role = match a.name {
+                "body" => Role::Body,
+                "condition" => Role::Condition,
+                "branch_computations" => Role::Branch(j as u32),
+                "true_computation" => Role::Branch(0),
+                "false_computation" => Role::Branch(1),
+                "to_apply" => Role::ToApply,
+                "calls" => Role::Calls,
+                _ => Role::Other,
+            };
+            out.push((
+                id,
+                Callee {
+                    computation: c,
+                    role,
+                },
+            ));
+        }
+    }
+}
+
+/// The entries of `input_output_alias={ {0}: (0, {}, may-alias), … }` (and
+/// of `output_to_operand_aliasing={{0}: (0, {})}`): (output index,
+/// parameter or operand number, its index). Entries that do not read are
+/// skipped.
+///
+/// ```
+/// use xla_layout_hlo::dataflow::input_output_aliases;
+///
+/// let a = input_output_aliases("{ {0}: (0, {}, may-alias), {1,2}: (4, {1}, must-alias) }");
+/// assert_eq!(a, [(vec![0], 0, vec![]), (vec![1, 2], 4, vec![1])]);
+/// assert_eq!(input_output_aliases("{ {}: (0, {}, may-alias) }"), [(vec![], 0, vec![])]);
+/// assert!(input_output_aliases("nonsense").is_empty());
+/// ```
+pub fn input_output_aliases(text: &str) -> Vec<(Vec<u32>, u64, Vec<u32>)> {
+    let mut out = Vec::new();
+    let mut rest = text.trim();
+    rest = rest.strip_prefix('{').unwrap_or(rest);
+    loop {
+        rest = rest.trim_start().trim_start_matches(',').trim_start();
+        let Some(after) = rest.strip_prefix('{') else {
+            break;
+        };
+        let Some(close) = after.find('}') else { break };
+        let output = numbers(&after[..close]);
+        let after = after[close + 1..].trim_start();
+        let Some(after) = after.strip_prefix(':') else {
+            break;
+        };
+        let after = after.trim_start();
+        let Some(after) = after.strip_prefix('(') else {
+            break;
+        };
+        let Some(end) = after.find(')') else { break };
+        let inside = &after[..end];
+        rest = &after[end + 1..];
+        let mut parts = inside.splitn(2, ',');
+        let Some(number) = parts.next().and_then(|n| n.trim().parse::<u64>().ok()) else {
+            continue;
+        };
+        let index = match parts.next() {
+            None => Some(Vec::new()),
+            Some(t) => t
+                .trim_start()
+                .strip_prefix('{')
+                .and_then(|t| t.find('}').map(|e| &t[..e]))
+                .and_then(numbers),
+        };
+        if let (Some(output), Some(index)) = (output, index) {
+            out.push((output, number, index));
+        }
+    }
+    out
+}
+
+/// `1,2` → `[1, 2]`; `None` when it is not a list of numbers.
+fn numbers(text: &str) -> Option<Vec<u32>> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Some(Vec::new());
+    }
+    text.split(',')
+        .map(|n| n.trim().parse::<u32>().ok())
+        .collect()
+}
