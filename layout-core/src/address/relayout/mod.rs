@@ -25,9 +25,12 @@ use core::mem::{size_of, size_of_val};
 pub mod bits;
 mod block;
 mod kernels;
+mod lines;
 mod plan;
 mod slabs;
 mod streaming;
+mod tile_kernels;
+mod tiles;
 
 pub use slabs::Slabs;
 
@@ -40,6 +43,10 @@ use block::{Block, Line};
 use kernels::run_block;
 use plan::{Leaf, Level, NO_LEVEL, Nest, Walk};
 use streaming::STREAM_THRESHOLD;
+use tile_kernels::Kernel;
+#[cfg(target_arch = "x86_64")]
+use tile_kernels::has_avx2;
+use tiles::{Buffers, Tiles};
 
 /// Why a relayout cannot run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,6 +148,11 @@ pub struct Relayout {
     dst_slots: u64,
     dst_has_padding: bool,
     fast: bool,
+    /// The AVX2 kernels may run (where the CPU has them).
+    avx2: bool,
+    /// The copy is between row-major and a 2-D tile format: it runs tile
+    /// by tile (see `tiles`).
+    tiles: Option<Tiles>,
     stream_threshold: usize,
     src: TiledShape,
     dst: TiledShape,
@@ -164,6 +176,8 @@ impl Relayout {
             dst_slots: dst.physical_slots(),
             dst_has_padding: dst.physical_slots() != dst.element_count(),
             fast: false,
+            avx2: true,
+            tiles: None,
             stream_threshold: STREAM_THRESHOLD,
             src: *src,
             dst: *dst,
@@ -176,6 +190,7 @@ impl Relayout {
         if let Some(pair) = DigitPair::new(src, dst) {
             plan.fast = true;
             plan.nest = Nest::new(&pair);
+            plan.tiles = Tiles::new(src, dst, &pair);
         }
         Ok(plan)
     }
@@ -220,6 +235,16 @@ impl Relayout {
         }
     }
 
+    /// The same plan without the AVX2 kernels: SSE2 (or scalar) only,
+    /// whatever the CPU. For tests and benchmarks that compare the two.
+    #[doc(hidden)]
+    pub const fn without_avx2(self) -> Relayout {
+        Relayout {
+            avx2: false,
+            ..self
+        }
+    }
+
     /// Whether the copy runs by blocks (affine layouts) rather than element
     /// by element.
     pub const fn is_fast(&self) -> bool {
@@ -246,11 +271,18 @@ impl Relayout {
             &src[..self.src_slots as usize],
             &mut dst[..self.dst_slots as usize],
         );
+        if self.dims[..self.rank].contains(&0) {
+            if self.dst_has_padding {
+                dst.fill(pad);
+            }
+            return Ok(());
+        }
+        if let Some(t) = self.tiles.filter(|t| t.fits(size_of::<T>())) {
+            self.copy_tiles(&t, src, dst, pad);
+            return Ok(());
+        }
         if self.dst_has_padding {
             dst.fill(pad);
-        }
-        if self.dims[..self.rank].contains(&0) {
-            return Ok(());
         }
         if self.fast {
             let stream = self.streamer::<T>(dst);
@@ -326,6 +358,36 @@ impl Relayout {
                 self.for_each_pair(|s, d| mover.move_element(src, s, dst, d));
                 Ok(())
             }
+        }
+    }
+
+    /// [`Relayout::copy`] by tiles: `src` and `dst` hold exactly the
+    /// layouts' slots; no dimension is 0.
+    fn copy_tiles<T: Copy>(&self, t: &Tiles, src: &[T], dst: &mut [T], pad: T) {
+        let kernel = Kernel::new(size_of::<T>(), t.group, t.tile_cols);
+        // The tiles write the destination's slots before tail padding
+        // (the formula's, `Tiles::new` checked); the tail is padding.
+        dst[self.dst.tiled_slots() as usize..].fill(pad);
+        let big = size_of_val(dst) >= self.stream_threshold && cfg!(target_arch = "x86_64");
+        let stream = big
+            && if t.pack {
+                kernel.streams() && (dst.as_ptr() as usize).is_multiple_of(16)
+            } else {
+                t.tile_rows as usize <= lines::MAX_ROWS
+            };
+        let avx2 = self.avx2 && kernel.avx2(t.tile_cols * size_of::<T>() as u64) && has_avx2();
+        let b = Buffers {
+            src: src.as_ptr(),
+            dst: dst.as_mut_ptr(),
+            pad,
+        };
+        // SAFETY: `src` and `dst` hold the layouts' slots (checked by
+        // `copy`), at least the formula's on each side (`Tiles::new`);
+        // they are distinct borrows; one thread; streaming and AVX2 as
+        // checked above.
+        unsafe { t.copy_bands(b, 0..t.bands(), kernel, stream, avx2) };
+        if stream && t.pack {
+            streaming::fence();
         }
     }
 
@@ -511,6 +573,12 @@ impl Relayout {
     }
 }
 
+/// No AVX2 off x86_64.
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx2() -> bool {
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::plan::{Leaf, Walk};
@@ -530,6 +598,57 @@ mod tests {
             direct,
             folded,
         }
+    }
+
+    /// `(pack, batch, rows, cols, tile rows, tile cols, group)` of the
+    /// tile copy `Relayout::new` finds, if any.
+    fn tiles(from: &str, to: &str) -> Option<(bool, u64, u64, u64, u64, u64, u64)> {
+        let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+        let plan = Relayout::new(&t(from), &t(to)).unwrap();
+        plan.tiles.map(|t| {
+            (
+                t.pack,
+                t.batch,
+                t.rows,
+                t.cols,
+                t.tile_rows,
+                t.tile_cols,
+                t.group,
+            )
+        })
+    }
+
+    #[test]
+    fn the_tpu_formats_copy_by_tiles() {
+        let host = "bf16[16,256]{1,0}";
+        let tpu = "bf16[16,256]{1,0:T(8,128)(2,1)}";
+        assert_eq!(tiles(host, tpu), Some((true, 1, 16, 256, 8, 128, 2)));
+        assert_eq!(tiles(tpu, host), Some((false, 1, 16, 256, 8, 128, 2)));
+        let ragged = tiles("pred[33,129]{1,0}", "pred[33,129]{1,0:T(32,128)(32,1)}");
+        assert_eq!(ragged, Some((true, 1, 33, 129, 32, 128, 32)));
+        assert_eq!(
+            tiles("f32[3,5,7]{2,1,0}", "f32[3,5,7]{2,1,0:T(8,128)}"),
+            Some((true, 3, 5, 7, 8, 128, 1))
+        );
+        // Batch dimensions in another order than the host's, a
+        // transposed host, three tile levels, a tiled host, `*`: the
+        // general walk.
+        assert_eq!(
+            tiles("f32[3,5,7]{2,1,0}", "f32[3,5,7]{2,0,1:T(8,128)}"),
+            None
+        );
+        assert_eq!(tiles("f32[64,256]{0,1}", "f32[64,256]{1,0:T(8,128)}"), None);
+        assert_eq!(
+            tiles("bf16[4096]{0}", "bf16[4096]{0:T(1024)(128)(2,1)}"),
+            None
+        );
+        assert_eq!(
+            tiles("f32[64,256]{1,0:T(1,128)}", "f32[64,256]{1,0:T(8,128)}"),
+            None
+        );
+        assert_eq!(tiles("f32[64,256]{1,0}", "f32[64,256]{1,0:T(*,128)}"), None);
+        // Tail padding after the tiles is fine (filled apart).
+        assert!(tiles("f32[3,5]{1,0}", "f32[3,5]{1,0:T(8,128)L(2048)}").is_some());
     }
 
     #[test]
