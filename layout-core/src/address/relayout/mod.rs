@@ -255,22 +255,7 @@ impl Relayout {
     /// `dst` (in the destination layout). Padding slots of `dst` are set to
     /// `pad` (only written when the destination layout has any).
     pub fn copy<T: Copy>(&self, src: &[T], dst: &mut [T], pad: T) -> Result<(), RelayoutError> {
-        if (src.len() as u64) < self.src_slots {
-            return Err(RelayoutError::SourceTooShort {
-                needed: self.src_slots,
-                got: src.len() as u64,
-            });
-        }
-        if (dst.len() as u64) < self.dst_slots {
-            return Err(RelayoutError::DestinationTooShort {
-                needed: self.dst_slots,
-                got: dst.len() as u64,
-            });
-        }
-        let (src, dst) = (
-            &src[..self.src_slots as usize],
-            &mut dst[..self.dst_slots as usize],
-        );
+        let (src, dst) = self.buffers(src, dst)?;
         if self.dims[..self.rank].contains(&0) {
             if self.dst_has_padding {
                 dst.fill(pad);
@@ -300,6 +285,68 @@ impl Relayout {
             self.for_each_element(|s, d| dst[d as usize] = src[s as usize]);
         }
         Ok(())
+    }
+
+    /// [`Relayout::copy`] split across the threads of the current rayon
+    /// pool: the copies between row-major and a 2-D TPU tile format run
+    /// as one contiguous range of tile rows per thread (disjoint slabs of
+    /// both buffers); every other relayout runs on the calling thread, as
+    /// [`Relayout::copy`]. The result is the same as [`Relayout::copy`]'s.
+    #[cfg(feature = "rayon")]
+    pub fn copy_parallel<T: Copy + Send + Sync>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+    ) -> Result<(), RelayoutError> {
+        self.copy_in_pieces(src, dst, pad, rayon::current_num_threads())
+    }
+
+    /// [`Relayout::copy_parallel`] in `pieces` tasks whatever the number
+    /// of threads (for tests: the split is the same on any machine).
+    #[cfg(feature = "rayon")]
+    #[doc(hidden)]
+    pub fn copy_in_pieces<T: Copy + Send + Sync>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+        pieces: usize,
+    ) -> Result<(), RelayoutError> {
+        match self.tiles.filter(|t| t.fits(size_of::<T>())) {
+            Some(t) if !self.dims[..self.rank].contains(&0) => {
+                let (src, dst) = self.buffers(src, dst)?;
+                self.copy_tiles_parallel(&t, src, dst, pad, pieces);
+                Ok(())
+            }
+            _ => self.copy(src, dst, pad),
+        }
+    }
+
+    /// `src` and `dst` cut to the layouts' slots, or why they are too
+    /// short.
+    #[allow(clippy::type_complexity)]
+    fn buffers<'a, 'b, T>(
+        &self,
+        src: &'a [T],
+        dst: &'b mut [T],
+    ) -> Result<(&'a [T], &'b mut [T]), RelayoutError> {
+        if (src.len() as u64) < self.src_slots {
+            return Err(RelayoutError::SourceTooShort {
+                needed: self.src_slots,
+                got: src.len() as u64,
+            });
+        }
+        if (dst.len() as u64) < self.dst_slots {
+            return Err(RelayoutError::DestinationTooShort {
+                needed: self.dst_slots,
+                got: dst.len() as u64,
+            });
+        }
+        Ok((
+            &src[..self.src_slots as usize],
+            &mut dst[..self.dst_slots as usize],
+        ))
     }
 
     /// Copies the array from `src`, raw little-endian bytes in the source
@@ -364,6 +411,28 @@ impl Relayout {
     /// [`Relayout::copy`] by tiles: `src` and `dst` hold exactly the
     /// layouts' slots; no dimension is 0.
     fn copy_tiles<T: Copy>(&self, t: &Tiles, src: &[T], dst: &mut [T], pad: T) {
+        let (b, kernel, stream, avx2) = self.tile_setup(t, src, dst, pad);
+        // SAFETY: `src` and `dst` hold the layouts' slots (checked by
+        // `copy`), at least the formula's on each side (`Tiles::new`);
+        // they are distinct borrows; one thread; streaming and AVX2 as
+        // `tile_setup` checked.
+        unsafe { t.copy_bands(b, 0..t.bands(), kernel, stream, avx2) };
+        if stream && t.pack {
+            streaming::fence();
+        }
+    }
+
+    /// Fills the tail padding of `dst` and chooses how the tiles move:
+    /// the buffers, the kernel, whether to stream (the destination is
+    /// large enough, and for packing aligned and the kernel streams), and
+    /// whether the AVX2 kernels run.
+    fn tile_setup<T: Copy>(
+        &self,
+        t: &Tiles,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+    ) -> (Buffers<T>, Kernel, bool, bool) {
         let kernel = Kernel::new(size_of::<T>(), t.group, t.tile_cols);
         // The tiles write the destination's slots before tail padding
         // (the formula's, `Tiles::new` checked); the tail is padding.
@@ -381,14 +450,59 @@ impl Relayout {
             dst: dst.as_mut_ptr(),
             pad,
         };
-        // SAFETY: `src` and `dst` hold the layouts' slots (checked by
-        // `copy`), at least the formula's on each side (`Tiles::new`);
-        // they are distinct borrows; one thread; streaming and AVX2 as
-        // checked above.
-        unsafe { t.copy_bands(b, 0..t.bands(), kernel, stream, avx2) };
-        if stream && t.pack {
-            streaming::fence();
+        (b, kernel, stream, avx2)
+    }
+
+    /// [`Relayout::copy_tiles`] in `pieces` rayon tasks, each a
+    /// contiguous range of tile rows.
+    #[cfg(feature = "rayon")]
+    fn copy_tiles_parallel<T: Copy + Send + Sync>(
+        &self,
+        t: &Tiles,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+        pieces: usize,
+    ) {
+        use rayon::iter::{IntoParallelIterator, ParallelIterator};
+        let bands = t.bands();
+        let pieces = u64::try_from(pieces).unwrap_or(u64::MAX).clamp(1, bands);
+        if pieces == 1 {
+            return self.copy_tiles(t, src, dst, pad);
         }
+        let (b, kernel, stream, avx2) = self.tile_setup(t, src, dst, pad);
+        /// The buffers, shared by the tasks: each writes only the
+        /// destination slots of its own bands.
+        struct Shared<T>(Buffers<T>);
+        // SAFETY: the tasks read the source (borrowed shared, of `T:
+        // Sync` elements) and write disjoint parts of the destination
+        // (borrowed exclusively until every task is done) with `T: Send`
+        // values.
+        unsafe impl<T: Send + Sync> Sync for Shared<T> {}
+        impl<T: Copy> Shared<T> {
+            fn get(&self) -> Buffers<T> {
+                self.0
+            }
+        }
+        /// Where piece `k` of `n` starts (`k <= n`: no overflow in 128
+        /// bits, and the quotient is at most `bands`).
+        fn cut(bands: u64, k: u64, n: u64) -> u64 {
+            (u128::from(bands) * u128::from(k) / u128::from(n)) as u64
+        }
+        let shared = Shared(b);
+        (0..pieces).into_par_iter().for_each(|k| {
+            let range = cut(bands, k, pieces)..cut(bands, k + 1, pieces);
+            // SAFETY: as in `copy_tiles`, each task with its own bands,
+            // whose destination slots no other task writes (bands are
+            // disjoint tile rows: disjoint slot ranges in both layouts);
+            // `for_each` returns only when every task is done, within
+            // the borrows of `src` and `dst`.
+            unsafe { t.copy_bands(shared.get(), range, kernel, stream, avx2) };
+            if stream && t.pack {
+                // This thread's streaming stores, before the join.
+                streaming::fence();
+            }
+        });
     }
 
     /// The streaming kernel for copying into `dst`, if it is large enough
