@@ -95,6 +95,16 @@ fn relayout_vs_copies<T: Copy + Default>(
     g.bench_function(format!("{name}/relayout"), |b| {
         b.iter(|| plan.copy(black_box(&src), &mut dst, T::default()).unwrap())
     });
+    // What the AVX2 kernels and the tile path bring: the same plan with
+    // SSE2 only, and through the general walk.
+    let sse2 = plan.without_avx2();
+    g.bench_function(format!("{name}/relayout_sse2"), |b| {
+        b.iter(|| sse2.copy(black_box(&src), &mut dst, T::default()).unwrap())
+    });
+    let walk = plan.without_tiles();
+    g.bench_function(format!("{name}/relayout_walk"), |b| {
+        b.iter(|| walk.copy(black_box(&src), &mut dst, T::default()).unwrap())
+    });
     g.bench_function(format!("{name}/nt_copy"), |b| {
         b.iter(|| nt_copy(black_box(bytes_of(&src)), bytes_of_mut(&mut copy)))
     });

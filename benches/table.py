@@ -35,7 +35,8 @@ def results(group):
 tpu = results("tpu")
 print("| case | relayout | NT copy | `copy_from_slice` | ÷ NT copy | ÷ `copy_from_slice` |")
 print("|---|---:|---:|---:|---:|---:|")
-for case in sorted({k.rsplit("/", 1)[0] for k in tpu}):
+cases = sorted({k.rsplit("/", 1)[0] for k in tpu})
+for case in cases:
     r, nt, cfs = (tpu.get(f"{case}/{w}") for w in ("relayout", "nt_copy", "copy_from_slice"))
     if r is None:
         continue
@@ -43,6 +44,20 @@ for case in sorted({k.rsplit("/", 1)[0] for k in tpu}):
         f"| `{case}` | {r:.2f} GiB/s | {nt:.2f} GiB/s | {cfs:.2f} GiB/s "
         f"| {r / nt:.2f}× | {r / cfs:.2f}× |"
     )
+if any(f"{c}/relayout_sse2" in tpu for c in cases):
+    print()
+    print("| case | relayout (AVX2) | SSE2 only | general walk | ÷ NT copy: SSE2 | walk |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for case in cases:
+        r, s, w, nt = (
+            tpu.get(f"{case}/{x}") for x in ("relayout", "relayout_sse2", "relayout_walk", "nt_copy")
+        )
+        if None in (r, s, w, nt):
+            continue
+        print(
+            f"| `{case}` | {r:.2f} GiB/s | {s:.2f} GiB/s | {w:.2f} GiB/s "
+            f"| {s / nt:.2f}× | {w / nt:.2f}× |"
+        )
 threads = results("threads")
 if threads:
     print()

@@ -245,6 +245,16 @@ impl Relayout {
         }
     }
 
+    /// The same plan without the tile-by-tile path: the general walk (for
+    /// tests and benchmarks that compare the two).
+    #[doc(hidden)]
+    pub const fn without_tiles(self) -> Relayout {
+        Relayout {
+            tiles: None,
+            ..self
+        }
+    }
+
     /// Whether the copy runs by blocks (affine layouts) rather than element
     /// by element.
     pub const fn is_fast(&self) -> bool {

@@ -318,20 +318,35 @@ mod x86 {
     /// A 16×16 byte transpose: rows in, columns out. Four rounds of
     /// interleaving row `i` with row `i + 8` (a perfect shuffle of the
     /// rows each time) move byte `(r, c)` to `(c, r)`.
+    /// Plain loops, not `core::array::from_fn`: outside a
+    /// `target_feature` function its closures were not inlined, and every
+    /// array went through `memmove` (the SSE2 pack of `pred` ran 8× slower
+    /// than the AVX2 one).
     #[inline(always)]
     pub(super) fn transpose16(mut x: [__m128i; 16]) -> [__m128i; 16] {
         for _ in 0..4 {
-            // SAFETY: SSE2 is part of x86_64.
-            x = core::array::from_fn(|k| unsafe {
-                let (a, b) = (x[k / 2], x[k / 2 + 8]);
-                if k % 2 == 0 {
-                    _mm_unpacklo_epi8(a, b)
-                } else {
-                    _mm_unpackhi_epi8(a, b)
+            let mut y = x;
+            for k in 0..8 {
+                // SAFETY: SSE2 is part of x86_64.
+                unsafe {
+                    y[2 * k] = _mm_unpacklo_epi8(x[k], x[k + 8]);
+                    y[2 * k + 1] = _mm_unpackhi_epi8(x[k], x[k + 8]);
                 }
-            });
+            }
+            x = y;
         }
         x
+    }
+
+    /// Rows `first..first + 16` (`at(l)` loads row `l`) transposed.
+    #[inline(always)]
+    fn transpose_rows(first: usize, at: impl Fn(usize) -> __m128i) -> [__m128i; 16] {
+        // SAFETY: SSE2 is part of x86_64.
+        let mut x = [unsafe { _mm_setzero_si128() }; 16];
+        for (l, x) in x.iter_mut().enumerate() {
+            *x = at(first + l);
+        }
+        transpose16(x)
     }
 
     /// [`super::pack`] in bytes with SSE2: `pitch` between source rows,
@@ -388,13 +403,10 @@ mod x86 {
                     for k in (0..row).step_by(16) {
                         // Columns k..k+16 of each block of 16 rows, then
                         // written in order: each column's rows.
-                        let t: [[__m128i; 16]; 2] = core::array::from_fn(|h| {
-                            if h < blocks {
-                                transpose16(core::array::from_fn(|l| at(16 * h + l, k)))
-                            } else {
-                                [_mm_setzero_si128(); 16]
-                            }
-                        });
+                        let mut t = [[_mm_setzero_si128(); 16]; 2];
+                        for (h, t) in t.iter_mut().enumerate().take(blocks) {
+                            *t = transpose_rows(16 * h, |l| at(l, k));
+                        }
                         for c in 0..16 {
                             for (h, t) in t.iter().enumerate().take(blocks) {
                                 put::<NT>(out.add((k + c) * 16 * blocks + 16 * h), t[c]);
@@ -455,7 +467,7 @@ mod x86 {
                 Kernel::Quads8 => {
                     let mask = _mm_set1_epi32(0xFF);
                     for k in (0..row).step_by(16) {
-                        let v: [__m128i; 4] = core::array::from_fn(|j| input(4 * k + 16 * j));
+                        let v = [0, 1, 2, 3].map(|j| input(4 * k + 16 * j));
                         let byte = |x, r| match r {
                             0 => _mm_and_si128(x, mask),
                             1 => _mm_and_si128(_mm_srli_epi32::<8>(x), mask),
@@ -474,8 +486,7 @@ mod x86 {
                     for k in (0..row).step_by(16) {
                         for h in 0..g / 16 {
                             // Rows 16h.. of columns k..k+16.
-                            let t =
-                                transpose16(core::array::from_fn(|c| input((k + c) * g + 16 * h)));
+                            let t = transpose_rows(0, |c| input((k + c) * g + 16 * h));
                             for (l, v) in t.into_iter().enumerate() {
                                 out(16 * h + l, k, v);
                             }
