@@ -31,12 +31,21 @@ const _: () = assert!(STAGE_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
 /// spans of tiles make them at least this long where the stage allows.
 const PART_BYTES: usize = 512;
 
+/// Where the row groups being written are spread first: room for
+/// [`Lines::span`] tiles, 64-byte aligned. A value apart from [`Lines`],
+/// so that the pointers into it stay valid while `Lines::write` borrows
+/// the lines.
 #[repr(C, align(64))]
-struct Stage([u8; STAGE_BYTES]);
+pub(super) struct Stage(pub(super) [u8; STAGE_BYTES]);
 
-/// Per-row held lines, and a stage for the row groups being spread.
+impl Stage {
+    pub(super) const fn new() -> Stage {
+        Stage([0; STAGE_BYTES])
+    }
+}
+
+/// Per-row held lines.
 pub(in super::super) struct Lines {
-    stage: Stage,
     held: [Held; MAX_ROWS],
     len: [usize; MAX_ROWS],
     at: [*mut u8; MAX_ROWS],
@@ -45,16 +54,10 @@ pub(in super::super) struct Lines {
 impl Lines {
     pub(super) fn new() -> Lines {
         Lines {
-            stage: Stage([0; STAGE_BYTES]),
             held: core::array::from_fn(|_| Held { bytes: [0; 192] }),
             len: [0; MAX_ROWS],
             at: [core::ptr::null_mut(); MAX_ROWS],
         }
-    }
-
-    /// The stage: room for [`Lines::span`] row groups, 64-byte aligned.
-    pub(super) fn stage(&mut self) -> *mut u8 {
-        self.stage.0.as_mut_ptr()
     }
 
     /// How many tiles of `tile` bytes (rows of `row` bytes) to spread
@@ -156,7 +159,7 @@ impl Lines {
             __m128i, _mm_and_si128, _mm_load_si128, _mm_loadu_si128, _mm_or_si128,
             _mm_storeu_si128, _mm_stream_si128,
         };
-        let held = self.held[row].bytes.as_mut_ptr();
+        let mut held = self.held[row].bytes.as_mut_ptr();
         let len = self.len[row];
         // SAFETY: reads stay in `from[..n]` and in the tables,
         // writes in `to[..n]`, in the held line's destination (writable
@@ -207,6 +210,8 @@ impl Lines {
                 return;
             } else {
                 self.flush_row(row);
+                // Again: `flush_row` borrowed all of `self`.
+                held = self.held[row].bytes.as_mut_ptr();
                 // Up to the first line boundary: shared with bytes that
                 // are not this row's, written with ordinary stores.
                 let head = ((to as usize).wrapping_neg() % 64).min(n);

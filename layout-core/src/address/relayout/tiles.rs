@@ -26,7 +26,7 @@ use core::ops::Range;
 
 use super::super::digits::DigitPair;
 use super::super::tiled::{CoordOp, TiledShape};
-use super::lines::Lines;
+use super::lines::{Lines, Stage};
 use super::streaming;
 use super::tile_kernels::{self, Kernel, MAX_GROUP_BYTES};
 
@@ -259,7 +259,8 @@ const PREFETCH_TILES: usize = 1;
 /// access is made).
 #[inline(always)]
 fn prefetch(p: *const u8, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
+    // Not under Miri: a hint changes nothing it could check.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     for k in (0..bytes).step_by(64) {
         // SAFETY: a prefetch reads nothing; `wrapping_add` makes no claim
         // about the address.
@@ -364,11 +365,12 @@ impl Tiles {
         bands: Range<u64>,
         kernel: Kernel,
     ) {
-        let mut lines = Lines::new();
+        let (mut lines, mut stage) = (Lines::new(), Stage::new());
+        let stage = stage.0.as_mut_ptr();
         // SAFETY: the caller's contract; the lines hold only parts of
         // these bands' rows, written out before returning.
         unsafe {
-            self.unpack_bands::<T, true>(b, bands, kernel, Some(&mut lines));
+            self.unpack_bands::<T, true>(b, bands, kernel, Some((&mut lines, stage)));
             lines.flush();
         }
         streaming::fence();
@@ -381,10 +383,11 @@ impl Tiles {
     /// As [`Tiles::copy_bands`] with `stream`.
     #[inline(never)]
     unsafe fn unpack_streaming<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
-        let mut lines = Lines::new();
+        let (mut lines, mut stage) = (Lines::new(), Stage::new());
+        let stage = stage.0.as_mut_ptr();
         // SAFETY: as `unpack_streaming_avx2`.
         unsafe {
-            self.unpack_bands::<T, false>(b, bands, kernel, Some(&mut lines));
+            self.unpack_bands::<T, false>(b, bands, kernel, Some((&mut lines, stage)));
             lines.flush();
         }
         streaming::fence();
@@ -474,18 +477,20 @@ impl Tiles {
     /// span of tiles at a time (see [`Lines::span`]).
     ///
     /// # Safety
-    /// As [`Tiles::copy_bands`]; with `AVX`, the caller runs with AVX2.
+    /// As [`Tiles::copy_bands`]; with `AVX`, the caller runs with AVX2;
+    /// the stage with `lines` points to a [`Stage`] that nothing else
+    /// uses meanwhile.
     #[inline(always)]
     unsafe fn unpack_bands<T: Copy, const AVX: bool>(
         &self,
         b: Buffers<T>,
         bands: Range<u64>,
         kernel: Kernel,
-        lines: Option<&mut Lines>,
+        lines: Option<(&mut Lines, *mut u8)>,
     ) {
-        if let Some(lines) = lines {
+        if let Some((lines, stage)) = lines {
             // SAFETY: the caller's contract.
-            unsafe { self.unpack_spans::<T, AVX>(b, bands, kernel, lines) };
+            unsafe { self.unpack_spans::<T, AVX>(b, bands, kernel, lines, stage) };
             return;
         }
         let (rows, cols) = (self.rows as usize, self.cols as usize);
@@ -530,13 +535,14 @@ impl Tiles {
     }
 
     /// [`Tiles::unpack_bands`] through `lines`: a span of tiles spread
-    /// into the lines' stage (read in order), then each of its rows
+    /// into `stage` (read in order), then each of its rows
     /// written as one part of the row's stream; the span makes the parts
     /// long enough that joining lines costs little per byte. Tiles larger
     /// than the stage go a row group at a time.
     ///
     /// # Safety
-    /// As [`Tiles::unpack_bands`].
+    /// As [`Tiles::unpack_bands`]; `stage` points to a [`Stage`] that
+    /// nothing else uses meanwhile.
     #[inline(always)]
     unsafe fn unpack_spans<T: Copy, const AVX: bool>(
         &self,
@@ -544,6 +550,7 @@ impl Tiles {
         bands: Range<u64>,
         kernel: Kernel,
         lines: &mut Lines,
+        stage: *mut u8,
     ) {
         let size = size_of::<T>();
         let (rows, cols) = (self.rows as usize, self.cols as usize);
@@ -585,7 +592,7 @@ impl Tiles {
                             // One row per group: the source itself.
                             (group(0, h), tc)
                         } else {
-                            let s = lines.stage().cast::<T>();
+                            let s = stage.cast::<T>();
                             let pitch = tiles * tc;
                             for t in 0..tiles {
                                 for q in h / g..(h + rows_at_once) / g {
