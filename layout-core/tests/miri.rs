@@ -19,7 +19,8 @@
 //! it, and is checked slot by slot against the two layouts' offsets.
 //! Under Miri the non-temporal store is an ordinary store of the same 16
 //! aligned bytes (Miri cannot run the `movntdq` inline assembly); run
-//! natively, this file checks the real one, at every line offset.
+//! natively, this file checks the real one, at every line offset, and
+//! `tests/streaming_stores.rs` compares it with the ordinary kernels.
 #![cfg(feature = "std")]
 
 use core::fmt::Debug;
