@@ -261,8 +261,11 @@ fn byte_views_are_the_typed_views_of_the_same_bytes() {
         DynView::<f32>::from_bytes(&t, shifted).unwrap_err(),
         ViewError::Misaligned { align: 4 }
     );
-    let mut raw = vec![0u8; 96];
-    let mut m = DynViewMut::<f32>::from_bytes_mut(&t, &mut raw).unwrap();
+    // Bytes of a `u32` buffer: a `Vec<u8>` need not be 4-aligned (Miri's
+    // allocator places them anywhere).
+    let mut words = vec![0u32; 24];
+    let raw: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+    let mut m = DynViewMut::<f32>::from_bytes_mut(&t, raw).unwrap();
     m.set(&[2, 3], 2.5).unwrap();
     assert_eq!(&raw[17 * 4..18 * 4], &2.5f32.to_le_bytes());
 }
@@ -346,14 +349,15 @@ fn dlpack_types_and_refusals() {
     use dlpark::ffi::DLDataType;
     let dtype = |text: &str| {
         let t = tiled(text);
-        let data = vec![0u8; t.exact_bytes() as usize + 16];
-        // Bytes as raw elements of the slot width.
+        // Raw elements of the slot width (a `u16` buffer, so that it is
+        // 2-aligned also for Miri's allocator).
+        let data = vec![0u16; t.exact_bytes() as usize / 2 + 8];
         match t.element_bits() {
-            8 => DynView::<u8>::new(&t, &data)
+            8 => DynView::<u8>::new(&t, bytemuck::cast_slice(&data))
                 .unwrap()
                 .dlpack()
                 .map(|d| d.dtype()),
-            16 => DynView::<u16>::new(&t, bytemuck::cast_slice(&data[..t.exact_bytes() as usize]))
+            16 => DynView::<u16>::new(&t, &data)
                 .unwrap()
                 .dlpack()
                 .map(|d| d.dtype()),
