@@ -279,8 +279,11 @@ mod byte_views {
             DynView::<f32>::from_bytes(&empty, &[]).unwrap().as_slice(),
             &[] as &[f32]
         );
-        let mut raw = vec![0u8; 96];
-        let mut m = DynViewMut::<f32>::from_bytes_mut(&t, &mut raw).unwrap();
+        // Bytes of a `u32` buffer: a `Vec<u8>` need not be 4-aligned (Miri's
+        // allocator places them anywhere).
+        let mut words = vec![0u32; 24];
+        let raw: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+        let mut m = DynViewMut::<f32>::from_bytes_mut(&t, raw).unwrap();
         m.set(&[2, 3], 2.5).unwrap();
         assert_eq!(&raw[17 * 4..18 * 4], &2.5f32.to_le_bytes());
     }
