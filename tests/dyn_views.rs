@@ -52,8 +52,16 @@ fn reads_agree<L: StaticLayout, T: Element + PartialEq + core::fmt::Debug>(to: f
     }
     let (sp, dp): (Vec<_>, Vec<_>) = (s.iter_physical().collect(), d.iter_physical().collect());
     assert_eq!(sp.len(), dp.len(), "{name}");
+    // Memory order, checked against the forward map (not the inverse both
+    // iterators use): each slot holds the index whose offset it is, slots
+    // rise, and every element appears once.
+    assert_eq!(dp.len() as u64, t.element_count(), "{name}");
+    assert!(dp.windows(2).all(|w| w[0].0 < w[1].0), "{name}");
+    for (slot, index, _) in &dp {
+        assert_eq!(t.offset(index), Ok(*slot as u64), "{name}");
+    }
     for ((ss, sx, sv), (ds, dx, dv)) in sp.iter().zip(&dp) {
-        assert_eq!((*ss as u64, wide(sx.as_ref()), sv), (*ds, dx.to_vec(), dv));
+        assert_eq!((*ss, wide(sx.as_ref()), sv), (*ds, dx.to_vec(), dv));
     }
     let middle: Vec<usize> = L::DIMS.as_ref().iter().map(|&n| n / 2).collect();
     for dim in 0..=L::RANK {
@@ -65,7 +73,7 @@ fn reads_agree<L: StaticLayout, T: Element + PartialEq + core::fmt::Debug>(to: f
     }
     assert_eq!(d.lane(&[0], 0).count(), 0, "{name}: wrong rank");
     for k in 0.. {
-        match (s.tile(k), d.tile(k as u64)) {
+        match (s.tile(k), d.tile(k)) {
             (None, None) => break,
             (Some(st), Some(dt)) => {
                 let st: Vec<_> = st.map(|(i, v)| (wide(i.as_ref()), v)).collect();
@@ -184,7 +192,9 @@ where
         s.iter_physical()
             .map(|(slot, _, v)| (slot as u64, v))
             .collect(),
-        d.iter_physical().map(|(slot, _, v)| (slot, v)).collect(),
+        d.iter_physical()
+            .map(|(slot, _, v)| (slot as u64, v))
+            .collect(),
     );
     assert_eq!(sp, dp, "{name}: iter_physical");
 
@@ -230,8 +240,9 @@ fn construction_checks_once() {
     ));
     assert!(DynView::new(&t, &[0u64; 24]).is_err());
     assert!(DynView::new(&t, &[0u32; 24]).is_ok()); // raw bits
-    // s4 stored one per byte: i8 holds it slot for slot; packed, only
-    // bit views do.
+    // s4 stored one per byte: XLA leaves the upper bits of each byte
+    // unspecified, so only bit views (which read the low four) hold it;
+    // packed, likewise.
     let bytes = ArrayShape::parse_validated("s4[4]{0}")
         .unwrap()
         .tiled()
@@ -240,8 +251,11 @@ fn construction_checks_once() {
         .unwrap()
         .tiled()
         .unwrap();
-    assert!(DynView::new(&bytes, &[0i8; 4]).is_ok());
+    assert!(DynView::new(&bytes, &[0i8; 4]).is_err());
     assert!(DynView::new(&packed, &[0i8; 4]).is_err());
+    // -1 with the upper bits set or clear reads -1 either way.
+    let b = DynBitsView::<i8>::new(&bytes, &[0x0F, 0xFF, 0x01, 0xF1]).unwrap();
+    assert_eq!(b.iter().map(|(_, x)| x).collect::<Vec<_>>(), [-1, -1, 1, 1]);
     assert_eq!(
         DynBitsView::<i8>::new(&packed, &[0u8; 1]).unwrap_err(),
         ViewError::TooShort { needed: 2, got: 1 }
@@ -314,4 +328,18 @@ fn round_trip_through_runtime_tpu_layouts() {
             }
         }
     }
+}
+
+/// Iterators of a shared runtime view borrow its buffer, not the view: a
+/// function can return them.
+fn elements<'a>(v: DynView<'a, f32>) -> impl Iterator<Item = f32> + 'a {
+    v.iter().map(|(_, x)| x)
+}
+
+#[test]
+fn iterators_live_as_long_as_the_buffer() {
+    let t = tiled::<Figure1>();
+    let data: Vec<f32> = (0..24).map(|s| s as f32).collect();
+    let sum: f32 = elements(DynView::new(&t, &data).unwrap()).sum();
+    assert_eq!(sum, 124.0); // the slots of tiled_layout.md figure 1's elements
 }

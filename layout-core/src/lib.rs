@@ -29,6 +29,8 @@
 //! `alloc`, `std`, `ndarray`, `dlpack` and `rayon` stay `no_std` without
 //! allocation.
 #![cfg_attr(not(test), no_std)]
+// docs.rs (all features, `--cfg docsrs`): say which feature each item needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // Without an allocator, errors carry their data inline (a copy of the
 // offending array, XLA's recorded parse messages) so that they print XLA's
@@ -67,6 +69,15 @@ pub use inline_str::InlineStr;
 pub use interop::NdarrayError;
 #[cfg(feature = "dlpack")]
 pub use interop::{Dlpack, DlpackError};
+// The crates whose types appear in this one's API, at the versions it uses.
+#[cfg(feature = "bytemuck")]
+pub use bytemuck;
+#[cfg(feature = "dlpack")]
+pub use dlpark;
+#[cfg(feature = "float8")]
+pub use float8;
+#[cfg(feature = "half")]
+pub use half;
 pub use limits::{
     COMBINE, Capacity, CapacityError, DEFAULT_MAX_DEPTH, MAX_PHYSICAL_SHAPE_TEXT, MAX_RANK,
     MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_ENTRIES, MAX_TILES, UNBOUNDED,
@@ -75,6 +86,10 @@ pub use model::{
     ArrayShape, Dim, Layout, PhysicalShapeText, Shape, ShapeEvent, ShapeEvents, SplitConfig,
     memory_space_name,
 };
+#[cfg(feature = "ndarray")]
+pub use ndarray;
+#[cfg(feature = "num-complex")]
+pub use num_complex;
 pub use static_layout::{Bound, Extent, Logical, MemorySpace, StaticLayout};
 pub use text::{Error, GridError, OffsetGrid, Stage};
 pub use validate::{

@@ -101,13 +101,14 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: if cfg!(debug_assertions) { 40 } else { 400 }, ..ProptestConfig::default() })]
 
     #[test]
+    #[cfg_attr(miri, ignore = "too large for Miri (about 2 minutes a case)")]
     fn large_copies_put_every_element_in_its_slot((dims, a, b) in large_case()) {
         check_copy(&dims, &a, &b)?;
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: if cfg!(debug_assertions) { 400 } else { 4000 }, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 8 } else if cfg!(debug_assertions) { 400 } else { 4000 }, ..ProptestConfig::default() })]
 
     #[test]
     fn copy_puts_every_element_in_its_slot((dims, a, b) in case()) {
@@ -165,6 +166,10 @@ fn mismatched_shapes_are_refused() {
 /// Larger arrays reach the blocked transpose and the zip/unzip kernels;
 /// every element is checked against the two layouts' own offsets.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+)]
 fn large_copies_match_the_definition() {
     let pairs = [
         ("f32[100,300]{1,0}", "f32[100,300]{0,1}"),
@@ -205,6 +210,10 @@ fn large_copies_match_the_definition() {
 /// Destinations of 8 MiB and more are written with streaming stores (on
 /// x86_64); those kernels are checked here, element by element.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+)]
 fn streaming_copies_match_the_definition() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(
         a: &str,
@@ -269,6 +278,10 @@ fn streaming_copies_match_the_definition() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+)]
 fn streaming_unzip_quads_match_the_definition() {
     let src = ArrayShape::parse_validated("s8[4096,2048]{1,0:T(8,128)(4,1)}")
         .unwrap()
@@ -306,6 +319,10 @@ fn streaming_unzip_quads_match_the_definition() {
 /// rows start at varying line offsets; more rows per tile than the carry
 /// has slots; the packed-byte quads.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+)]
 fn streaming_unzips_do_not_depend_on_line_offset() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(
         a: &str,

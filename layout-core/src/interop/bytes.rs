@@ -26,6 +26,10 @@ fn cast<T: Pod>(bytes: &[u8], slots: u64) -> Result<&[T], ViewError> {
         });
     }
     let whole = bytes.len() - bytes.len() % size_of::<T>().max(1);
+    if whole == 0 {
+        // No element to read: any bytes will do, aligned or not.
+        return Ok(&[]);
+    }
     bytemuck::try_cast_slice(&bytes[..whole]).map_err(|_| ViewError::Misaligned {
         align: align_of::<T>(),
     })
@@ -41,6 +45,9 @@ fn cast_mut<T: Pod>(bytes: &mut [u8], slots: u64) -> Result<&mut [T], ViewError>
         });
     }
     let whole = bytes.len() - bytes.len() % size_of::<T>().max(1);
+    if whole == 0 {
+        return Ok(&mut []);
+    }
     bytemuck::try_cast_slice_mut(&mut bytes[..whole]).map_err(|_| ViewError::Misaligned {
         align: align_of::<T>(),
     })
@@ -64,6 +71,15 @@ impl<'a, L: StaticLayout, T: Element + Pod> View<'a, L, T> {
 
 impl<'a, L: StaticLayout, T: Element + Pod> ViewMut<'a, L, T> {
     /// Views `bytes` mutably in place; see [`View::from_bytes`].
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type L = s16[2,2]{0,1}; }
+    /// let mut bytes = [0u16; 4];                      // a u16 buffer: aligned for i16
+    /// let raw: &mut [u8] = bytemuck::cast_slice_mut(&mut bytes);
+    /// ViewMut::<L, i16>::from_bytes_mut(raw).unwrap().set([0, 1], -2).unwrap();
+    /// assert_eq!(bytes[2], 0xFFFE);                   // column-major: (0, 1) is slot 2
+    /// ```
     pub fn from_bytes_mut(bytes: &'a mut [u8]) -> Result<Self, ViewError> {
         ViewMut::new(cast_mut(bytes, L::PHYSICAL_ELEMENTS as u64)?)
     }
@@ -86,7 +102,18 @@ impl<'a, T: Element + Pod> DynView<'a, T> {
 }
 
 impl<'a, T: Element + Pod> DynViewMut<'a, T> {
-    /// Views `bytes` mutably in place; see [`DynView::from_bytes`].
+    /// Views `bytes` mutably in place; see [`DynView::from_bytes`]. Bytes
+    /// not aligned for `T` are refused rather than copied.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut, ViewError};
+    /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
+    /// let mut words = [0u32; 3];
+    /// let raw: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
+    /// assert_eq!(DynViewMut::<f32>::from_bytes_mut(&t, &mut raw[1..9]).unwrap_err(), ViewError::Misaligned { align: 4 });
+    /// DynViewMut::<f32>::from_bytes_mut(&t, &mut raw[4..12]).unwrap().set(&[0], 1.0).unwrap();
+    /// assert_eq!(words[1], 1.0f32.to_bits());
+    /// ```
     pub fn from_bytes_mut(shape: &'a TiledShape, bytes: &'a mut [u8]) -> Result<Self, ViewError> {
         DynViewMut::new(shape, cast_mut(bytes, shape.physical_slots())?)
     }

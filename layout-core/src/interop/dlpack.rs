@@ -1,7 +1,11 @@
 //! DLPack export of views whose layout has one stride per dimension: the
-//! `DLTensor` a C, C++ or Python consumer (PyTorch, JAX, CuPy) reads in
-//! place. Tiled layouts have no DLPack form (a tile splits a dimension
-//! into digits DLPack cannot express) and are refused with the reason.
+//! `DLTensor` descriptor a consumer reads in place. C and C++ consumers
+//! take the descriptor itself; Python importers (PyTorch, JAX, CuPy) take
+//! a managed tensor in a capsule with a deleter, which a binding builds
+//! around this descriptor while it keeps the buffer alive (dlpark's
+//! `allocation` module). Tiled layouts have no DLPack form (a tile splits
+//! a dimension into digits DLPack cannot express) and are refused with the
+//! reason.
 
 use core::ffi::c_void;
 use core::marker::PhantomData;
@@ -11,9 +15,9 @@ use dlpark::ffi::{DLDataType, DLDevice, DLTensor};
 use crate::{DynView, DynViewMut, Element, ElementType, MAX_RANK, NotStrided, TiledShape};
 
 /// The DLPack type of each XLA element type that has one: one row each.
-/// Sub-byte types are absent: DLPack reads `bits < 8` as packed lanes, a
-/// convention XLA's unpacked storage does not follow, and XLA's packed
-/// `E(n)` storage is not DLPack's either.
+/// Sub-byte types are not exported yet: XLA stores them one per byte
+/// (upper bits unspecified) or packed by `E(n)`, and the typed views this
+/// exports from hold neither.
 const DTYPES: &[(ElementType, DLDataType)] = &[
     (ElementType::PRED, DLDataType::BOOL),
     (ElementType::S8, DLDataType::I8),
@@ -61,6 +65,18 @@ pub enum DlpackError {
         /// Its storage bits per slot.
         slot_bits: u64,
     },
+    /// The Rust element type is not as large as the DLPack type says each
+    /// element is (an [`Element`] implementation whose `BITS` is not its
+    /// size), so a consumer would read past the buffer.
+    RustType {
+        /// `size_of` the Rust element type, in bytes.
+        rust_bytes: usize,
+        /// The DLPack type's bits.
+        dlpack_bits: u8,
+    },
+    /// The buffer does not hold the layout (checked as [`DynView::new`]
+    /// checks it).
+    View(crate::ViewError),
 }
 
 impl core::fmt::Display for DlpackError {
@@ -71,6 +87,14 @@ impl core::fmt::Display for DlpackError {
                 f,
                 "no DLPack form: DLPack has no type for `{ty}` stored in {slot_bits}-bit slots"
             ),
+            DlpackError::RustType {
+                rust_bytes,
+                dlpack_bits,
+            } => write!(
+                f,
+                "no DLPack form: the Rust element type has {rust_bytes} bytes, the DLPack type {dlpack_bits} bits"
+            ),
+            DlpackError::View(e) => write!(f, "no DLPack form: {e}"),
         }
     }
 }
@@ -79,13 +103,15 @@ impl core::error::Error for DlpackError {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             DlpackError::NotStrided(e) => Some(e),
-            DlpackError::ElementType { .. } => None,
+            DlpackError::View(e) => Some(e),
+            DlpackError::ElementType { .. } | DlpackError::RustType { .. } => None,
         }
     }
 }
 
 /// A view's DLPack descriptor: the shape and strides (in elements) a
-/// `DLTensor` points to, held for as long as the buffer is borrowed.
+/// `DLTensor` points to, held for as long as the buffer is borrowed (the
+/// layout itself need not outlive it).
 ///
 /// ```
 /// use xla_layout_core::{ArrayShape, DynView};
@@ -106,42 +132,96 @@ pub struct Dlpack<'a> {
     buffer: PhantomData<&'a [u8]>,
 }
 
-impl Dlpack<'_> {
-    fn new(shape: &TiledShape, data: *mut c_void) -> Result<Self, DlpackError> {
+impl<'a> Dlpack<'a> {
+    /// The descriptor of `data` through `shape`, checked as [`DynView::new`]
+    /// checks a view; the buffer stays borrowed while the descriptor lives.
+    /// From a shared buffer the consumer must not write through it.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Dlpack};
+    /// let t = ArrayShape::parse_validated("bf16[4,3]{0,1}").unwrap().tiled().unwrap();
+    /// let data = [0u16; 12];
+    /// let d = Dlpack::new(&t, &data).unwrap();
+    /// assert_eq!((d.shape(), d.strides()), (&[4i64, 3][..], &[1i64, 4][..]));
+    /// assert_eq!(d.dtype(), dlpark::ffi::DLDataType::BF16);
+    /// ```
+    pub fn new<T: Element>(shape: &TiledShape, data: &'a [T]) -> Result<Self, DlpackError> {
+        let d = Self::describe::<T>(shape, data.as_ptr().cast_mut().cast(), data.is_empty())?;
+        DynView::new(shape, data).map_err(DlpackError::View)?;
+        Ok(d)
+    }
+
+    /// [`Dlpack::new`] over a buffer the consumer may write.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Dlpack};
+    /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
+    /// let mut data = [0.0f32; 2];
+    /// {
+    ///     let d = Dlpack::new_mut(&t, &mut data).unwrap();
+    ///     let tensor = d.tensor();
+    ///     // SAFETY: `d` lives and keeps the buffer borrowed; element 1 is in it.
+    ///     unsafe { *tensor.data.cast::<f32>().add(1) = 2.5 };
+    /// }
+    /// assert_eq!(data, [0.0, 2.5]);
+    /// ```
+    pub fn new_mut<T: Element>(shape: &TiledShape, data: &'a mut [T]) -> Result<Self, DlpackError> {
+        let empty = data.is_empty();
+        let d = Self::describe::<T>(shape, data.as_mut_ptr().cast(), empty)?;
+        DynView::new(shape, data).map_err(DlpackError::View)?;
+        Ok(d)
+    }
+
+    fn describe<T>(
+        shape: &TiledShape,
+        data: *mut c_void,
+        empty: bool,
+    ) -> Result<Self, DlpackError> {
         let (ty, bits) = (shape.element_type(), shape.element_bits());
         let dtype = dtype_of(ty, bits).ok_or(DlpackError::ElementType {
             ty,
             slot_bits: bits,
         })?;
+        // A consumer reads `dtype.bits` per element: `T` must be that
+        // large, whatever its `Element` implementation claims.
+        if size_of::<T>() * 8 != usize::from(dtype.bits) {
+            return Err(DlpackError::RustType {
+                rust_bytes: size_of::<T>(),
+                dlpack_bits: dtype.bits,
+            });
+        }
         let strides = shape.logical_strides().map_err(DlpackError::NotStrided)?;
         let mut out = Dlpack {
             shape: [0; MAX_RANK],
             strides: [0; MAX_RANK],
             ndim: shape.rank(),
             dtype,
-            data,
+            // DLPack: "if the tensor is of size zero, then the data pointer
+            // should be set to NULL".
+            data: if empty { core::ptr::null_mut() } else { data },
             buffer: PhantomData,
         };
-        // Fit: a view's slots fit its buffer's usize length, and a
-        // validated dimension is at most i64::MAX.
+        // Fit: a validated dimension is at most i64::MAX, and a stride is
+        // below the slots, which the buffer's usize length bounds (for an
+        // empty array, below its tiled slots, which validation bounds).
         for (d, (&n, &s)) in shape.logical_dims().iter().zip(strides.iter()).enumerate() {
-            out.shape[d] = n as i64;
-            out.strides[d] = s as i64;
+            out.shape[d] = i64::try_from(n).unwrap_or(i64::MAX);
+            out.strides[d] = i64::try_from(s).unwrap_or(i64::MAX);
         }
         Ok(out)
     }
 
-    /// The dimensions, as DLPack has them.
+    /// The dimensions, as DLPack has them (see [`Dlpack::new`]).
     pub fn shape(&self) -> &[i64] {
         &self.shape[..self.ndim]
     }
 
-    /// The strides in elements, as DLPack has them.
+    /// The strides in elements, as DLPack has them (see [`Dlpack::new`]).
     pub fn strides(&self) -> &[i64] {
         &self.strides[..self.ndim]
     }
 
-    /// The element type.
+    /// The element type (see [`Dlpack::new`]).
     pub fn dtype(&self) -> DLDataType {
         self.dtype
     }
@@ -149,7 +229,7 @@ impl Dlpack<'_> {
     /// The `DLTensor` over the buffer, on the CPU device, offset 0. Its
     /// `shape` and `strides` point into `self`: it is valid while `self`
     /// is alive and not moved. From a shared view the consumer must not
-    /// write through it.
+    /// write through it. See [`Dlpack::new_mut`] for a use.
     pub fn tensor(&self) -> DLTensor {
         DLTensor {
             data: self.data,
@@ -165,19 +245,34 @@ impl Dlpack<'_> {
 }
 
 impl<'a, T: Element> DynView<'a, T> {
-    /// The view's DLPack descriptor, for layouts with one stride per
-    /// dimension and element types DLPack has (see [`Dlpack`]).
+    /// The view's DLPack descriptor ([`Dlpack::new`] of its layout and
+    /// buffer).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynView};
+    /// let t = ArrayShape::parse_validated("f32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// let data = [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0]; // column-major
+    /// let d = DynView::new(&t, &data).unwrap().dlpack().unwrap();
+    /// assert_eq!(d.strides(), [1, 2]);
+    /// ```
     pub fn dlpack(&self) -> Result<Dlpack<'a>, DlpackError> {
-        let data = self.into_slice().as_ptr().cast_mut().cast::<c_void>();
-        Dlpack::new(self.shape(), data)
+        Dlpack::new(self.shape(), self.into_slice())
     }
 }
 
 impl<'a, T: Element> DynViewMut<'a, T> {
-    /// [`DynView::dlpack`] for a consumer that may write: the buffer stays
-    /// borrowed mutably for as long as the descriptor lives.
+    /// [`DynView::dlpack`] for a consumer that may write
+    /// ([`Dlpack::new_mut`]).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("s8[8]{0:T(128)}").unwrap().tiled().unwrap();
+    /// let mut data = [0i8; 128];
+    /// let d = DynViewMut::new(&t, &mut data).unwrap().into_dlpack().unwrap();
+    /// assert_eq!((d.shape(), d.strides()), (&[8i64][..], &[1i64][..])); // the tile only pads
+    /// ```
     pub fn into_dlpack(self) -> Result<Dlpack<'a>, DlpackError> {
         let (shape, data) = self.into_parts();
-        Dlpack::new(shape, data.as_mut_ptr().cast::<c_void>())
+        Dlpack::new_mut(shape, data)
     }
 }

@@ -45,7 +45,9 @@ fn deserialize_text<'de, D: Deserializer<'de>, T>(
 
 macro_rules! as_text {
     ($($ty:ty, $expecting:literal, $parse:expr;)*) => {$(
-        /// Serialized as its XLA text.
+        /// Serialized as its XLA text. A shape XLA would refuse (built with
+        /// [`ArrayShape::parse`] or by hand) is written as it is, and then
+        /// refused when read back.
         impl Serialize for $ty {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.collect_str(self)

@@ -780,7 +780,10 @@ pub const fn memory_space_name(n: i8) -> &'static str {
         0 => "device memory (HBM)",
         1 => "alternate/fast memory (TPU VMEM)",
         5 => "pinned host memory",
-        6 => "unpinned host memory",
+        // XLA's constant for 6 names unpinned host memory, but TPU
+        // programs put small device buffers there (their buffer
+        // assignment labels it `color_6`): say both rather than guess.
+        6 => "memory space 6 (XLA's unpinned-host constant; TPU uses it for small device buffers)",
         _ => "device-specific memory space",
     }
 }

@@ -65,10 +65,11 @@ impl Iterator for Odometer {
 }
 
 /// The slots in `range` in memory order with the index each holds;
-/// padding slots are skipped.
-fn physical(shape: &TiledShape, range: Range<u64>) -> impl Iterator<Item = (u64, PerDim)> + '_ {
+/// padding slots are skipped. Slots are `usize`: the views check that
+/// their buffer holds every slot.
+fn physical(shape: &TiledShape, range: Range<u64>) -> impl Iterator<Item = (usize, PerDim)> + '_ {
     range.filter_map(move |slot| match shape.logical_index(slot) {
-        Ok(Some(index)) => Some((slot, index)),
+        Ok(Some(index)) => Some((slot as usize, index)),
         _ => None,
     })
 }
@@ -93,59 +94,72 @@ fn lane(shape: &TiledShape, index: &[u64], dim: usize) -> impl Iterator<Item = P
     })
 }
 
-/// The slots of first-level tile `k`, as `usize` (the constructor checked
-/// the buffer holds every slot).
-fn tile_range(shape: &TiledShape, k: u64) -> Option<Range<u64>> {
-    shape.tile_slots(k)
+/// The slots of first-level tile `k`.
+fn tile_range(shape: &TiledShape, k: usize) -> Option<Range<u64>> {
+    shape.tile_slots(u64::try_from(k).ok()?)
 }
 
+/// The reads every runtime view has. `$bound` says what the iterators
+/// borrow; they capture `self.capture()`: a copy of a shared view (so they
+/// live as long as its buffer: `use<'a, T>`), or a reference to a mutable
+/// view (`+ '_`).
 macro_rules! dyn_reads {
-    () => {
+    ([$($bound:tt)*], $example:literal) => {
         /// The layout.
         pub fn shape(&self) -> &'a TiledShape {
             self.shape
         }
 
-        /// The element at `index`, or why not (wrong rank, out of bounds).
+        /// The element at `index`, or why not: the wrong number of entries
+        /// or an entry out of bounds (the static views, whose rank is in
+        /// the type, return an `Option`).
+        #[doc = concat!("```\n", $example, "\nassert_eq!(v.get(&[1, 2]), Ok(5));\nassert!(v.get(&[2, 0]).is_err());\nassert!(v.get(&[0]).is_err());\n```")]
         pub fn get(&self, index: &[u64]) -> Result<T, IndexError> {
             let slot = self.shape.offset(index)?;
             Ok(self.read_slot(slot))
         }
 
         /// Every element with its index, in row-major logical order.
-        pub fn iter(&self) -> impl Iterator<Item = (PerDim, T)> + '_ {
-            Odometer::new(self.shape.logical_dims())
-                .map(move |i| (i, self.read_slot(self.shape.offset_unchecked(&i))))
+        #[doc = concat!("```\n", $example, "\nlet all: Vec<_> = v.iter().map(|(_, x)| x).collect();\nassert_eq!(all, [0, 1, 2, 3, 4, 5]);\n```")]
+        pub fn iter(&self) -> impl Iterator<Item = (PerDim, T)> $($bound)* {
+            let v = self.capture();
+            Odometer::new(v.shape.logical_dims())
+                .map(move |i| (i, v.read_slot(v.shape.offset_unchecked(&i))))
         }
 
         /// Every element with its slot and index, in memory order; padding
         /// slots are skipped.
-        pub fn iter_physical(&self) -> impl Iterator<Item = (u64, PerDim, T)> + '_ {
-            physical(self.shape, 0..self.shape.physical_slots())
-                .map(move |(slot, i)| (slot, i, self.read_slot(slot)))
+        #[doc = concat!("```\n", $example, "\nlet order: Vec<(usize, _)> = v.iter_physical().map(|(s, _, x)| (s, x)).collect();\nassert_eq!(order, [(0, 0), (1, 3), (2, 1), (3, 4), (4, 2), (5, 5)]); // column-major\n```")]
+        pub fn iter_physical(&self) -> impl Iterator<Item = (usize, PerDim, T)> $($bound)* {
+            let v = self.capture();
+            physical(v.shape, 0..v.shape.physical_slots())
+                .map(move |(slot, i)| (slot, i, v.read_slot(slot as u64)))
         }
 
         /// The elements along dimension `dim` through `index` (whose entry
         /// for `dim` is ignored): a row when `dim` is the last dimension.
         /// Empty if `index` is out of bounds or `dim` is not a dimension.
-        pub fn lane(&self, index: &[u64], dim: usize) -> impl Iterator<Item = T> + '_ {
-            lane(self.shape, index, dim)
-                .map(move |i| self.read_slot(self.shape.offset_unchecked(&i)))
+        #[doc = concat!("```\n", $example, "\nassert_eq!(v.lane(&[1, 0], 1).collect::<Vec<_>>(), [3, 4, 5]);\nassert_eq!(v.lane(&[0, 2], 0).collect::<Vec<_>>(), [2, 5]);\n```")]
+        pub fn lane(&self, index: &[u64], dim: usize) -> impl Iterator<Item = T> $($bound)* {
+            let v = self.capture();
+            lane(v.shape, index, dim).map(move |i| v.read_slot(v.shape.offset_unchecked(&i)))
         }
 
         /// The elements of first-level tile `k` with their indices, in
         /// memory order ([`TiledShape::tile_slots`]); `None` without tiles
         /// or past the last tile.
-        pub fn tile(&self, k: u64) -> Option<impl Iterator<Item = (PerDim, T)> + '_> {
-            let range = tile_range(self.shape, k)?;
-            Some(physical(self.shape, range).map(move |(slot, i)| (i, self.read_slot(slot))))
+        #[doc = concat!("```\n", $example, "\nassert!(v.tile(0).is_none()); // no tiles\n```")]
+        pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (PerDim, T)> $($bound)*> {
+            let v = self.capture();
+            let range = tile_range(v.shape, k)?;
+            Some(physical(v.shape, range).map(move |(slot, i)| (i, v.read_slot(slot as u64))))
         }
     };
 }
 
 macro_rules! typed_reads {
-    () => {
-        dyn_reads!();
+    ($($bound:tt)*) => {
+        dyn_reads!([$($bound)*], "use xla_layout_core::{ArrayShape, DynView};\nlet t = ArrayShape::parse_validated(\"s32[2,3]{0,1}\").unwrap().tiled().unwrap();\nlet data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c\nlet v = DynView::new(&t, &data).unwrap();");
 
         /// The underlying slice.
         pub fn as_slice(&self) -> &[T] {
@@ -196,7 +210,14 @@ impl<'a, T: Element> DynView<'a, T> {
         Ok(DynView { shape, data })
     }
 
-    /// The underlying slice, for the lifetime of the view.
+    /// The underlying slice, for as long as the view could live.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynView};
+    /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
+    /// let data = [1.0f32, 2.0];
+    /// assert_eq!(DynView::new(&t, &data).unwrap().into_slice(), &data);
+    /// ```
     pub fn into_slice(self) -> &'a [T] {
         self.data
     }
@@ -207,7 +228,11 @@ impl<'a, T: Element> DynView<'a, T> {
         DynView { shape, data }
     }
 
-    typed_reads!();
+    typed_reads!(+ use<'a, T>);
+
+    fn capture(&self) -> Self {
+        *self
+    }
 }
 
 /// A mutable slice read and written through a layout known at run time;
@@ -244,9 +269,21 @@ impl<'a, T: Element> DynViewMut<'a, T> {
         DynViewMut { shape, data }
     }
 
-    typed_reads!();
+    typed_reads!(+ '_);
+
+    fn capture(&self) -> &Self {
+        self
+    }
 
     /// A shared view of the same buffer.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
+    /// let mut data = [1.0f32, 2.0];
+    /// let v = DynViewMut::new(&t, &mut data).unwrap();
+    /// assert_eq!(v.as_view().get(&[1]), Ok(2.0));
+    /// ```
     pub fn as_view(&self) -> DynView<'_, T> {
         DynView {
             shape: self.shape,
@@ -254,17 +291,63 @@ impl<'a, T: Element> DynViewMut<'a, T> {
         }
     }
 
+    /// The same view for a shorter time, leaving this one usable after:
+    /// for the methods that consume a view (`into_ndarray`, `into_dlpack`).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
+    /// let mut data = [0.0f32; 2];
+    /// let mut v = DynViewMut::new(&t, &mut data).unwrap();
+    /// v.reborrow().set(&[0], 1.0).unwrap();
+    /// v.set(&[1], 2.0).unwrap();
+    /// assert_eq!(data, [1.0, 2.0]);
+    /// ```
+    pub fn reborrow(&mut self) -> DynViewMut<'_, T> {
+        DynViewMut {
+            shape: self.shape,
+            data: self.data,
+        }
+    }
+
     /// The underlying slice, mutably.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
+    /// let mut data = [0.0f32; 2];
+    /// DynViewMut::new(&t, &mut data).unwrap().as_mut_slice()[1] = 5.0;
+    /// assert_eq!(data, [0.0, 5.0]);
+    /// ```
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         self.data
     }
 
-    /// The layout and the underlying slice, for the lifetime of the view.
+    /// The layout and the underlying slice, for as long as the view could
+    /// live.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
+    /// let mut data = [0.0f32; 2];
+    /// let (shape, slice) = DynViewMut::new(&t, &mut data).unwrap().into_parts();
+    /// assert_eq!((shape.physical_slots(), slice.len()), (2, 2));
+    /// ```
     pub fn into_parts(self) -> (&'a TiledShape, &'a mut [T]) {
         (self.shape, self.data)
     }
 
     /// Writes `value` at `index`.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("s32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// let mut data = [0i32; 6];
+    /// let mut v = DynViewMut::new(&t, &mut data).unwrap();
+    /// v.set(&[1, 0], 7).unwrap();
+    /// assert!(v.set(&[2, 0], 7).is_err()); // nothing written
+    /// assert_eq!(data, [0, 7, 0, 0, 0, 0]);
+    /// ```
     pub fn set(&mut self, index: &[u64], value: T) -> Result<(), IndexError> {
         let slot = self.shape.offset(index)?;
         self.data[slot as usize] = value;
@@ -272,6 +355,14 @@ impl<'a, T: Element> DynViewMut<'a, T> {
     }
 
     /// A mutable reference to the element at `index`.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut};
+    /// let t = ArrayShape::parse_validated("s32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// let mut data = [0i32; 6];
+    /// *DynViewMut::new(&t, &mut data).unwrap().get_mut(&[0, 1]).unwrap() += 3;
+    /// assert_eq!(data[2], 3);
+    /// ```
     pub fn get_mut(&mut self, index: &[u64]) -> Result<&mut T, IndexError> {
         let slot = self.shape.offset(index)?;
         Ok(&mut self.data[slot as usize])
@@ -290,7 +381,6 @@ impl<'a, T: Element> DynViewMut<'a, T> {
     pub fn fill_padding(&mut self, value: T) {
         let mut next = 0;
         for (slot, _) in physical(self.shape, 0..self.shape.physical_slots()) {
-            let slot = slot as usize;
             self.data[next..slot].fill(value);
             next = slot + 1;
         }
@@ -300,13 +390,36 @@ impl<'a, T: Element> DynViewMut<'a, T> {
 
     /// Copies every element of `src` (another layout of the same logical
     /// shape) into this buffer's layout through the relayout planner, and
-    /// sets padding slots to `T`'s zero bits.
+    /// sets padding slots to `T`'s zero bits; refused (nothing written)
+    /// when the logical shapes differ.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynView, DynViewMut};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let (rows, cols) = (t("s32[2,3]{1,0}"), t("s32[2,3]{0,1}"));
+    /// let src = [0, 1, 2, 3, 4, 5];
+    /// let mut out = [9i32; 6];
+    /// DynViewMut::new(&cols, &mut out).unwrap().copy_from(&DynView::new(&rows, &src).unwrap()).unwrap();
+    /// assert_eq!(out, [0, 3, 1, 4, 2, 5]);
+    /// let other = t("s32[3,2]{1,0}");
+    /// assert!(DynViewMut::new(&cols, &mut out).unwrap().copy_from(&DynView::new(&other, &src).unwrap()).is_err());
+    /// ```
     pub fn copy_from(&mut self, src: &DynView<'_, T>) -> Result<(), RelayoutError> {
         let zero = T::decode(0, self.shape.element_type());
         self.copy_from_with_padding(src, zero)
     }
 
     /// As [`DynViewMut::copy_from`], with padding slots set to `pad`.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynView, DynViewMut};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let (plain, tiled) = (t("f32[3]{0}"), t("f32[3]{0:T(4)}"));
+    /// let mut out = [0.0f32; 4];
+    /// let src = DynView::new(&plain, &[1.0, 2.0, 3.0]).unwrap();
+    /// DynViewMut::new(&tiled, &mut out).unwrap().copy_from_with_padding(&src, -1.0).unwrap();
+    /// assert_eq!(out, [1.0, 2.0, 3.0, -1.0]);
+    /// ```
     ///
     /// The plan ([`Relayout`]) is built on the stack for each call; to copy
     /// many buffers between the same two layouts, build it once and call
@@ -321,8 +434,13 @@ impl<'a, T: Element> DynViewMut<'a, T> {
 }
 
 macro_rules! bits_reads {
-    () => {
-        dyn_reads!();
+    ($($bound:tt)*) => {
+        dyn_reads!([$($bound)*], "use xla_layout_core::{ArrayShape, DynBitsView};\nlet t = ArrayShape::parse_validated(\"s4[2,3]{0,1:E(4)}\").unwrap().tiled().unwrap();\nlet bytes = [0x30, 0x41, 0x52]; // column-major nibbles, low first: (r, c) holds 3r + c\nlet v = DynBitsView::<i8>::new(&t, &bytes).unwrap();");
+
+        /// The underlying bytes.
+        pub fn as_bytes(&self) -> &[u8] {
+            &self.bytes[..]
+        }
 
         fn read_slot(&self, slot: u64) -> T {
             let bits = self.shape.element_bits();
@@ -376,6 +494,14 @@ pub struct DynBitsView<'a, T: Element> {
     element: core::marker::PhantomData<T>,
 }
 
+impl<T: Element> Clone for DynBitsView<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Element> Copy for DynBitsView<'_, T> {}
+
 impl<'a, T: Element> DynBitsView<'a, T> {
     /// Views `bytes` (at least [`TiledShape::exact_bytes`] of them) as
     /// elements of `T`.
@@ -388,7 +514,21 @@ impl<'a, T: Element> DynBitsView<'a, T> {
         })
     }
 
-    bits_reads!();
+    /// A view whose checks were made (a static view's).
+    pub(super) fn from_checked(shape: &'a TiledShape, bytes: &'a [u8]) -> Self {
+        debug_assert!(check_bytes::<T>(shape, bytes.len()).is_ok());
+        DynBitsView {
+            shape,
+            bytes,
+            element: core::marker::PhantomData,
+        }
+    }
+
+    bits_reads!(+ use<'a, T>);
+
+    fn capture(&self) -> Self {
+        *self
+    }
 }
 
 /// Mutable bytes read and written through a layout known at run time; the
@@ -421,9 +561,66 @@ impl<'a, T: Element> DynBitsViewMut<'a, T> {
         })
     }
 
-    bits_reads!();
+    /// A view whose checks were made (a static view's).
+    pub(super) fn from_checked(shape: &'a TiledShape, bytes: &'a mut [u8]) -> Self {
+        debug_assert!(check_bytes::<T>(shape, bytes.len()).is_ok());
+        DynBitsViewMut {
+            shape,
+            bytes,
+            element: core::marker::PhantomData,
+        }
+    }
 
-    /// Writes `value` at `index` (only its element's bits change).
+    bits_reads!(+ '_);
+
+    fn capture(&self) -> &Self {
+        self
+    }
+
+    /// A shared view of the same bytes.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynBitsViewMut};
+    /// let t = ArrayShape::parse_validated("u2[4]{0:E(2)}").unwrap().tiled().unwrap();
+    /// let mut bytes = [0b1110_0100u8];
+    /// let v = DynBitsViewMut::<u8>::new(&t, &mut bytes).unwrap();
+    /// assert_eq!(v.as_view().iter().map(|(_, x)| x).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    /// ```
+    pub fn as_view(&self) -> DynBitsView<'_, T> {
+        DynBitsView {
+            shape: self.shape,
+            bytes: self.bytes,
+            element: core::marker::PhantomData,
+        }
+    }
+
+    /// The layout and the underlying bytes, for as long as the view could
+    /// live.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynBitsViewMut};
+    /// let t = ArrayShape::parse_validated("u2[4]{0:E(2)}").unwrap().tiled().unwrap();
+    /// let mut bytes = [0u8; 1];
+    /// let (shape, b) = DynBitsViewMut::<u8>::new(&t, &mut bytes).unwrap().into_parts();
+    /// assert_eq!((shape.exact_bytes(), b.len()), (1, 1));
+    /// ```
+    pub fn into_parts(self) -> (&'a TiledShape, &'a mut [u8]) {
+        (self.shape, self.bytes)
+    }
+
+    /// Writes `value` at `index` (only its element's bits change; bits of
+    /// a slot wider than the type above its width are left as XLA leaves
+    /// them, unspecified: readers ignore them).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynBitsViewMut};
+    /// let t = ArrayShape::parse_validated("s4[4]{0:E(4)}").unwrap().tiled().unwrap();
+    /// let mut bytes = [0u8; 2];
+    /// let mut v = DynBitsViewMut::<i8>::new(&t, &mut bytes).unwrap();
+    /// v.set(&[1], -1).unwrap();
+    /// assert_eq!(v.get(&[1]), Ok(-1));
+    /// assert_eq!(bytes, [0xF0, 0]);
+    /// ```
     pub fn set(&mut self, index: &[u64], value: T) -> Result<(), IndexError> {
         let slot = self.shape.offset(index)?;
         let bits = self.shape.element_bits();
@@ -435,6 +632,16 @@ impl<'a, T: Element> DynBitsViewMut<'a, T> {
 
     /// Copies every element of `src` (same logical shape) into this layout
     /// ([`Relayout::copy_bytes`]); bytes that hold no element become 0.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynBitsView, DynBitsViewMut};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let (packed, bytes) = (t("s4[4]{0:E(4)}"), t("s4[4]{0}"));
+    /// let mut out = [0u8; 4];
+    /// let src = DynBitsView::<i8>::new(&packed, &[0x21, 0xF3]).unwrap();
+    /// DynBitsViewMut::<i8>::new(&bytes, &mut out).unwrap().copy_from(&src).unwrap();
+    /// assert_eq!(out.map(|b| (b << 4) as i8 >> 4), [1, 2, 3, -1]); // one per byte, low bits
+    /// ```
     pub fn copy_from(&mut self, src: &DynBitsView<'_, T>) -> Result<(), RelayoutError> {
         Relayout::new(src.shape, self.shape)?.copy_bytes(src.bytes, self.bytes, 0)
     }

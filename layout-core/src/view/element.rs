@@ -11,10 +11,17 @@ use crate::ElementType as T;
 ///
 /// Implemented for the integer and float primitives (each for its own XLA
 /// type, the unsigned ones also as raw bits of any type of their width),
-/// `i8`/`u8` for the sub-byte integer types, `bool` for `pred`, and with
+/// `i8`/`u8` for the sub-byte integer types (in the bit views: XLA leaves
+/// the upper bits of their bytes unspecified), `bool` for `pred`, and with
 /// features: `half::bf16`, `half::f16` (`half`); `float8::F8E4M3` for
 /// `f8e4m3fn`, `float8::F8E5M2` (`float8`); `num_complex::Complex<f32>`
 /// for `c64`, `Complex<f64>` for `c128` (`num-complex`).
+///
+/// Views move bits unchanged: a value means to XLA what its bits mean in
+/// XLA's type. float8 0.7's own constants and conversions differ from
+/// XLA's types at the edges (its `F8E5M2::INFINITY` is bits `0x7B`, XLA's
+/// 57344; its `F8E4M3::INFINITY` is `0x7E`, `f8e4m3fn`'s 448, a type with
+/// no infinity): build such values from bits or from finite numbers.
 ///
 /// ```
 /// use xla_layout_core::{Element, ElementType};

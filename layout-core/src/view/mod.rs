@@ -101,9 +101,14 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
 }
 
 /// Whether `T` holds a layout's elements slot for slot: it stands for the
-/// element type and is exactly as wide as a slot.
+/// element type, is exactly as wide as a slot, and the slot is exactly the
+/// element (`pred` aside, a byte that is 0 or 1). A sub-byte type stored
+/// one per byte (`s4[…]{0}`) is refused: XLA leaves the byte's upper bits
+/// unspecified, so only the bit views, which read the low bits, see its
+/// value.
 fn check_element<T: Element>(ty: ElementType, slot_bits: u64) -> Result<(), ViewError> {
-    if !T::holds(ty) || u64::from(T::BITS) != slot_bits {
+    let exact = ty == ElementType::PRED || ty.bit_width().map(u64::from) == Some(slot_bits);
+    if !T::holds(ty) || u64::from(T::BITS) != slot_bits || !exact {
         return Err(ViewError::ElementType {
             layout: ty,
             slot_bits,
@@ -297,7 +302,29 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     view_reads!();
 
     /// The same view with its layout as a value ([`DynViewMut`]).
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type L = f32[2]{0}; }
+    /// let mut data = [0.0f32; 2];
+    /// ViewMut::<L, f32>::new(&mut data).unwrap().into_dyn().set(&[1], 3.0).unwrap();
+    /// assert_eq!(data, [0.0, 3.0]);
+    /// ```
     pub fn into_dyn(self) -> DynViewMut<'a, T> {
+        DynViewMut::from_checked(&Tiled::<L>::SHAPE, self.data)
+    }
+
+    /// [`ViewMut::into_dyn`] for a shorter time, leaving this view usable.
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type L = f32[2]{0}; }
+    /// let mut data = [0.0f32; 2];
+    /// let mut v = ViewMut::<L, f32>::new(&mut data).unwrap();
+    /// v.as_dyn_mut().set(&[1], 3.0).unwrap();
+    /// assert_eq!(v.get([1]), Some(3.0));
+    /// ```
+    pub fn as_dyn_mut(&mut self) -> DynViewMut<'_, T> {
         DynViewMut::from_checked(&Tiled::<L>::SHAPE, self.data)
     }
 
@@ -441,6 +468,18 @@ impl<'a, L: StaticLayout, T: Element> BitsView<'a, L, T> {
     }
 
     bits_reads!();
+
+    /// The same view with its layout as a value ([`DynBitsView`]).
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsView};
+    /// layout! { type Nibbles = s4[4]{0:E(4)}; }
+    /// let v = BitsView::<Nibbles, i8>::new(&[0x21, 0xF3]).unwrap();
+    /// assert_eq!(v.as_dyn().get(&[3]), Ok(-1));
+    /// ```
+    pub fn as_dyn(&self) -> DynBitsView<'a, T> {
+        DynBitsView::from_checked(&Tiled::<L>::SHAPE, self.bytes)
+    }
 }
 
 /// Mutable bytes read and written through `L` as elements of `T`.
@@ -471,6 +510,19 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     }
 
     bits_reads!();
+
+    /// The same view with its layout as a value ([`DynBitsViewMut`]).
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsViewMut};
+    /// layout! { type Bits = pred[8]{0:E(1)}; }
+    /// let mut bytes = [0u8; 1];
+    /// BitsViewMut::<Bits, bool>::new(&mut bytes).unwrap().into_dyn().set(&[2], true).unwrap();
+    /// assert_eq!(bytes, [0b100]);
+    /// ```
+    pub fn into_dyn(self) -> DynBitsViewMut<'a, T> {
+        DynBitsViewMut::from_checked(&Tiled::<L>::SHAPE, self.bytes)
+    }
 
     /// Writes `value` at `index` (only its element's bits change).
     pub fn set(&mut self, index: L::Index, value: T) -> Result<(), IndexError> {

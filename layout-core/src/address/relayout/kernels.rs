@@ -6,11 +6,23 @@ use super::block::{Block, Line};
 use super::streaming;
 
 /// Copies one block with the kernel its strides call for.
+///
+/// The destination comes as a pointer taken once per copy, not as a
+/// slice reborrowed for each block: the streaming kernels hold parts of
+/// destination lines from one block to the next ([`streaming::Carry`]),
+/// and a pointer taken from one block's reborrow is invalidated by the
+/// next one's (undefined behaviour, found by Miri).
+///
+/// # Safety
+/// `dp` must be valid for writes of `dst_len` elements, none of which
+/// is accessed other than through `dp` until the copy ends (the carry is
+/// finished).
 #[inline(always)]
-pub(super) fn run_block<T: Copy>(
+pub(super) unsafe fn run_block<T: Copy>(
     b: Block,
     src: &[T],
-    dst: &mut [T],
+    dp: *mut T,
+    dst_len: usize,
     mut stream: Option<(streaming::Streamer, &mut streaming::Carry)>,
 ) {
     let (r, o, i) = (b.repeat, b.outer, b.inner);
@@ -23,10 +35,10 @@ pub(super) fn run_block<T: Copy>(
     // The plan only produces slots below each layout's allocation, and
     // `copy` checked the buffers against those; a failure here is a bug.
     assert!(
-        last_src < src.len() as u64 && last_dst < dst.len() as u64,
+        last_src < src.len() as u64 && last_dst < dst_len as u64,
         "relayout block out of range"
     );
-    let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
+    let sp = src.as_ptr();
     for k in 0..r.count {
         let one = Block {
             src: b.src + k * r.src,
@@ -36,7 +48,8 @@ pub(super) fn run_block<T: Copy>(
         };
         // SAFETY: every index a kernel touches is a non-negative
         // combination of the block's steps, so at most the last index
-        // checked above.
+        // checked above; `dp` is writable for `dst_len` elements by this
+        // function's contract.
         unsafe {
             if let Some((which, carry)) = stream.as_mut()
                 && streaming::run(*which, one, sp, dp, k as usize, carry)

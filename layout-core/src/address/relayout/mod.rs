@@ -281,15 +281,22 @@ impl Relayout {
         }
         if self.fast {
             let stream = self.streamer::<T>(dst);
+            // One pointer for every block of the copy (see `run_block`).
+            let (dp, len) = (dst.as_mut_ptr(), dst.len());
             match stream {
                 // One closure per kernel, so that each inlines its own.
                 Some(which) => {
                     let mut carry = streaming::Carry::new();
-                    self.walk(&mut |b| run_block(b, src, dst, Some((which, &mut carry))));
+                    // SAFETY: `dp` is `dst`'s, writable for `len` elements,
+                    // and `dst` is not touched otherwise until `finish`.
+                    self.walk(&mut |b| unsafe {
+                        run_block(b, src, dp, len, Some((which, &mut carry)))
+                    });
                     carry.finish();
                     streaming::fence();
                 }
-                None => self.walk(&mut |b| run_block(b, src, dst, None)),
+                // SAFETY: as above (no carry).
+                None => self.walk(&mut |b| unsafe { run_block(b, src, dp, len, None) }),
             }
         } else {
             self.for_each_element(|s, d| dst[d as usize] = src[s as usize]);

@@ -59,6 +59,34 @@ pub(super) fn choose(
     None
 }
 
+/// The non-temporal store `_mm_stream_si128`, except under Miri, which
+/// cannot run it (it is inline assembly): there, an ordinary store of the
+/// same 16 bytes with the same alignment requirement, so that Miri runs
+/// every other line of the streaming kernels (the carry, partial lines,
+/// heads and tails) and checks the bounds, alignment and provenance of
+/// every store. The non-temporal stores themselves are checked natively
+/// against the ordinary kernels, with guards around the destination at
+/// every line offset (`layout-core/tests/streaming_stores.rs`).
+#[cfg(target_arch = "x86_64")]
+mod nt {
+    #[cfg(not(miri))]
+    pub(super) use core::arch::x86_64::_mm_stream_si128;
+
+    /// As `_mm_stream_si128`, with an ordinary store.
+    ///
+    /// # Safety
+    /// `p` must be 16-byte aligned and writable for 16 bytes.
+    #[cfg(miri)]
+    #[inline(always)]
+    pub(super) unsafe fn _mm_stream_si128(
+        p: *mut core::arch::x86_64::__m128i,
+        v: core::arch::x86_64::__m128i,
+    ) {
+        // SAFETY: the caller's contract, which is `_mm_store_si128`'s.
+        unsafe { core::arch::x86_64::_mm_store_si128(p, v) }
+    }
+}
+
 /// Rows zipped into (or unzipped from) one group by `which`.
 #[cfg(target_arch = "x86_64")]
 const fn group(which: Streamer) -> u64 {
@@ -89,10 +117,11 @@ pub(super) unsafe fn run<T: Copy>(
 ) -> bool {
     use core::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_loadu_si128, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi32,
-        _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi32, _mm_stream_si128, _mm_unpackhi_epi8,
-        _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+        _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi32, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
+        _mm_unpacklo_epi8, _mm_unpacklo_epi16,
     };
     use core::mem::size_of;
+    use nt::_mm_stream_si128;
     let (o, i) = (b.outer, b.inner);
     let (s, d) = (b.src as usize, b.dst as usize);
     // SAFETY (below): every access is an element of the block, in
@@ -211,7 +240,8 @@ pub(super) use carry::Carry;
 
 #[cfg(target_arch = "x86_64")]
 mod carry {
-    use core::arch::x86_64::{__m128i, _mm_setzero_si128, _mm_store_si128, _mm_stream_si128};
+    use super::nt::_mm_stream_si128;
+    use core::arch::x86_64::{__m128i, _mm_setzero_si128, _mm_store_si128};
 
     /// How many destination rows can each hold back one part line.
     const ROWS: usize = 16;
@@ -366,7 +396,8 @@ mod carry {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn stream_bytes(from: *const u8, to: *mut u8, n: usize) {
-    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
+    use nt::_mm_stream_si128;
     let head = ((to as usize).wrapping_neg() % 16).min(n);
     // SAFETY: all within the n bytes of the caller's contract.
     unsafe {
@@ -381,10 +412,12 @@ unsafe fn stream_bytes(from: *const u8, to: *mut u8, n: usize) {
     }
 }
 
-/// Orders the streaming stores before whatever follows the copy.
+/// Orders the streaming stores before whatever follows the copy (under
+/// Miri, whose stores here are ordinary ones, nothing: it cannot run
+/// `sfence`).
 #[inline]
 pub(super) fn fence() {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: SSE is part of x86_64.
     unsafe {
         core::arch::x86_64::_mm_sfence()
