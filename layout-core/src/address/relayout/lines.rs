@@ -155,9 +155,9 @@ impl Lines {
         to: *mut u8,
         n: usize,
     ) {
+        use super::streaming::nt::_mm_stream_si128;
         use core::arch::x86_64::{
-            __m128i, _mm_and_si128, _mm_load_si128, _mm_loadu_si128, _mm_or_si128,
-            _mm_storeu_si128, _mm_stream_si128,
+            __m128i, _mm_and_si128, _mm_load_si128, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128,
         };
         let mut held = self.held[row].bytes.as_mut_ptr();
         let len = self.len[row];

@@ -157,7 +157,8 @@ unsafe fn copy_row(from: *const u8, to: *mut u8, row: usize) {
 /// in the array; every other slot of the group's `g·cols` is `pad`.
 ///
 /// # Safety
-/// As [`pack`], for the valid rows and columns only.
+/// As [`pack`], for the valid rows and columns only (with `valid.0 == 0`
+/// nothing is read, and `from` may be any address).
 #[inline(never)]
 pub(super) unsafe fn pack_edge<T: Copy, const NT: bool>(
     kernel: Kernel,
@@ -178,7 +179,11 @@ pub(super) unsafe fn pack_edge<T: Copy, const NT: bool>(
         for l in 0..g {
             let row = s.add(l * cols);
             let copied = if l < valid.0 { valid.1 } else { 0 };
-            core::ptr::copy_nonoverlapping(from.add(l * pitch), row, copied);
+            if copied > 0 {
+                // Only rows in the array: `from` may be past the source
+                // for the others.
+                core::ptr::copy_nonoverlapping(from.add(l * pitch), row, copied);
+            }
             for c in copied..cols {
                 row.add(c).write(pad);
             }
@@ -282,11 +287,13 @@ mod x86 {
     use core::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_loadu_si128, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
         _mm_set1_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi16,
-        _mm_srli_epi32, _mm_storeu_si128, _mm_stream_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
-        _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+        _mm_srli_epi32, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8,
+        _mm_unpacklo_epi16,
     };
 
     use super::Kernel;
+    // An ordinary aligned store under Miri, which cannot run the real one.
+    use super::super::streaming::nt::_mm_stream_si128;
 
     /// One vector at `p` (any alignment).
     ///
@@ -556,14 +563,15 @@ fn detect_avx2() -> bool {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use core::arch::x86_64::{
-        __m256i, _mm_storeu_si128, _mm_stream_si128, _mm256_castsi256_si128,
-        _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_loadu2_m128i,
-        _mm256_permute2x128_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
-        _mm256_setr_epi8, _mm256_setr_epi32, _mm256_shuffle_epi8, _mm256_storeu_si256,
-        _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
-        _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+        __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_permute2x128_si256,
+        _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_setr_epi8, _mm256_setr_epi32,
+        _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
+        _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
+        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
     };
 
+    use super::super::streaming::nt::_mm_stream_si128;
     use super::Kernel;
 
     /// 32 bytes at `p` (any alignment).

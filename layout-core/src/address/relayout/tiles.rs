@@ -453,7 +453,11 @@ impl Tiles {
                             tile_kernels::pack::<T, NT, AVX>(kernel, from, cols, to, tc, g);
                         } else {
                             let valid = rows.saturating_sub(r).min(g);
-                            let from = b.src.add(src + q * g * cols + col0);
+                            // Past the source when the whole group is
+                            // padding (`valid == 0`): `pack_edge` then
+                            // reads nothing, and the address is not
+                            // claimed to be in bounds.
+                            let from = b.src.wrapping_add(src + q * g * cols + col0);
                             tile_kernels::pack_edge::<T, NT>(
                                 kernel,
                                 from,
@@ -514,6 +518,12 @@ impl Tiles {
                 for q in 0..tr / g {
                     let r = row0 + q * g;
                     let valid = rows.saturating_sub(r).min(g);
+                    if valid == 0 {
+                        // All padding: nothing goes out (and its rows
+                        // would be past the destination).
+                        from += g * tc;
+                        continue;
+                    }
                     // SAFETY: the group's `g·C` source slots are inside
                     // the band, its destination rows below `rows` and
                     // columns below `cols`; the caller's contract.
