@@ -130,6 +130,8 @@ impl Lines {
             self.write_x86::<AVX>(row, from, to, n)
         };
         #[cfg(not(target_arch = "x86_64"))]
+        let _ = row;
+        #[cfg(not(target_arch = "x86_64"))]
         // SAFETY: the caller's contract.
         unsafe {
             core::ptr::copy_nonoverlapping(from, to, n)
@@ -272,14 +274,17 @@ unsafe fn ssse3_shuffle(
 }
 
 /// 16 bytes at `16 - part` keep bytes `0..part` of a vector.
+#[cfg(target_arch = "x86_64")]
 #[repr(C, align(16))]
 struct Table([u8; 32]);
+#[cfg(target_arch = "x86_64")]
 static KEEP: Table = Table([
     0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ]);
 /// 16 bytes at `16 - part`, as a byte shuffle, move a vector's bytes up
 /// by `part` (zeros below).
+#[cfg(target_arch = "x86_64")]
 static SHIFT: Table = Table([
     0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,

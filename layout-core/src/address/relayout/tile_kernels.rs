@@ -4,6 +4,7 @@
 //! sizes and groups of the TPU formats; a scalar loop for the others and
 //! on other targets, which the differential tests compare them with.
 
+#[cfg(target_arch = "x86_64")]
 use core::mem::size_of;
 
 /// The largest row group (`g·C` slots) in bytes: an edge group is
