@@ -161,10 +161,13 @@ impl Tiles {
         let Some(end) = place.checked_mul(count) else {
             return None;
         };
+        let Some(tile) = self.tile_rows.checked_mul(self.tile_cols) else {
+            return None;
+        };
         let tiled = if end <= self.tile_cols {
             place.checked_mul(self.group)
         } else if place.is_multiple_of(self.tile_cols) {
-            (place / self.tile_cols).checked_mul(self.tile_rows * self.tile_cols)
+            (place / self.tile_cols).checked_mul(tile)
         } else {
             None
         };
@@ -181,13 +184,16 @@ impl Tiles {
             return None;
         };
         let (g, tr, tc) = (self.group, self.tile_rows, self.tile_cols);
+        let (Some(group), Some(tile)) = (g.checked_mul(tc), tr.checked_mul(tc)) else {
+            return None;
+        };
         let tiled = if end <= g {
             Some(place)
         } else if place.is_multiple_of(g) && end <= tr {
-            (place / g).checked_mul(g * tc)
+            (place / g).checked_mul(group)
         } else if place.is_multiple_of(tr) {
             match (place / tr).checked_mul(self.grid_cols) {
-                Some(n) => n.checked_mul(tr * tc),
+                Some(n) => n.checked_mul(tile),
                 None => None,
             }
         } else {
@@ -211,7 +217,9 @@ impl Tiles {
     /// How many tile rows there are in all: the unit of work (and of a
     /// split between threads).
     pub(super) const fn bands(&self) -> u64 {
-        self.batch * self.grid_rows
+        // Asked only when no dimension is 0: then at most `batch · rows
+        // · cols`, which `new` checked (saturating only for the others).
+        self.batch.saturating_mul(self.grid_rows)
     }
 }
 
