@@ -1,6 +1,13 @@
-//! Relayout bandwidth: the host → TPU copies of tiled_layout.md and back,
-//! and plain transposes, against `copy_from_slice` of the same bytes and
-//! against ndarray doing the same permutation with `assign`.
+//! Relayout bandwidth: the host ↔ TPU copies of the TPU's 2-D formats
+//! (bf16 `(8,128)(2,1)`, s8 `(8,128)(4,1)`, f32 `(8,128)`, pred
+//! `(32,128)(32,1)`) both ways, at 8192² and at 8191×8190 (every tile
+//! dimension ragged, padding written), and plain transposes. Each relayout
+//! sits in its group next to two copies of the same bytes (the array's
+//! elements, padding not counted): `copy_from_slice` (glibc's `memcpy`)
+//! and [`nt_copy`], a plain SSE2 loop of non-temporal stores, which is this
+//! machine's single-thread copy limit; `threads` runs the relayout and
+//! the non-temporal copy on one thread and on two (the `rayon` feature).
+//! `benches/table.py` turns a run into the ratios of BENCHMARKS.md.
 
 use std::hint::black_box;
 
@@ -19,7 +26,59 @@ fn data<T: Copy>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
     (0..n).map(f).collect()
 }
 
-fn relayout_vs_memcpy<T: Copy + Default>(
+/// The real limit of a copy on one core: `dst.len()` bytes of `src` with
+/// SSE2 non-temporal stores (no read of each destination line before it
+/// is overwritten), 64 bytes a step, from the destination's first line
+/// boundary, then a store fence. Other targets fall back to
+/// `copy_from_slice`.
+fn nt_copy(src: &[u8], dst: &mut [u8]) {
+    let n = dst.len();
+    let src = &src[..n];
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        let head = ((dst.as_ptr() as usize).wrapping_neg() % 64).min(n);
+        dst[..head].copy_from_slice(&src[..head]);
+        let mut k = head;
+        // SAFETY: every access is inside the first `n` bytes of both
+        // slices (`k + 64 <= n`); the stores are 16-byte aligned, as
+        // `dst + k` is 64-byte aligned; SSE2 is part of x86_64.
+        unsafe {
+            let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+            while k + 64 <= n {
+                let from = s.add(k).cast::<__m128i>();
+                let to = d.add(k).cast::<__m128i>();
+                let (a, b) = (_mm_loadu_si128(from), _mm_loadu_si128(from.add(1)));
+                let (c, e) = (_mm_loadu_si128(from.add(2)), _mm_loadu_si128(from.add(3)));
+                _mm_stream_si128(to, a);
+                _mm_stream_si128(to.add(1), b);
+                _mm_stream_si128(to.add(2), c);
+                _mm_stream_si128(to.add(3), e);
+                k += 64;
+            }
+            _mm_sfence();
+        }
+        dst[k..].copy_from_slice(&src[k..]);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.copy_from_slice(src);
+}
+
+fn bytes_of<T>(v: &[T]) -> &[u8] {
+    // SAFETY: the benches' element types (u8, u16, f32) have no padding
+    // bytes; the slice covers exactly the vector's bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
+}
+
+fn bytes_of_mut<T>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: as `bytes_of`; any bytes are valid u8, u16 and f32 values.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), size_of_val(v)) }
+}
+
+/// The relayout `from` → `to` and, in the same group, `nt_copy` and
+/// `copy_from_slice` of the array's bytes (its element count times the
+/// element size; the relayout writes the destination's padding on top).
+fn relayout_vs_copies<T: Copy + Default>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
     from: &str,
@@ -30,59 +89,89 @@ fn relayout_vs_memcpy<T: Copy + Default>(
     let plan = Relayout::new(&src_t, &dst_t).unwrap();
     let src = data(src_t.physical_slots() as usize, value);
     let mut dst = data(dst_t.physical_slots() as usize, |_| T::default());
-    let mut copy = data(src.len(), |_| T::default());
-    g.throughput(Throughput::Bytes(size_of_val(&src[..]) as u64));
+    let elements = src_t.element_count() as usize;
+    let mut copy = data(elements, |_| T::default());
+    g.throughput(Throughput::Bytes((elements * size_of::<T>()) as u64));
     g.bench_function(format!("{name}/relayout"), |b| {
         b.iter(|| plan.copy(black_box(&src), &mut dst, T::default()).unwrap())
     });
-    g.bench_function(format!("{name}/copy_from_slice"), |b| {
-        b.iter(|| copy.copy_from_slice(black_box(&src)))
+    // What the AVX2 kernels and the tile path bring: the same plan with
+    // SSE2 only, and through the general walk.
+    let sse2 = plan.without_avx2();
+    g.bench_function(format!("{name}/relayout_sse2"), |b| {
+        b.iter(|| sse2.copy(black_box(&src), &mut dst, T::default()).unwrap())
     });
+    let walk = plan.without_tiles();
+    g.bench_function(format!("{name}/relayout_walk"), |b| {
+        b.iter(|| walk.copy(black_box(&src), &mut dst, T::default()).unwrap())
+    });
+    g.bench_function(format!("{name}/nt_copy"), |b| {
+        b.iter(|| nt_copy(black_box(bytes_of(&src)), bytes_of_mut(&mut copy)))
+    });
+    g.bench_function(format!("{name}/copy_from_slice"), |b| {
+        b.iter(|| copy.copy_from_slice(black_box(&src[..elements])))
+    });
+}
+
+/// The TPU formats of the issue, with the element type each is for.
+const FORMATS: [(&str, &str); 4] = [
+    ("bf16", "T(8,128)(2,1)"),
+    ("s8", "T(8,128)(4,1)"),
+    ("f32", "T(8,128)"),
+    ("pred", "T(32,128)(32,1)"),
+];
+
+/// Both directions of `ty[rows,cols]` between row-major and `tile`.
+fn both_ways<T: Copy + Default>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    ty: &str,
+    tile: &str,
+    (rows, cols): (u64, u64),
+    value: fn(usize) -> T,
+) {
+    let host = format!("{ty}[{rows},{cols}]{{1,0}}");
+    let tpu = format!("{ty}[{rows},{cols}]{{1,0:{tile}}}");
+    let tile = &tile[1..];
+    let name = format!("{ty}_{rows}x{cols}");
+    relayout_vs_copies(g, &format!("{name}_to_{tile}"), &host, &tpu, value);
+    relayout_vs_copies(g, &format!("{name}_from_{tile}"), &tpu, &host, value);
 }
 
 fn tpu(c: &mut Criterion) {
     let mut g = c.benchmark_group("tpu");
     g.sample_size(20);
+    for size in [(8192, 8192), (8191, 8190)] {
+        for (ty, tile) in FORMATS {
+            match ty {
+                "bf16" => both_ways::<u16>(&mut g, ty, tile, size, |k| k as u16),
+                "f32" => both_ways::<f32>(&mut g, ty, tile, size, |k| k as f32),
+                // s8 and pred: one byte each.
+                _ => both_ways::<u8>(&mut g, ty, tile, size, |k| k as u8),
+            }
+        }
+    }
+    g.finish();
+}
+
+fn ndarray_baseline(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ndarray");
+    g.sample_size(20);
     let n = 8192;
-    relayout_vs_memcpy::<u16>(
-        &mut g,
-        "bf16_8192x8192_to_(8,128)(2,1)",
-        "bf16[8192,8192]{1,0}",
-        "bf16[8192,8192]{1,0:T(8,128)(2,1)}",
-        |k| k as u16,
-    );
-    relayout_vs_memcpy::<u16>(
-        &mut g,
-        "bf16_8192x8192_from_(8,128)(2,1)",
-        "bf16[8192,8192]{1,0:T(8,128)(2,1)}",
-        "bf16[8192,8192]{1,0}",
-        |k| k as u16,
-    );
-    relayout_vs_memcpy::<u8>(
-        &mut g,
-        "s8_8192x8192_to_(8,128)(4,1)",
-        "s8[8192,8192]{1,0}",
-        "s8[8192,8192]{1,0:T(8,128)(4,1)}",
-        |k| k as u8,
-    );
-    relayout_vs_memcpy::<f32>(
-        &mut g,
-        "f32_4096x4096_to_(8,128)",
-        "f32[4096,4096]{1,0}",
-        "f32[4096,4096]{1,0:T(8,128)}",
-        |k| k as f32,
-    );
-    // ndarray: the same bf16 copy as an `assign` into the TPU layout's
-    // tiled view (one axis per tile digit, from the library), the source
-    // being the row-major buffer reshaped to the same axes.
+    // ndarray: the bf16 host → TPU copy as an `assign` into the TPU
+    // layout's tiled view (one axis per tile digit, from the library), the
+    // source being the row-major buffer reshaped to the same axes.
     let (rows_t, tpu_t) = (
         tiled(&format!("bf16[{n},{n}]{{1,0}}")),
         tiled(&format!("bf16[{n},{n}]{{1,0:T(8,128)(2,1)}}")),
     );
+    let plan = Relayout::new(&rows_t, &tpu_t).unwrap();
     let src = data(n * n, |k| k as u16);
     let mut dst = data(n * n, |_| 0u16);
     let rows = DynView::new(&rows_t, &src).unwrap();
     g.throughput(Throughput::Bytes((n * n * 2) as u64));
+    g.bench_function("bf16_8192x8192_to_(8,128)(2,1)/relayout", |b| {
+        b.iter(|| plan.copy(black_box(&src), &mut dst, 0).unwrap())
+    });
     g.bench_function("bf16_8192x8192_to_(8,128)(2,1)/ndarray", |b| {
         b.iter(|| {
             let mut to = DynViewMut::new(&tpu_t, &mut dst)
@@ -117,6 +206,9 @@ fn transpose(c: &mut Criterion) {
         g.bench_function(format!("f32_{n}x{n}/ndarray_assign"), |b| {
             b.iter(|| dst.assign(&black_box(&src).t()))
         });
+        g.bench_function(format!("f32_{n}x{n}/nt_copy"), |b| {
+            b.iter(|| nt_copy(black_box(bytes_of(flat)), bytes_of_mut(&mut copy)))
+        });
         g.bench_function(format!("f32_{n}x{n}/copy_from_slice"), |b| {
             b.iter(|| copy.copy_from_slice(black_box(flat)))
         });
@@ -124,5 +216,61 @@ fn transpose(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, tpu, transpose);
+/// `nt_copy` on `threads` threads of `pool`, each a contiguous half
+/// (third, ...) of the bytes.
+fn nt_copy_on(pool: &rayon::ThreadPool, threads: usize, src: &[u8], dst: &mut [u8]) {
+    let chunk = dst.len().div_ceil(threads).next_multiple_of(64);
+    pool.install(|| {
+        use rayon::prelude::*;
+        dst.par_chunks_mut(chunk)
+            .zip(src.par_chunks(chunk))
+            .for_each(|(d, s)| nt_copy(s, d));
+    });
+}
+
+/// One thread against two: the relayout split by `copy_parallel` (the
+/// `rayon` feature) next to the non-temporal copy split the same way.
+fn threads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("threads");
+    g.sample_size(20);
+    let n = 8192u64;
+    for (ty, tile, bytes) in [("bf16", "T(8,128)(2,1)", 2), ("s8", "T(8,128)(4,1)", 1)] {
+        let host = tiled(&format!("{ty}[{n},{n}]{{1,0}}"));
+        let tpu = tiled(&format!("{ty}[{n},{n}]{{1,0:{tile}}}"));
+        let len = (n * n) as usize * bytes;
+        let src = data(len, |k| k as u8);
+        let mut dst = data(len, |_| 0u8);
+        g.throughput(Throughput::Bytes(len as u64));
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for (dir, from, to) in [("to", &host, &tpu), ("from", &tpu, &host)] {
+                let plan = Relayout::new(from, to).unwrap();
+                g.bench_function(
+                    format!("{ty}_{n}x{n}_{dir}_{}/{threads}t", &tile[1..]),
+                    |b| {
+                        b.iter(|| match bytes {
+                            2 => pool.install(|| {
+                                plan.copy_parallel(
+                                    black_box(src.as_chunks::<2>().0),
+                                    dst.as_chunks_mut::<2>().0,
+                                    [0; 2],
+                                )
+                            }),
+                            _ => pool.install(|| plan.copy_parallel(black_box(&src), &mut dst, 0)),
+                        })
+                    },
+                );
+            }
+            g.bench_function(format!("{ty}_{n}x{n}_nt_copy/{threads}t"), |b| {
+                b.iter(|| nt_copy_on(&pool, threads, black_box(&src), &mut dst))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, tpu, threads, ndarray_baseline, transpose);
 criterion_main!(benches);

@@ -131,20 +131,45 @@ pub fn run_in_slabs_of(
     // Every slab has the same layouts: one plan serves them all.
     let plan = plan(&slabs.from, &slabs.to)?;
     let (slab_in, slab_out) = (slabs.from.exact_bytes(), slabs.to.exact_bytes());
+    // One input and one output buffer for every slab: a slab is small
+    // enough to stay in the cache between the read, the relayout and the
+    // write (a new allocation per slab would fault its pages in again).
+    let (mut bytes, mut out) = (Vec::new(), Vec::new());
+    reserve(&mut bytes, slab_in, "the input")?;
+    reserve(&mut out, slab_out, "the output")?;
+    // Reserved: both fit.
+    bytes.resize(slab_in as usize, 0);
+    out.resize(slab_out as usize, 0);
     let mut written = 0u64;
     for k in 0..slabs.count {
-        let bytes = read_exactly(&mut (&mut input).take(slab_in), slab_in, |got| {
-            wrong_size(k * slab_in + got, written)
-        })?;
+        let got = fill(&mut input, &mut bytes)?;
+        if got != bytes.len() {
+            return Err(wrong_size(k * slab_in + got as u64, written));
+        }
         // A long input is refused before the last slab goes out.
-        if k + 1 == slabs.count && input.read(&mut [0])? != 0 {
+        if k + 1 == slabs.count && fill(&mut input, &mut [0])? != 0 {
             return Err(wrong_size(need + 1, written));
         }
-        let out = relayout(&plan, slab_out, &bytes, pad)?;
+        plan.copy_bytes(&bytes, &mut out, pad)
+            .map_err(|e| Failure::Input(e.to_string()))?;
         output.write_all(&out)?;
-        written += out.len() as u64;
+        written += slab_out;
     }
     Ok(output.flush()?)
+}
+
+/// Reads into `buf` until it is full or the input ends: how many bytes.
+fn fill(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 /// Reads exactly `need` bytes, growing the buffer as they arrive (so a

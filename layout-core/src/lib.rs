@@ -25,8 +25,9 @@
 //! `float8`, `num-complex` (their types as elements), `ndarray` (views as
 //! `ndarray` views; needs `alloc`), `serde` (shapes as XLA text), `bytemuck`
 //! (views over raw bytes), `dlpack` (DLPack descriptors of strided views;
-//! needs `std`). All but `alloc`, `std`, `ndarray` and `dlpack` stay
-//! `no_std` without allocation.
+//! needs `std`), `rayon` (`Relayout::copy_parallel`; needs `std`). All but
+//! `alloc`, `std`, `ndarray`, `dlpack` and `rayon` stay `no_std` without
+//! allocation.
 #![cfg_attr(not(test), no_std)]
 // docs.rs (all features, `--cfg docsrs`): say which feature each item needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]

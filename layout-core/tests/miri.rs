@@ -11,7 +11,9 @@
 //! kernel, with the threshold lowered to 0 (`Relayout::streaming_from`),
 //! at several offsets of the destination in a 64-byte line, so that the
 //! carry's part lines (held, completed, clashing, written out at the end)
-//! and the heads and tails of the runs all run; `copy_bytes` at every
+//! and the heads and tails of the runs all run; each kernel of the tile
+//! path (`tiles.rs`; SSE2, as AVX2 is off under Miri), packing and
+//! unpacking, streaming and not; `copy_bytes` at every
 //! whole-byte width and bit by bit; the views' unchecked accessors; the
 //! `bytemuck` and DLPack views; and the lexer's SSE2 scan.
 //!
@@ -65,6 +67,8 @@ struct Case {
     plan: Relayout,
     src_slots: u64,
     want: Vec<Option<u64>>,
+    /// Also copy through the general walk (`Relayout::without_tiles`).
+    walk_too: bool,
 }
 
 impl Case {
@@ -91,6 +95,7 @@ impl Case {
             plan: Relayout::new(&src, &dst).unwrap(),
             src_slots: src.physical_slots(),
             want,
+            walk_too: true,
         }
     }
 
@@ -98,16 +103,27 @@ impl Case {
     /// stores, into destinations at the given line offsets (those a `T`
     /// can start at; anywhere if none can).
     fn check<T: Unit>(&self, offsets: &[usize]) {
-        for plan in [
+        // The host ↔ TPU tile formats take the tile path (`tiles.rs`);
+        // `without_tiles` keeps the block kernels of the general walk
+        // covered for them too (for other layouts the two plans are one).
+        let plans = [
             self.plan.streaming_from(usize::MAX),
             self.plan.streaming_from(0),
-        ] {
+            self.plan.without_tiles().streaming_from(usize::MAX),
+            self.plan.without_tiles().streaming_from(0),
+        ];
+        let plans = if self.walk_too {
+            &plans[..]
+        } else {
+            &plans[..2]
+        };
+        for plan in plans {
             let ran = offsets
                 .iter()
-                .filter(|&&offset| self.check_at::<T>(&plan, Some(offset)))
+                .filter(|&&offset| self.check_at::<T>(plan, Some(offset)))
                 .count();
             if ran == 0 {
-                self.check_at::<T>(&plan, None);
+                self.check_at::<T>(plan, None);
             }
         }
     }
@@ -297,6 +313,54 @@ fn every_streaming_kernel() {
         ("s8[7,32]{1,0:T(4,16)(4,1)}", "s8[7,32]{1,0}"),
     ] {
         Case::new(a, b).check::<u8>(&offsets);
+    }
+}
+
+/// The tile path (row-major ↔ `T(R,C)` / `T(R,C)(g,1)`, `tiles.rs`):
+/// each of its SSE2 kernels (AVX2 is off under Miri) and the scalar one,
+/// packing and unpacking, whole and ragged tiles (edge row groups padded
+/// in a stage), a batch dimension, ordinary and streaming stores; the
+/// unpacking streams through `lines.rs` (part lines held per row, joined,
+/// flushed) at every line offset of `line_offsets`.
+#[test]
+fn every_tile_kernel() {
+    // Under Miri: aligned (streaming), 16 bytes in, and two that are not
+    // 16-byte aligned (rows start at odd bytes of a line).
+    let offsets = if cfg!(miri) {
+        vec![0, 16, 1, 40]
+    } else {
+        line_offsets()
+    };
+    for (ty, dims, tile) in [
+        // One row a group (16-byte copies), 64-byte rows.
+        ("f32", "9,19", "T(8,16)"),
+        // Pairs of 16 bits and of bytes; quads of bytes.
+        ("bf16", "5,35", "T(4,16)(2,1)"),
+        ("u8", "5,33", "T(4,16)(2,1)"),
+        ("s8", "2,7,17", "T(4,16)(4,1)"),
+        // 16 and 32 rows of bytes: the byte transposes.
+        ("u8", "17,16", "T(16,16)(16,1)"),
+        ("pred", "33,18", "T(32,16)(32,1)"),
+        // No vector kernel (rows of 24 bytes): the scalar one.
+        ("f32", "9,7", "T(8,6)"),
+    ] {
+        let rank = dims.split(',').count();
+        let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
+        let order = order.join(",");
+        let host = format!("{ty}[{dims}]{{{order}}}");
+        let tpu = format!("{ty}[{dims}]{{{order}:{tile}}}");
+        for (a, b) in [(&host, &tpu), (&tpu, &host)] {
+            // The walk's kernels are the other tests' (and twice the time).
+            let case = Case {
+                walk_too: false,
+                ..Case::new(a, b)
+            };
+            match ty {
+                "bf16" => case.check::<u16>(&offsets),
+                "f32" => case.check::<u32>(&offsets),
+                _ => case.check::<u8>(&offsets),
+            }
+        }
     }
 }
 

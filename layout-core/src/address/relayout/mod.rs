@@ -25,9 +25,12 @@ use core::mem::{size_of, size_of_val};
 pub mod bits;
 mod block;
 mod kernels;
+mod lines;
 mod plan;
 mod slabs;
 mod streaming;
+mod tile_kernels;
+mod tiles;
 
 pub use slabs::Slabs;
 
@@ -40,6 +43,10 @@ use block::{Block, Line};
 use kernels::run_block;
 use plan::{Leaf, Level, NO_LEVEL, Nest, Walk};
 use streaming::STREAM_THRESHOLD;
+use tile_kernels::Kernel;
+#[cfg(target_arch = "x86_64")]
+use tile_kernels::has_avx2;
+use tiles::{Buffers, Tiles};
 
 /// Why a relayout cannot run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,6 +148,11 @@ pub struct Relayout {
     dst_slots: u64,
     dst_has_padding: bool,
     fast: bool,
+    /// The AVX2 kernels may run (where the CPU has them).
+    avx2: bool,
+    /// The copy is between row-major and a 2-D tile format: it runs tile
+    /// by tile (see `tiles`).
+    tiles: Option<Tiles>,
     stream_threshold: usize,
     src: TiledShape,
     dst: TiledShape,
@@ -164,6 +176,8 @@ impl Relayout {
             dst_slots: dst.physical_slots(),
             dst_has_padding: dst.physical_slots() != dst.element_count(),
             fast: false,
+            avx2: true,
+            tiles: None,
             stream_threshold: STREAM_THRESHOLD,
             src: *src,
             dst: *dst,
@@ -176,6 +190,7 @@ impl Relayout {
         if let Some(pair) = DigitPair::new(src, dst) {
             plan.fast = true;
             plan.nest = Nest::new(&pair);
+            plan.tiles = Tiles::new(src, dst, &pair);
         }
         Ok(plan)
     }
@@ -220,6 +235,26 @@ impl Relayout {
         }
     }
 
+    /// The same plan without the AVX2 kernels: SSE2 (or scalar) only,
+    /// whatever the CPU. For tests and benchmarks that compare the two.
+    #[doc(hidden)]
+    pub const fn without_avx2(self) -> Relayout {
+        Relayout {
+            avx2: false,
+            ..self
+        }
+    }
+
+    /// The same plan without the tile-by-tile path: the general walk (for
+    /// tests and benchmarks that compare the two).
+    #[doc(hidden)]
+    pub const fn without_tiles(self) -> Relayout {
+        Relayout {
+            tiles: None,
+            ..self
+        }
+    }
+
     /// Whether the copy runs by blocks (affine layouts) rather than element
     /// by element.
     pub const fn is_fast(&self) -> bool {
@@ -230,27 +265,19 @@ impl Relayout {
     /// `dst` (in the destination layout). Padding slots of `dst` are set to
     /// `pad` (only written when the destination layout has any).
     pub fn copy<T: Copy>(&self, src: &[T], dst: &mut [T], pad: T) -> Result<(), RelayoutError> {
-        if (src.len() as u64) < self.src_slots {
-            return Err(RelayoutError::SourceTooShort {
-                needed: self.src_slots,
-                got: src.len() as u64,
-            });
+        let (src, dst) = self.buffers(src, dst)?;
+        if self.dims[..self.rank].contains(&0) {
+            if self.dst_has_padding {
+                dst.fill(pad);
+            }
+            return Ok(());
         }
-        if (dst.len() as u64) < self.dst_slots {
-            return Err(RelayoutError::DestinationTooShort {
-                needed: self.dst_slots,
-                got: dst.len() as u64,
-            });
+        if let Some(t) = self.tiles.filter(|t| t.fits(size_of::<T>())) {
+            self.copy_tiles(&t, src, dst, pad);
+            return Ok(());
         }
-        let (src, dst) = (
-            &src[..self.src_slots as usize],
-            &mut dst[..self.dst_slots as usize],
-        );
         if self.dst_has_padding {
             dst.fill(pad);
-        }
-        if self.dims[..self.rank].contains(&0) {
-            return Ok(());
         }
         if self.fast {
             let stream = self.streamer::<T>(dst);
@@ -275,6 +302,68 @@ impl Relayout {
             self.for_each_element(|s, d| dst[d as usize] = src[s as usize]);
         }
         Ok(())
+    }
+
+    /// [`Relayout::copy`] split across the threads of the current rayon
+    /// pool: the copies between row-major and a 2-D TPU tile format run
+    /// as one contiguous range of tile rows per thread (disjoint slabs of
+    /// both buffers); every other relayout runs on the calling thread, as
+    /// [`Relayout::copy`]. The result is the same as [`Relayout::copy`]'s.
+    #[cfg(feature = "rayon")]
+    pub fn copy_parallel<T: Copy + Send + Sync>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+    ) -> Result<(), RelayoutError> {
+        self.copy_in_pieces(src, dst, pad, rayon::current_num_threads())
+    }
+
+    /// [`Relayout::copy_parallel`] in `pieces` tasks whatever the number
+    /// of threads (for tests: the split is the same on any machine).
+    #[cfg(feature = "rayon")]
+    #[doc(hidden)]
+    pub fn copy_in_pieces<T: Copy + Send + Sync>(
+        &self,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+        pieces: usize,
+    ) -> Result<(), RelayoutError> {
+        match self.tiles.filter(|t| t.fits(size_of::<T>())) {
+            Some(t) if !self.dims[..self.rank].contains(&0) => {
+                let (src, dst) = self.buffers(src, dst)?;
+                self.copy_tiles_parallel(&t, src, dst, pad, pieces);
+                Ok(())
+            }
+            _ => self.copy(src, dst, pad),
+        }
+    }
+
+    /// `src` and `dst` cut to the layouts' slots, or why they are too
+    /// short.
+    #[allow(clippy::type_complexity)]
+    fn buffers<'a, 'b, T>(
+        &self,
+        src: &'a [T],
+        dst: &'b mut [T],
+    ) -> Result<(&'a [T], &'b mut [T]), RelayoutError> {
+        if (src.len() as u64) < self.src_slots {
+            return Err(RelayoutError::SourceTooShort {
+                needed: self.src_slots,
+                got: src.len() as u64,
+            });
+        }
+        if (dst.len() as u64) < self.dst_slots {
+            return Err(RelayoutError::DestinationTooShort {
+                needed: self.dst_slots,
+                got: dst.len() as u64,
+            });
+        }
+        Ok((
+            &src[..self.src_slots as usize],
+            &mut dst[..self.dst_slots as usize],
+        ))
     }
 
     /// Copies the array from `src`, raw little-endian bytes in the source
@@ -334,6 +423,103 @@ impl Relayout {
                 Ok(())
             }
         }
+    }
+
+    /// [`Relayout::copy`] by tiles: `src` and `dst` hold exactly the
+    /// layouts' slots; no dimension is 0.
+    fn copy_tiles<T: Copy>(&self, t: &Tiles, src: &[T], dst: &mut [T], pad: T) {
+        let (b, kernel, stream, avx2) = self.tile_setup(t, src, dst, pad);
+        // SAFETY: `src` and `dst` hold the layouts' slots (checked by
+        // `copy`), at least the formula's on each side (`Tiles::new`);
+        // they are distinct borrows; one thread; streaming and AVX2 as
+        // `tile_setup` checked.
+        unsafe { t.copy_bands(b, 0..t.bands(), kernel, stream, avx2) };
+        if stream && t.pack {
+            streaming::fence();
+        }
+    }
+
+    /// Fills the tail padding of `dst` and chooses how the tiles move:
+    /// the buffers, the kernel, whether to stream (the destination is
+    /// large enough, and for packing aligned and the kernel streams), and
+    /// whether the AVX2 kernels run.
+    fn tile_setup<T: Copy>(
+        &self,
+        t: &Tiles,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+    ) -> (Buffers<T>, Kernel, bool, bool) {
+        let kernel = Kernel::new(size_of::<T>(), t.group, t.tile_cols);
+        // The tiles write the destination's slots before tail padding
+        // (the formula's, `Tiles::new` checked); the tail is padding.
+        dst[self.dst.tiled_slots() as usize..].fill(pad);
+        let big = size_of_val(dst) >= self.stream_threshold && cfg!(target_arch = "x86_64");
+        let stream = big
+            && if t.pack {
+                kernel.streams() && (dst.as_ptr() as usize).is_multiple_of(16)
+            } else {
+                t.tile_rows as usize <= lines::MAX_ROWS
+            };
+        let avx2 = self.avx2 && kernel.avx2(t.tile_cols * size_of::<T>() as u64) && has_avx2();
+        let b = Buffers {
+            src: src.as_ptr(),
+            dst: dst.as_mut_ptr(),
+            pad,
+        };
+        (b, kernel, stream, avx2)
+    }
+
+    /// [`Relayout::copy_tiles`] in `pieces` rayon tasks, each a
+    /// contiguous range of tile rows.
+    #[cfg(feature = "rayon")]
+    fn copy_tiles_parallel<T: Copy + Send + Sync>(
+        &self,
+        t: &Tiles,
+        src: &[T],
+        dst: &mut [T],
+        pad: T,
+        pieces: usize,
+    ) {
+        use rayon::iter::{IntoParallelIterator, ParallelIterator};
+        let bands = t.bands();
+        let pieces = u64::try_from(pieces).unwrap_or(u64::MAX).clamp(1, bands);
+        if pieces == 1 {
+            return self.copy_tiles(t, src, dst, pad);
+        }
+        let (b, kernel, stream, avx2) = self.tile_setup(t, src, dst, pad);
+        /// The buffers, shared by the tasks: each writes only the
+        /// destination slots of its own bands.
+        struct Shared<T>(Buffers<T>);
+        // SAFETY: the tasks read the source (borrowed shared, of `T:
+        // Sync` elements) and write disjoint parts of the destination
+        // (borrowed exclusively until every task is done) with `T: Send`
+        // values.
+        unsafe impl<T: Send + Sync> Sync for Shared<T> {}
+        impl<T: Copy> Shared<T> {
+            fn get(&self) -> Buffers<T> {
+                self.0
+            }
+        }
+        /// Where piece `k` of `n` starts (`k <= n`: no overflow in 128
+        /// bits, and the quotient is at most `bands`).
+        fn cut(bands: u64, k: u64, n: u64) -> u64 {
+            (u128::from(bands) * u128::from(k) / u128::from(n)) as u64
+        }
+        let shared = Shared(b);
+        (0..pieces).into_par_iter().for_each(|k| {
+            let range = cut(bands, k, pieces)..cut(bands, k + 1, pieces);
+            // SAFETY: as in `copy_tiles`, each task with its own bands,
+            // whose destination slots no other task writes (bands are
+            // disjoint tile rows: disjoint slot ranges in both layouts);
+            // `for_each` returns only when every task is done, within
+            // the borrows of `src` and `dst`.
+            unsafe { t.copy_bands(shared.get(), range, kernel, stream, avx2) };
+            if stream && t.pack {
+                // This thread's streaming stores, before the join.
+                streaming::fence();
+            }
+        });
     }
 
     /// The streaming kernel for copying into `dst`, if it is large enough
@@ -518,6 +704,12 @@ impl Relayout {
     }
 }
 
+/// No AVX2 off x86_64.
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx2() -> bool {
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::plan::{Leaf, Walk};
@@ -537,6 +729,57 @@ mod tests {
             direct,
             folded,
         }
+    }
+
+    /// `(pack, batch, rows, cols, tile rows, tile cols, group)` of the
+    /// tile copy `Relayout::new` finds, if any.
+    fn tiles(from: &str, to: &str) -> Option<(bool, u64, u64, u64, u64, u64, u64)> {
+        let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+        let plan = Relayout::new(&t(from), &t(to)).unwrap();
+        plan.tiles.map(|t| {
+            (
+                t.pack,
+                t.batch,
+                t.rows,
+                t.cols,
+                t.tile_rows,
+                t.tile_cols,
+                t.group,
+            )
+        })
+    }
+
+    #[test]
+    fn the_tpu_formats_copy_by_tiles() {
+        let host = "bf16[16,256]{1,0}";
+        let tpu = "bf16[16,256]{1,0:T(8,128)(2,1)}";
+        assert_eq!(tiles(host, tpu), Some((true, 1, 16, 256, 8, 128, 2)));
+        assert_eq!(tiles(tpu, host), Some((false, 1, 16, 256, 8, 128, 2)));
+        let ragged = tiles("pred[33,129]{1,0}", "pred[33,129]{1,0:T(32,128)(32,1)}");
+        assert_eq!(ragged, Some((true, 1, 33, 129, 32, 128, 32)));
+        assert_eq!(
+            tiles("f32[3,5,7]{2,1,0}", "f32[3,5,7]{2,1,0:T(8,128)}"),
+            Some((true, 3, 5, 7, 8, 128, 1))
+        );
+        // Batch dimensions in another order than the host's, a
+        // transposed host, three tile levels, a tiled host, `*`: the
+        // general walk.
+        assert_eq!(
+            tiles("f32[3,5,7]{2,1,0}", "f32[3,5,7]{2,0,1:T(8,128)}"),
+            None
+        );
+        assert_eq!(tiles("f32[64,256]{0,1}", "f32[64,256]{1,0:T(8,128)}"), None);
+        assert_eq!(
+            tiles("bf16[4096]{0}", "bf16[4096]{0:T(1024)(128)(2,1)}"),
+            None
+        );
+        assert_eq!(
+            tiles("f32[64,256]{1,0:T(1,128)}", "f32[64,256]{1,0:T(8,128)}"),
+            None
+        );
+        assert_eq!(tiles("f32[64,256]{1,0}", "f32[64,256]{1,0:T(*,128)}"), None);
+        // Tail padding after the tiles is fine (filled apart).
+        assert!(tiles("f32[3,5]{1,0}", "f32[3,5]{1,0:T(8,128)L(2048)}").is_some());
     }
 
     #[test]

@@ -68,9 +68,9 @@ pub(super) fn choose(
 /// against the ordinary kernels, with guards around the destination at
 /// every line offset (`layout-core/tests/streaming_stores.rs`).
 #[cfg(target_arch = "x86_64")]
-mod nt {
+pub(super) mod nt {
     #[cfg(not(miri))]
-    pub(super) use core::arch::x86_64::_mm_stream_si128;
+    pub(in super::super) use core::arch::x86_64::_mm_stream_si128;
 
     /// As `_mm_stream_si128`, with an ordinary store.
     ///
@@ -78,7 +78,7 @@ mod nt {
     /// `p` must be 16-byte aligned and writable for 16 bytes.
     #[cfg(miri)]
     #[inline(always)]
-    pub(super) unsafe fn _mm_stream_si128(
+    pub(in super::super) unsafe fn _mm_stream_si128(
         p: *mut core::arch::x86_64::__m128i,
         v: core::arch::x86_64::__m128i,
     ) {

@@ -1,0 +1,291 @@
+//! Destination line assembly for row streams: several destination rows
+//! written a part at a time (unpacking tiles writes each tile's rows to
+//! `R` rows of the destination), each part continuing its row, at any
+//! byte alignment.
+//!
+//! A streaming store that fills only part of a 64-byte line is written to
+//! memory as a slow partial write; so is a line whose parts are streamed
+//! far apart in time. Here every line a part completes is written whole
+//! with streaming stores: a part's bytes up to its first line boundary
+//! join the bytes its row's previous part left in the row's held line,
+//! the whole lines that follow go straight out, and the bytes after the
+//! last boundary are held until the row's next part. Rows whose parts
+//! start on line boundaries go straight out with nothing held.
+
+/// Rows that can be written at once: the rows of one band of tiles.
+pub(super) const MAX_ROWS: usize = 32;
+
+/// The held line of one row and the space to assemble it: the line's
+/// bytes are `bytes[64..64 + len]`, bound for `at`; `bytes[..64]` and
+/// `bytes[128..]` take the overhang of whole-vector copies.
+#[repr(C, align(64))]
+struct Held {
+    bytes: [u8; 192],
+}
+
+/// Bytes of the stage: a span of tiles (or a row group).
+const STAGE_BYTES: usize = 8192;
+const _: () = assert!(STAGE_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
+
+/// Parts shorter than this cost more to join into lines than to move:
+/// spans of tiles make them at least this long where the stage allows.
+const PART_BYTES: usize = 512;
+
+/// Where the row groups being written are spread first: room for
+/// [`Lines::span`] tiles, 64-byte aligned. A value apart from [`Lines`],
+/// so that the pointers into it stay valid while `Lines::write` borrows
+/// the lines.
+#[repr(C, align(64))]
+pub(super) struct Stage(pub(super) [u8; STAGE_BYTES]);
+
+impl Stage {
+    pub(super) const fn new() -> Stage {
+        Stage([0; STAGE_BYTES])
+    }
+}
+
+/// Per-row held lines.
+pub(in super::super) struct Lines {
+    held: [Held; MAX_ROWS],
+    len: [usize; MAX_ROWS],
+    at: [*mut u8; MAX_ROWS],
+}
+
+impl Lines {
+    pub(super) fn new() -> Lines {
+        Lines {
+            held: core::array::from_fn(|_| Held { bytes: [0; 192] }),
+            len: [0; MAX_ROWS],
+            at: [core::ptr::null_mut(); MAX_ROWS],
+        }
+    }
+
+    /// How many tiles of `tile` bytes (rows of `row` bytes) to spread
+    /// into the stage at once: enough that each row's part is
+    /// [`PART_BYTES`] long, as many as the stage holds; `None` if not
+    /// one does (the stage then holds a row group, at most
+    /// [`super::tile_kernels::MAX_GROUP_BYTES`]).
+    pub(super) const fn span(tile: usize, row: usize) -> Option<usize> {
+        let by_stage = STAGE_BYTES / tile;
+        let by_part = PART_BYTES.div_ceil(row);
+        match (by_stage, by_part) {
+            (0, _) => None,
+            (s, p) if s < p => Some(s),
+            (_, p) => Some(p),
+        }
+    }
+
+    /// Writes out the held bytes of every row with ordinary stores (the
+    /// rest of each line was written some other way, or is not the
+    /// destination's) and holds nothing.
+    ///
+    /// # Safety
+    /// Every held destination must still be writable (see
+    /// [`Lines::write`]).
+    pub(super) unsafe fn flush(&mut self) {
+        for row in 0..MAX_ROWS {
+            // SAFETY: the caller's contract.
+            unsafe { self.flush_row(row) };
+        }
+    }
+
+    /// # Safety
+    /// As [`Lines::flush`].
+    #[inline(always)]
+    unsafe fn flush_row(&mut self, row: usize) {
+        let len = self.len[row];
+        if len > 0 {
+            // SAFETY: the held bytes' destination is writable (the
+            // caller's contract), the held bytes are `len` of 192.
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    self.held[row].bytes.as_ptr().add(64),
+                    self.at[row],
+                    len,
+                )
+            };
+            self.len[row] = 0;
+        }
+    }
+
+    /// Writes the `n` bytes at `from` to `to` as part of row `row`'s
+    /// stream (see the module docs). With `AVX`, the caller runs with
+    /// AVX2 (SSSE3's byte shuffle joins a line's held and new bytes).
+    ///
+    /// # Safety
+    /// `from` must be readable and `to` writable for `n` bytes, and stay
+    /// writable until the next [`Lines::flush`]; `row < MAX_ROWS`; the
+    /// destinations of different rows' writes must not overlap.
+    #[inline(always)]
+    pub(super) unsafe fn write<const AVX: bool>(
+        &mut self,
+        row: usize,
+        from: *const u8,
+        to: *mut u8,
+        n: usize,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.write_x86::<AVX>(row, from, to, n)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = row;
+        #[cfg(not(target_arch = "x86_64"))]
+        // SAFETY: the caller's contract.
+        unsafe {
+            core::ptr::copy_nonoverlapping(from, to, n)
+        };
+    }
+
+    /// [`Lines::write`] with SSE2 streaming stores. Bytes just stored
+    /// are never loaded back at another size or offset (such a load
+    /// waits for the store to reach the cache): a line the part
+    /// completes is streamed from the held units and from the part
+    /// itself, and only the unit that straddles the two (rows that do
+    /// not start on 16 bytes) is joined in registers (SSSE3) or, with
+    /// SSE2 alone, through memory.
+    ///
+    /// # Safety
+    /// As [`Lines::write`].
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn write_x86<const AVX: bool>(
+        &mut self,
+        row: usize,
+        from: *const u8,
+        to: *mut u8,
+        n: usize,
+    ) {
+        use super::streaming::nt::_mm_stream_si128;
+        use core::arch::x86_64::{
+            __m128i, _mm_and_si128, _mm_load_si128, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128,
+        };
+        let mut held = self.held[row].bytes.as_mut_ptr();
+        let len = self.len[row];
+        // SAFETY: reads stay in `from[..n]` and in the tables,
+        // writes in `to[..n]`, in the held line's destination (writable
+        // by the contract of the write that held it) and in `held` (192
+        // bytes: a 64-byte copy lands at most at 64 + 63 + 64); the
+        // streamed lines are 64-byte aligned.
+        unsafe {
+            let load = |p: *const u8| _mm_loadu_si128(p.cast::<__m128i>());
+            let stream = |p: *mut u8, v| _mm_stream_si128(p.cast::<__m128i>(), v);
+            let mut k;
+            if len > 0 && self.at[row].add(len) == to && n >= 64 - len {
+                // This part completes the held line.
+                let at = self.at[row];
+                let need = 64 - len;
+                let (whole, part) = (len / 16, len % 16);
+                for u in 0..whole {
+                    stream(at.add(16 * u), _mm_load_si128(held.add(64 + 16 * u).cast()));
+                }
+                let mut u = whole;
+                if part > 0 {
+                    // Held bytes 0..part of unit `whole`, then the part's.
+                    let unit = if AVX && n >= 16 {
+                        #[cfg(target_feature = "ssse3")]
+                        let shift = core::arch::x86_64::_mm_shuffle_epi8;
+                        #[cfg(not(target_feature = "ssse3"))]
+                        let shift = ssse3_shuffle;
+                        let h = _mm_load_si128(held.add(64 + 16 * u).cast());
+                        let keep = load(KEEP.0.as_ptr().add(16 - part));
+                        let moved = shift(load(from), load(SHIFT.0.as_ptr().add(16 - part)));
+                        _mm_or_si128(_mm_and_si128(h, keep), moved)
+                    } else {
+                        // `16 - part <= need <= n` bytes.
+                        core::ptr::copy_nonoverlapping(from, held.add(64 + len), 16 - part);
+                        _mm_load_si128(held.add(64 + 16 * u).cast())
+                    };
+                    stream(at.add(16 * u), unit);
+                    u += 1;
+                }
+                for u in u..4 {
+                    stream(at.add(16 * u), load(from.add(16 * u - len)));
+                }
+                self.len[row] = 0;
+                k = need;
+            } else if len > 0 && self.at[row].add(len) == to {
+                // Too short to complete it: held on.
+                core::ptr::copy_nonoverlapping(from, held.add(64 + len), n);
+                self.len[row] += n;
+                return;
+            } else {
+                self.flush_row(row);
+                // Again: `flush_row` borrowed all of `self`.
+                held = self.held[row].bytes.as_mut_ptr();
+                // Up to the first line boundary: shared with bytes that
+                // are not this row's, written with ordinary stores.
+                let head = ((to as usize).wrapping_neg() % 64).min(n);
+                core::ptr::copy_nonoverlapping(from, to, head);
+                k = head;
+            }
+            while k + 64 <= n {
+                if AVX {
+                    // 32-byte loads, as the AVX2 kernels stored the stage.
+                    use core::arch::x86_64::{
+                        _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+                    };
+                    for j in 0..2 {
+                        let v = _mm256_loadu_si256(from.add(k + 32 * j).cast());
+                        stream(to.add(k + 32 * j), _mm256_castsi256_si128(v));
+                        stream(to.add(k + 32 * j + 16), _mm256_extracti128_si256::<1>(v));
+                    }
+                } else {
+                    for j in 0..4 {
+                        stream(to.add(k + 16 * j), load(from.add(k + 16 * j)));
+                    }
+                }
+                k += 64;
+            }
+            let tail = n - k;
+            if tail > 0 {
+                // Held: bytes[64..64 + tail] = from[k..n].
+                if n >= 64 {
+                    for j in 0..4 {
+                        _mm_storeu_si128(
+                            held.add(tail + 16 * j).cast(),
+                            load(from.add(n - 64 + 16 * j)),
+                        );
+                    }
+                } else {
+                    core::ptr::copy_nonoverlapping(from.add(k), held.add(64), tail);
+                }
+                self.len[row] = tail;
+                self.at[row] = to.add(k);
+            }
+        }
+    }
+}
+
+/// `_mm_shuffle_epi8` where the build does not enable SSSE3: only reached
+/// from code compiled with AVX2 (which includes it).
+///
+/// # Safety
+/// The CPU must run SSSE3.
+#[cfg(all(target_arch = "x86_64", not(target_feature = "ssse3")))]
+#[inline(always)]
+unsafe fn ssse3_shuffle(
+    v: core::arch::x86_64::__m128i,
+    m: core::arch::x86_64::__m128i,
+) -> core::arch::x86_64::__m128i {
+    // SAFETY: the caller's.
+    unsafe { core::arch::x86_64::_mm_shuffle_epi8(v, m) }
+}
+
+/// 16 bytes at `16 - part` keep bytes `0..part` of a vector.
+#[cfg(target_arch = "x86_64")]
+#[repr(C, align(16))]
+struct Table([u8; 32]);
+#[cfg(target_arch = "x86_64")]
+static KEEP: Table = Table([
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+]);
+/// 16 bytes at `16 - part`, as a byte shuffle, move a vector's bytes up
+/// by `part` (zeros below).
+#[cfg(target_arch = "x86_64")]
+static SHIFT: Table = Table([
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+]);

@@ -1,0 +1,795 @@
+//! The kernels of the 2-D tile copies (`tiles`): one row group at a time,
+//! `g` rows of `C` elements interleaved into (packing) or out of
+//! (unpacking) `g·C` consecutive slots. SSE2 on x86_64 for the element
+//! sizes and groups of the TPU formats; a scalar loop for the others and
+//! on other targets, which the differential tests compare them with.
+
+#[cfg(target_arch = "x86_64")]
+use core::mem::size_of;
+
+/// The largest row group (`g·C` slots) in bytes: an edge group is
+/// gathered in a buffer of this size on the stack.
+pub(super) const MAX_GROUP_BYTES: usize = 4096;
+
+/// Which kernel moves a row group; chosen once per copy by [`Kernel::new`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    /// Element by element (any size and group).
+    Scalar,
+    /// One row (`g = 1`): a copy, 16 bytes at a time.
+    Copy,
+    /// Two 16-bit rows (bf16 `(2,1)`).
+    Pairs16,
+    /// Two 8-bit rows.
+    Pairs8,
+    /// Four 8-bit rows (s8 `(4,1)`).
+    Quads8,
+    /// Sixteen 8-bit rows: 16×16 byte transposes.
+    Bytes16,
+    /// Thirty-two 8-bit rows (pred `(32,1)`): 16×16 byte transposes.
+    Bytes32,
+}
+
+impl Kernel {
+    /// The kernel for slots of `size` bytes, groups of `g` rows and rows
+    /// of `c` elements: a vector kernel where one fits (every row a whole
+    /// number of 16-byte vectors), else [`Kernel::Scalar`].
+    pub(super) const fn new(size: usize, g: u64, c: u64) -> Kernel {
+        if !cfg!(target_arch = "x86_64") {
+            return Kernel::Scalar;
+        }
+        let Some(row_bytes) = (size as u64).checked_mul(c) else {
+            return Kernel::Scalar;
+        };
+        if row_bytes == 0 || !row_bytes.is_multiple_of(16) {
+            return Kernel::Scalar;
+        }
+        match (size, g) {
+            (_, 1) => Kernel::Copy,
+            (2, 2) => Kernel::Pairs16,
+            (1, 2) => Kernel::Pairs8,
+            (1, 4) => Kernel::Quads8,
+            (1, 16) => Kernel::Bytes16,
+            (1, 32) => Kernel::Bytes32,
+            _ => Kernel::Scalar,
+        }
+    }
+
+    /// Whether the AVX2 kernels take rows of `row` bytes: whole 32-byte
+    /// vectors (where the SSE2 kernel has no AVX2 version, it runs
+    /// instead).
+    pub(super) const fn avx2(self, row: u64) -> bool {
+        !matches!(self, Kernel::Scalar) && row.is_multiple_of(32)
+    }
+
+    /// Whether packing can write with streaming stores: every row group
+    /// is a whole number of 16-byte vectors, written as such.
+    pub(super) const fn streams(self) -> bool {
+        !matches!(self, Kernel::Scalar)
+    }
+}
+
+/// A row group's worth of slots, aligned for any slot type: where edge
+/// groups are gathered (packing) or spread (unpacking).
+#[repr(C, align(64))]
+pub(super) struct Stage(pub(super) [u8; MAX_GROUP_BYTES]);
+
+/// Packs one row group: `out[c·g + l] = from[l·pitch + c]` for `c <
+/// cols`, `l < g`.
+///
+/// # Safety
+/// `from` must be readable at those slots and `out` writable for `g·cols`
+/// slots; with `NT`, `out` must be 16-byte aligned and `kernel` must
+/// [stream](Kernel::streams).
+///
+/// With `AVX`, the caller runs with AVX2 enabled and the rows are whole
+/// 32-byte vectors ([`Kernel::avx2`]).
+#[inline(always)]
+pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
+    kernel: Kernel,
+    from: *const T,
+    pitch: usize,
+    out: *mut T,
+    cols: usize,
+    g: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if !matches!(kernel, Kernel::Scalar) {
+        let (from, out) = (from.cast::<u8>(), out.cast::<u8>());
+        let (pitch, row) = (pitch * size_of::<T>(), cols * size_of::<T>());
+        // SAFETY: the caller's contract; the kernel was chosen for this
+        // slot size, group and row length.
+        unsafe {
+            if matches!(kernel, Kernel::Bytes16 | Kernel::Bytes32) && pitch != row {
+                // Sixteen or more rows of a large array are as many lines
+                // in one cache set (rows a multiple of 4 KiB apart) while
+                // the transposes take 16 bytes of each: gather the rows
+                // first, reading each line once.
+                let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
+                let s = stage.as_mut_ptr().cast::<u8>();
+                for l in 0..g {
+                    copy_row(from.add(l * pitch), s.add(l * row), row);
+                }
+                if AVX {
+                    avx2::pack::<NT>(kernel, s, row, out, row)
+                } else {
+                    x86::pack::<NT>(kernel, s, row, out, row)
+                }
+                return;
+            }
+            if AVX {
+                avx2::pack::<NT>(kernel, from, pitch, out, row)
+            } else {
+                x86::pack::<NT>(kernel, from, pitch, out, row)
+            }
+        };
+        return;
+    }
+    let _ = kernel;
+    for c in 0..cols {
+        for l in 0..g {
+            // SAFETY: the caller's contract.
+            unsafe { *out.add(c * g + l) = *from.add(l * pitch + c) };
+        }
+    }
+}
+
+/// Copies `row` bytes (a multiple of 16) from `from` to `to`, 16 at a
+/// time, inline (a call to `memcpy` per row costs more than the copy).
+///
+/// # Safety
+/// `from` readable and `to` writable for `row` bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn copy_row(from: *const u8, to: *mut u8, row: usize) {
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
+    for k in (0..row).step_by(16) {
+        // SAFETY: the caller's.
+        unsafe {
+            _mm_storeu_si128(
+                to.add(k).cast(),
+                _mm_loadu_si128(from.add(k).cast::<__m128i>()),
+            )
+        };
+    }
+}
+
+/// Packs an edge row group: only `valid.0` rows of `valid.1` elements are
+/// in the array; every other slot of the group's `g·cols` is `pad`.
+///
+/// # Safety
+/// As [`pack`], for the valid rows and columns only (with `valid.0 == 0`
+/// nothing is read, and `from` may be any address).
+#[inline(never)]
+pub(super) unsafe fn pack_edge<T: Copy, const NT: bool>(
+    kernel: Kernel,
+    from: *const T,
+    pitch: usize,
+    valid: (usize, usize),
+    out: *mut T,
+    (cols, g): (usize, usize),
+    pad: T,
+) {
+    let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
+    let s = stage.as_mut_ptr().cast::<T>();
+    // SAFETY: `Tiles::new` made `g·cols` slots fit the stage, which is
+    // aligned for `T`; each of them is written before the kernel reads
+    // it; the valid part of the source is readable by the caller's
+    // contract.
+    unsafe {
+        for l in 0..g {
+            let row = s.add(l * cols);
+            let copied = if l < valid.0 { valid.1 } else { 0 };
+            if copied > 0 {
+                // Only rows in the array: `from` may be past the source
+                // for the others.
+                core::ptr::copy_nonoverlapping(from.add(l * pitch), row, copied);
+            }
+            for c in copied..cols {
+                row.add(c).write(pad);
+            }
+        }
+        pack::<T, NT, false>(kernel, s, cols, out, cols, g);
+    }
+}
+
+/// Unpacks one row group: `to[l·pitch + c] = from[c·g + l]` for the
+/// `valid.0` rows and `valid.1` columns in the array (the rest of the
+/// group is padding in the source and not copied).
+///
+/// # Safety
+/// `from` must be readable for `g·cols` slots, `to` writable at the valid
+/// slots; with `AVX`, as [`pack`].
+#[inline(always)]
+pub(super) unsafe fn unpack<T: Copy, const AVX: bool>(
+    kernel: Kernel,
+    from: *const T,
+    to: *mut T,
+    pitch: usize,
+    valid: (usize, usize),
+    (cols, g): (usize, usize),
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if valid == (g, cols) {
+            unpack_group::<T, AVX>(kernel, from, to, pitch, cols, g)
+        } else {
+            unpack_edge(kernel, from, to, pitch, valid, (cols, g))
+        }
+    }
+}
+
+/// [`unpack`] of an edge group without lines: spread in a stage, then
+/// the valid part copied.
+///
+/// # Safety
+/// As [`unpack`].
+#[inline(never)]
+unsafe fn unpack_edge<T: Copy>(
+    kernel: Kernel,
+    from: *const T,
+    to: *mut T,
+    pitch: usize,
+    valid: (usize, usize),
+    (cols, g): (usize, usize),
+) {
+    let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
+    let s = stage.as_mut_ptr().cast::<T>();
+    // SAFETY: as `unpack`: the stage holds the group, which the kernel
+    // writes whole (`g` rows of `cols`) before any of it is read.
+    unsafe {
+        unpack_group::<T, false>(kernel, from, s, cols, cols, g);
+        for l in 0..valid.0 {
+            core::ptr::copy_nonoverlapping(s.add(l * cols), to.add(l * pitch), valid.1);
+        }
+    }
+}
+
+/// A whole row group out: `to[l·pitch + c] = from[c·g + l]`.
+///
+/// # Safety
+/// `from` readable for `g·cols` slots, `to` writable at those rows; with
+/// `AVX`, as [`pack`].
+#[inline(always)]
+pub(super) unsafe fn unpack_group<T: Copy, const AVX: bool>(
+    kernel: Kernel,
+    from: *const T,
+    to: *mut T,
+    pitch: usize,
+    cols: usize,
+    g: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if !matches!(kernel, Kernel::Scalar) {
+        let (from, to) = (from.cast::<u8>(), to.cast::<u8>());
+        let (pitch, row) = (pitch * size_of::<T>(), cols * size_of::<T>());
+        // SAFETY: the caller's contract; the kernel fits the slot size
+        // (and AVX2 is on with `AVX`).
+        unsafe {
+            if AVX {
+                avx2::unpack(kernel, from, to, pitch, row)
+            } else {
+                x86::unpack(kernel, from, to, pitch, row)
+            }
+        };
+        return;
+    }
+    let _ = kernel;
+    for l in 0..g {
+        for c in 0..cols {
+            // SAFETY: the caller's contract.
+            unsafe { *to.add(l * pitch + c) = *from.add(c * g + l) };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_loadu_si128, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
+        _mm_set1_epi32, _mm_setzero_si128, _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi16,
+        _mm_srli_epi32, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8,
+        _mm_unpacklo_epi16,
+    };
+
+    use super::Kernel;
+    // An ordinary aligned store under Miri, which cannot run the real one.
+    use super::super::streaming::nt::_mm_stream_si128;
+
+    /// One vector at `p` (any alignment).
+    ///
+    /// # Safety
+    /// `p` readable for 16 bytes.
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> __m128i {
+        // SAFETY: the caller's: 16 readable bytes.
+        unsafe { _mm_loadu_si128(p.cast()) }
+    }
+
+    /// One vector to `p`: a streaming store (`p` 16-byte aligned) with
+    /// `NT`, else an ordinary one (any alignment).
+    ///
+    /// # Safety
+    /// `p` writable for 16 bytes, and 16-byte aligned with `NT`.
+    #[inline(always)]
+    unsafe fn put<const NT: bool>(p: *mut u8, v: __m128i) {
+        // SAFETY: the caller's: 16 writable bytes, aligned with NT.
+        unsafe {
+            if NT {
+                _mm_stream_si128(p.cast(), v)
+            } else {
+                _mm_storeu_si128(p.cast(), v)
+            }
+        }
+    }
+
+    /// A 16×16 byte transpose: rows in, columns out. Four rounds of
+    /// interleaving row `i` with row `i + 8` (a perfect shuffle of the
+    /// rows each time) move byte `(r, c)` to `(c, r)`.
+    /// Plain loops, not `core::array::from_fn`: outside a
+    /// `target_feature` function its closures were not inlined, and every
+    /// array went through `memmove` (the SSE2 pack of `pred` ran 8× slower
+    /// than the AVX2 one).
+    #[inline(always)]
+    pub(super) fn transpose16(mut x: [__m128i; 16]) -> [__m128i; 16] {
+        for _ in 0..4 {
+            let mut y = x;
+            for k in 0..8 {
+                // SAFETY: SSE2 is part of x86_64.
+                unsafe {
+                    y[2 * k] = _mm_unpacklo_epi8(x[k], x[k + 8]);
+                    y[2 * k + 1] = _mm_unpackhi_epi8(x[k], x[k + 8]);
+                }
+            }
+            x = y;
+        }
+        x
+    }
+
+    /// Rows `first..first + 16` (`at(l)` loads row `l`) transposed.
+    #[inline(always)]
+    fn transpose_rows(first: usize, at: impl Fn(usize) -> __m128i) -> [__m128i; 16] {
+        // SAFETY: SSE2 is part of x86_64.
+        let mut x = [unsafe { _mm_setzero_si128() }; 16];
+        for (l, x) in x.iter_mut().enumerate() {
+            *x = at(first + l);
+        }
+        transpose16(x)
+    }
+
+    /// [`super::pack`] in bytes with SSE2: `pitch` between source rows,
+    /// `row` bytes per row (a multiple of 16).
+    ///
+    /// # Safety
+    /// As [`super::pack`].
+    #[inline(always)]
+    pub(super) unsafe fn pack<const NT: bool>(
+        kernel: Kernel,
+        from: *const u8,
+        pitch: usize,
+        out: *mut u8,
+        row: usize,
+    ) {
+        // SAFETY: every load is inside a source row of the group,
+        // every store inside the group's output; SSE2 is part of x86_64.
+        unsafe {
+            let at = |l: usize, k: usize| load(from.add(l * pitch + k));
+            match kernel {
+                Kernel::Scalar => unreachable!(),
+                Kernel::Copy => {
+                    for k in (0..row).step_by(16) {
+                        put::<NT>(out.add(k), at(0, k));
+                    }
+                }
+                Kernel::Pairs16 | Kernel::Pairs8 => {
+                    let pairs16 = kernel == Kernel::Pairs16;
+                    for k in (0..row).step_by(16) {
+                        let (a, b) = (at(0, k), at(1, k));
+                        let (lo, hi) = if pairs16 {
+                            (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b))
+                        } else {
+                            (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b))
+                        };
+                        put::<NT>(out.add(2 * k), lo);
+                        put::<NT>(out.add(2 * k + 16), hi);
+                    }
+                }
+                Kernel::Quads8 => {
+                    for k in (0..row).step_by(16) {
+                        let (r0, r1, r2, r3) = (at(0, k), at(1, k), at(2, k), at(3, k));
+                        let (x, y) = (_mm_unpacklo_epi8(r0, r1), _mm_unpackhi_epi8(r0, r1));
+                        let (z, w) = (_mm_unpacklo_epi8(r2, r3), _mm_unpackhi_epi8(r2, r3));
+                        let o = out.add(4 * k);
+                        put::<NT>(o, _mm_unpacklo_epi16(x, z));
+                        put::<NT>(o.add(16), _mm_unpackhi_epi16(x, z));
+                        put::<NT>(o.add(32), _mm_unpacklo_epi16(y, w));
+                        put::<NT>(o.add(48), _mm_unpackhi_epi16(y, w));
+                    }
+                }
+                Kernel::Bytes16 | Kernel::Bytes32 => {
+                    let blocks = if kernel == Kernel::Bytes16 { 1 } else { 2 };
+                    for k in (0..row).step_by(16) {
+                        // Columns k..k+16 of each block of 16 rows, then
+                        // written in order: each column's rows.
+                        let mut t = [[_mm_setzero_si128(); 16]; 2];
+                        for (h, t) in t.iter_mut().enumerate().take(blocks) {
+                            *t = transpose_rows(16 * h, |l| at(l, k));
+                        }
+                        for c in 0..16 {
+                            for (h, t) in t.iter().enumerate().take(blocks) {
+                                put::<NT>(out.add((k + c) * 16 * blocks + 16 * h), t[c]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`super::unpack_group`] in bytes: `pitch` between destination
+    /// rows, `row` bytes per row (a multiple of 16).
+    ///
+    /// # Safety
+    /// As [`super::unpack_group`].
+    #[inline(always)]
+    pub(super) unsafe fn unpack(
+        kernel: Kernel,
+        from: *const u8,
+        to: *mut u8,
+        pitch: usize,
+        row: usize,
+    ) {
+        // SAFETY: every load is inside the group's input, every
+        // store inside a destination row; SSE2 is part of x86_64.
+        unsafe {
+            let input = |k: usize| load(from.add(k));
+            let out = |l: usize, k: usize, v| put::<false>(to.add(l * pitch + k), v);
+            match kernel {
+                Kernel::Scalar => unreachable!(),
+                Kernel::Copy => {
+                    for k in (0..row).step_by(16) {
+                        out(0, k, input(k));
+                    }
+                }
+                Kernel::Pairs16 => {
+                    // Each 32-bit lane holds one pair [e o]; sign-extending
+                    // either half into the lane makes the signed pack exact.
+                    let even = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
+                    let odd = |v| _mm_srai_epi32::<16>(v);
+                    for k in (0..row).step_by(16) {
+                        let (a, b) = (input(2 * k), input(2 * k + 16));
+                        out(0, k, _mm_packs_epi32(even(a), even(b)));
+                        out(1, k, _mm_packs_epi32(odd(a), odd(b)));
+                    }
+                }
+                Kernel::Pairs8 => {
+                    let mask = _mm_set1_epi16(0xFF);
+                    for k in (0..row).step_by(16) {
+                        let (a, b) = (input(2 * k), input(2 * k + 16));
+                        let even = _mm_packus_epi16(_mm_and_si128(a, mask), _mm_and_si128(b, mask));
+                        let odd = _mm_packus_epi16(_mm_srli_epi16::<8>(a), _mm_srli_epi16::<8>(b));
+                        out(0, k, even);
+                        out(1, k, odd);
+                    }
+                }
+                Kernel::Quads8 => {
+                    let mask = _mm_set1_epi32(0xFF);
+                    for k in (0..row).step_by(16) {
+                        let v = [0, 1, 2, 3].map(|j| input(4 * k + 16 * j));
+                        let byte = |x, r| match r {
+                            0 => _mm_and_si128(x, mask),
+                            1 => _mm_and_si128(_mm_srli_epi32::<8>(x), mask),
+                            2 => _mm_and_si128(_mm_srli_epi32::<16>(x), mask),
+                            _ => _mm_srli_epi32::<24>(x),
+                        };
+                        for r in 0..4 {
+                            let lo = _mm_packs_epi32(byte(v[0], r), byte(v[1], r));
+                            let hi = _mm_packs_epi32(byte(v[2], r), byte(v[3], r));
+                            out(r, k, _mm_packus_epi16(lo, hi));
+                        }
+                    }
+                }
+                Kernel::Bytes16 | Kernel::Bytes32 => {
+                    let g = if kernel == Kernel::Bytes16 { 16 } else { 32 };
+                    for k in (0..row).step_by(16) {
+                        for h in 0..g / 16 {
+                            // Rows 16h.. of columns k..k+16.
+                            let t = transpose_rows(0, |c| input((k + c) * g + 16 * h));
+                            for (l, v) in t.into_iter().enumerate() {
+                                out(16 * h + l, k, v);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether the CPU runs AVX2 (and the OS saves its registers), asked once
+/// with `cpuid` (no `std` needed); never under Miri, which cannot run it.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn has_avx2() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    // 0: not asked yet, 1: no, 2: yes.
+    static KNOWN: AtomicU8 = AtomicU8::new(0);
+    match KNOWN.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let yes = !cfg!(miri) && detect_avx2();
+            KNOWN.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+    }
+}
+
+/// `cpuid` leaf 1 (AVX, and XSAVE enabled by the OS), `xgetbv` (the OS
+/// saves the SSE and AVX state), leaf 7 (AVX2).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn detect_avx2() -> bool {
+    use core::arch::x86_64::{__cpuid, __cpuid_count};
+    /// XCR0, the register-state bits the OS saves.
+    ///
+    /// # Safety
+    /// The CPU must run `xgetbv` (CPUID.1:ECX.OSXSAVE).
+    #[target_feature(enable = "xsave")]
+    unsafe fn xcr0() -> u64 {
+        // SAFETY: the caller checked OSXSAVE.
+        unsafe { core::arch::x86_64::_xgetbv(0) }
+    }
+    // SAFETY: `cpuid` runs on every x86_64 CPU; leaf 7 is asked only
+    // when the highest leaf reaches it; `xgetbv` only with OSXSAVE.
+    unsafe {
+        if __cpuid(0).eax < 7 {
+            return false;
+        }
+        let ecx = __cpuid(1).ecx;
+        let (osxsave, avx) = (ecx & (1 << 27) != 0, ecx & (1 << 28) != 0);
+        if !(osxsave && avx) || xcr0() & 0b110 != 0b110 {
+            return false;
+        }
+        __cpuid_count(7, 0).ebx & (1 << 5) != 0
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", miri))]
+fn detect_avx2() -> bool {
+    false
+}
+
+/// The AVX2 kernels: the SSE2 ones on 32-byte vectors (two tiles' worth
+/// of columns per transpose for the byte groups), with byte shuffles
+/// where SSE2 needs shifts and masks. Only called with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::{
+        __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_permute2x128_si256,
+        _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_setr_epi8, _mm256_setr_epi32,
+        _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
+        _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
+        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    };
+
+    use super::super::streaming::nt::_mm_stream_si128;
+    use super::Kernel;
+
+    /// 32 bytes at `p` (any alignment).
+    ///
+    /// # Safety
+    /// `p` readable for 32 bytes; the CPU runs AVX2.
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> __m256i {
+        // SAFETY: the caller's: 32 readable bytes; AVX2 is on.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+
+    /// 32 bytes to `p`: two streaming stores (`p` 16-byte aligned) with
+    /// `NT`, else one ordinary store (any alignment).
+    ///
+    /// # Safety
+    /// `p` writable for 32 bytes, and 16-byte aligned with `NT`; the CPU
+    /// runs AVX2.
+    #[inline(always)]
+    unsafe fn put<const NT: bool>(p: *mut u8, v: __m256i) {
+        // SAFETY: the caller's: 32 writable bytes, 16-byte aligned with
+        // NT; AVX2 is on.
+        unsafe {
+            if NT {
+                _mm_stream_si128(p.cast(), _mm256_castsi256_si128(v));
+                _mm_stream_si128(p.add(16).cast(), _mm256_extracti128_si256::<1>(v));
+            } else {
+                _mm256_storeu_si256(p.cast(), v)
+            }
+        }
+    }
+
+    /// [`super::x86::transpose16`] in both 128-bit lanes at once.
+    #[inline(always)]
+    fn transpose16(mut x: [__m256i; 16]) -> [__m256i; 16] {
+        for _ in 0..4 {
+            // SAFETY: AVX2 is on (the caller's).
+            x = core::array::from_fn(|k| unsafe {
+                let (a, b) = (x[k / 2], x[k / 2 + 8]);
+                if k % 2 == 0 {
+                    _mm256_unpacklo_epi8(a, b)
+                } else {
+                    _mm256_unpackhi_epi8(a, b)
+                }
+            });
+        }
+        x
+    }
+
+    /// [`super::x86::pack`] with AVX2: `row` a multiple of 32.
+    ///
+    /// # Safety
+    /// As [`super::pack`]; AVX2 is on.
+    #[inline(always)]
+    pub(super) unsafe fn pack<const NT: bool>(
+        kernel: Kernel,
+        from: *const u8,
+        pitch: usize,
+        out: *mut u8,
+        row: usize,
+    ) {
+        // SAFETY: every load is inside a source row of the group,
+        // every store inside the group's output; AVX2 is on.
+        unsafe {
+            let at = |l: usize, k: usize| load(from.add(l * pitch + k));
+            match kernel {
+                Kernel::Copy => {
+                    for k in (0..row).step_by(32) {
+                        put::<NT>(out.add(k), at(0, k));
+                    }
+                }
+                Kernel::Pairs16 | Kernel::Pairs8 => {
+                    let pairs16 = kernel == Kernel::Pairs16;
+                    for k in (0..row).step_by(32) {
+                        // Quarters 0 2 1 3: each lane's unpack then takes
+                        // consecutive elements.
+                        let a = _mm256_permute4x64_epi64::<0xD8>(at(0, k));
+                        let b = _mm256_permute4x64_epi64::<0xD8>(at(1, k));
+                        let (lo, hi) = if pairs16 {
+                            (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b))
+                        } else {
+                            (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b))
+                        };
+                        put::<NT>(out.add(2 * k), lo);
+                        put::<NT>(out.add(2 * k + 32), hi);
+                    }
+                }
+                Kernel::Quads8 => {
+                    for k in (0..row).step_by(32) {
+                        let (r0, r1, r2, r3) = (at(0, k), at(1, k), at(2, k), at(3, k));
+                        let (x, y) = (_mm256_unpacklo_epi8(r0, r1), _mm256_unpackhi_epi8(r0, r1));
+                        let (z, w) = (_mm256_unpacklo_epi8(r2, r3), _mm256_unpackhi_epi8(r2, r3));
+                        // Per lane, quads 0-3, 4-7, 8-11, 12-15 of its 16
+                        // columns; the low lanes first.
+                        let (o0, o1) = (_mm256_unpacklo_epi16(x, z), _mm256_unpackhi_epi16(x, z));
+                        let (o2, o3) = (_mm256_unpacklo_epi16(y, w), _mm256_unpackhi_epi16(y, w));
+                        let o = out.add(4 * k);
+                        put::<NT>(o, _mm256_permute2x128_si256::<0x20>(o0, o1));
+                        put::<NT>(o.add(32), _mm256_permute2x128_si256::<0x20>(o2, o3));
+                        put::<NT>(o.add(64), _mm256_permute2x128_si256::<0x31>(o0, o1));
+                        put::<NT>(o.add(96), _mm256_permute2x128_si256::<0x31>(o2, o3));
+                    }
+                }
+                Kernel::Bytes32 => {
+                    for k in (0..row).step_by(16) {
+                        // Rows l and l + 16 of columns k..k+16: the
+                        // transpose gives each column's 32 rows.
+                        let t = transpose16(core::array::from_fn(|l| {
+                            let lo = from.add(l * pitch + k);
+                            _mm256_loadu2_m128i(lo.add(16 * pitch).cast(), lo.cast())
+                        }));
+                        for (c, v) in t.into_iter().enumerate() {
+                            put::<NT>(out.add((k + c) * 32), v);
+                        }
+                    }
+                }
+                Kernel::Bytes16 => super::x86::pack::<NT>(kernel, from, pitch, out, row),
+                Kernel::Scalar => unreachable!(),
+            }
+        }
+    }
+
+    /// [`super::x86::unpack`] with AVX2: `row` a multiple of 32.
+    ///
+    /// # Safety
+    /// As [`super::unpack_group`]; AVX2 is on.
+    #[inline(always)]
+    pub(super) unsafe fn unpack(
+        kernel: Kernel,
+        from: *const u8,
+        to: *mut u8,
+        pitch: usize,
+        row: usize,
+    ) {
+        // SAFETY: every load is inside the group's input, every
+        // store inside a destination row; AVX2 is on.
+        unsafe {
+            let input = |k: usize| load(from.add(k));
+            let out = |l: usize, k: usize, v| put::<false>(to.add(l * pitch + k), v);
+            match kernel {
+                Kernel::Copy => {
+                    for k in (0..row).step_by(32) {
+                        out(0, k, input(k));
+                    }
+                }
+                Kernel::Pairs16 | Kernel::Pairs8 => {
+                    // Per lane: the even elements to the low half, the odd
+                    // ones to the high half.
+                    let split = if kernel == Kernel::Pairs16 {
+                        _mm256_setr_epi8(
+                            0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
+                            12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                        )
+                    } else {
+                        _mm256_setr_epi8(
+                            0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8,
+                            10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+                        )
+                    };
+                    for k in (0..row).step_by(32) {
+                        let a = _mm256_shuffle_epi8(input(2 * k), split);
+                        let b = _mm256_shuffle_epi8(input(2 * k + 32), split);
+                        let even = _mm256_unpacklo_epi64(a, b);
+                        let odd = _mm256_unpackhi_epi64(a, b);
+                        out(0, k, _mm256_permute4x64_epi64::<0xD8>(even));
+                        out(1, k, _mm256_permute4x64_epi64::<0xD8>(odd));
+                    }
+                }
+                Kernel::Quads8 => {
+                    // Per lane: byte r of each quad to 32-bit lane r.
+                    let split = _mm256_setr_epi8(
+                        0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9,
+                        13, 2, 6, 10, 14, 3, 7, 11, 15,
+                    );
+                    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+                    for k in (0..row).step_by(32) {
+                        let v: [__m256i; 4] = core::array::from_fn(|j| {
+                            _mm256_shuffle_epi8(input(4 * k + 32 * j), split)
+                        });
+                        // A 4×4 transpose of 32-bit lanes in each half.
+                        let (t0, t1) = (
+                            _mm256_unpacklo_epi32(v[0], v[1]),
+                            _mm256_unpacklo_epi32(v[2], v[3]),
+                        );
+                        let (t2, t3) = (
+                            _mm256_unpackhi_epi32(v[0], v[1]),
+                            _mm256_unpackhi_epi32(v[2], v[3]),
+                        );
+                        let rows = [
+                            _mm256_unpacklo_epi64(t0, t1),
+                            _mm256_unpackhi_epi64(t0, t1),
+                            _mm256_unpacklo_epi64(t2, t3),
+                            _mm256_unpackhi_epi64(t2, t3),
+                        ];
+                        for (r, v) in rows.into_iter().enumerate() {
+                            out(r, k, _mm256_permutevar8x32_epi32(v, order));
+                        }
+                    }
+                }
+                Kernel::Bytes32 => {
+                    for k in (0..row).step_by(16) {
+                        // Columns k..k+16, rows 0-15 and 16-31 in the two
+                        // lanes: the transpose gives rows l and l + 16.
+                        let t = transpose16(core::array::from_fn(|c| input((k + c) * 32)));
+                        for (l, v) in t.into_iter().enumerate() {
+                            let p = to.add(l * pitch + k);
+                            _mm_storeu_si128(p.cast(), _mm256_castsi256_si128(v));
+                            _mm_storeu_si128(
+                                p.add(16 * pitch).cast(),
+                                _mm256_extracti128_si256::<1>(v),
+                            );
+                        }
+                    }
+                }
+                Kernel::Bytes16 => super::x86::unpack(kernel, from, to, pitch, row),
+                Kernel::Scalar => unreachable!(),
+            }
+        }
+    }
+}

@@ -1,0 +1,642 @@
+//! The TPU's 2-D tile formats: row-major ↔ `T(R,C)` or `T(R,C)(g,1)` on
+//! the two most minor dimensions, any dimensions outside them (a batch).
+//!
+//! The general walk copies these by loop nests over digits, fills the
+//! padding beforehand with a pass of its own, and leaves the edge tiles of
+//! a ragged array to its scalar kernels. Here the copy goes tile by tile
+//! instead, in the order that keeps memory streaming: into tiles
+//! ("packing") the destination is written strictly in order, one row
+//! group (`g` source rows interleaved, `g·C` elements) after another; out
+//! of tiles ("unpacking") the source is read in order and each tile's
+//! rows go to `R` destination rows, each a sequential stream of its own
+//! (`lines` joins their parts into whole cache lines). Padding is written
+//! with the tiles it belongs to: an edge row group is first gathered into
+//! a small buffer filled with the pad value.
+//!
+//! The plan is proposed from the tiled side's coordinate program and then
+//! checked against the common digits of both layouts ([`DigitPair`]):
+//! every digit's stride on both sides must be the one this module's
+//! address formula gives, and both layouts must have exactly the formula's
+//! size before tail padding. Since both layouts are affine in those
+//! digits, the formula is then exact for every element, and every other
+//! slot below the formula's size is padding.
+
+use core::mem::size_of;
+use core::ops::Range;
+
+use super::super::digits::DigitPair;
+use super::super::tiled::{CoordOp, TiledShape};
+use super::lines::{Lines, Stage};
+use super::streaming;
+use super::tile_kernels::{self, Kernel, MAX_GROUP_BYTES};
+
+/// A copy between a row-major array and its 2-D tiled form: `batch`
+/// matrices of `rows × cols`, tiles of `tile_rows × tile_cols`, rows
+/// interleaved in groups of `group` inside a tile. In the tiled form,
+/// matrix `b`'s tile `(i, j)` starts at slot `(b·grid_rows + i)·grid_cols
+/// + j` times the tile size, and element `(r, c)` of a tile sits at
+/// `(r / g)·g·C + c·g + r % g`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Tiles {
+    /// Row-major → tiled (else tiled → row-major).
+    pub(super) pack: bool,
+    pub(super) batch: u64,
+    pub(super) rows: u64,
+    pub(super) cols: u64,
+    pub(super) tile_rows: u64,
+    pub(super) tile_cols: u64,
+    pub(super) group: u64,
+    pub(super) grid_rows: u64,
+    pub(super) grid_cols: u64,
+}
+
+impl Tiles {
+    /// The tile copy from `src` to `dst`, if one side is row-major, the
+    /// other a 2-D tiled form, and the digits confirm the formula (see the
+    /// module docs).
+    pub(super) const fn new(src: &TiledShape, dst: &TiledShape, pair: &DigitPair) -> Option<Tiles> {
+        let src_tiled = src.coords().len() > src.rank();
+        let dst_tiled = dst.coords().len() > dst.rank();
+        let (host, tiled, pack) = match (src_tiled, dst_tiled) {
+            (false, true) => (src, dst, true),
+            (true, false) => (dst, src, false),
+            _ => return None,
+        };
+        let Some((r, c, tile_rows, tile_cols, group)) = propose(tiled) else {
+            return None;
+        };
+        if tile_rows == 0 || tile_cols == 0 || group == 0 || !tile_rows.is_multiple_of(group) {
+            return None;
+        }
+        let dims = host.logical_dims();
+        let (rows, cols) = (dims[r], dims[c]);
+        let mut batch: u64 = 1;
+        let mut d = 0;
+        while d < dims.len() {
+            if d != r && d != c {
+                batch = match batch.checked_mul(dims[d]) {
+                    Some(b) => b,
+                    None => return None,
+                };
+            }
+            d += 1;
+        }
+        let t = Tiles {
+            pack,
+            batch,
+            rows,
+            cols,
+            tile_rows,
+            tile_cols,
+            group,
+            grid_rows: rows.div_ceil(tile_rows),
+            grid_cols: cols.div_ceil(tile_cols),
+        };
+        // Row groups of slots of a byte must fit the edge buffer.
+        match group.checked_mul(tile_cols) {
+            Some(g) if g <= MAX_GROUP_BYTES as u64 => {}
+            _ => return None,
+        }
+        let (Some(host_matrix), Some(tiled_matrix)) = (t.host_matrix(), t.tiled_matrix()) else {
+            return None;
+        };
+        let (Some(host_slots), Some(tiled_slots)) = (
+            batch.checked_mul(host_matrix),
+            batch.checked_mul(tiled_matrix),
+        ) else {
+            return None;
+        };
+        if host.tiled_slots() != host_slots || tiled.tiled_slots() != tiled_slots {
+            return None;
+        }
+        let digits = pair.digits();
+        let mut k = 0;
+        while k < digits.len() {
+            let g = digits[k];
+            let (h, s) = if pack {
+                (g.stride_a, g.stride_b)
+            } else {
+                (g.stride_b, g.stride_a)
+            };
+            let want = if g.dim == c {
+                t.col_strides(g.place, g.count)
+            } else if g.dim == r {
+                t.row_strides(g.place, g.count)
+            } else if host_matrix != 0 && h.is_multiple_of(host_matrix) {
+                match (h / host_matrix).checked_mul(tiled_matrix) {
+                    Some(s) => Some((h, s)),
+                    None => None,
+                }
+            } else {
+                None
+            };
+            match want {
+                Some((wh, ws)) if wh == h && ws == s => {}
+                _ => return None,
+            }
+            k += 1;
+        }
+        Some(t)
+    }
+
+    /// Slots of one matrix in the row-major layout.
+    pub(super) const fn host_matrix(&self) -> Option<u64> {
+        self.rows.checked_mul(self.cols)
+    }
+
+    /// Slots of one matrix in the tiled layout.
+    pub(super) const fn tiled_matrix(&self) -> Option<u64> {
+        match self.grid_rows.checked_mul(self.grid_cols) {
+            Some(n) => match n.checked_mul(self.tile_rows) {
+                Some(n) => n.checked_mul(self.tile_cols),
+                None => None,
+            },
+            None => None,
+        }
+    }
+
+    /// The (row-major, tiled) strides of the column digit at `place`
+    /// taking `count` values, if the formula has such a digit.
+    const fn col_strides(&self, place: u64, count: u64) -> Option<(u64, u64)> {
+        let Some(end) = place.checked_mul(count) else {
+            return None;
+        };
+        let Some(tile) = self.tile_rows.checked_mul(self.tile_cols) else {
+            return None;
+        };
+        let tiled = if end <= self.tile_cols {
+            place.checked_mul(self.group)
+        } else if place.is_multiple_of(self.tile_cols) {
+            (place / self.tile_cols).checked_mul(tile)
+        } else {
+            None
+        };
+        match tiled {
+            Some(s) => Some((place, s)),
+            None => None,
+        }
+    }
+
+    /// As [`Tiles::col_strides`] for the row digit.
+    const fn row_strides(&self, place: u64, count: u64) -> Option<(u64, u64)> {
+        let (Some(end), Some(host)) = (place.checked_mul(count), place.checked_mul(self.cols))
+        else {
+            return None;
+        };
+        let (g, tr, tc) = (self.group, self.tile_rows, self.tile_cols);
+        let (Some(group), Some(tile)) = (g.checked_mul(tc), tr.checked_mul(tc)) else {
+            return None;
+        };
+        let tiled = if end <= g {
+            Some(place)
+        } else if place.is_multiple_of(g) && end <= tr {
+            (place / g).checked_mul(group)
+        } else if place.is_multiple_of(tr) {
+            match (place / tr).checked_mul(self.grid_cols) {
+                Some(n) => n.checked_mul(tile),
+                None => None,
+            }
+        } else {
+            None
+        };
+        match tiled {
+            Some(s) => Some((host, s)),
+            None => None,
+        }
+    }
+
+    /// Whether a row group of slots of `size` bytes fits the edge buffer.
+    pub(super) const fn fits(&self, size: usize) -> bool {
+        // `new` bounded the group to MAX_GROUP_BYTES slots.
+        match (self.group * self.tile_cols).checked_mul(size as u64) {
+            Some(bytes) => bytes <= MAX_GROUP_BYTES as u64,
+            None => false,
+        }
+    }
+
+    /// How many tile rows there are in all: the unit of work (and of a
+    /// split between threads).
+    pub(super) const fn bands(&self) -> u64 {
+        // Asked only when no dimension is 0: then at most `batch · rows
+        // · cols`, which `new` checked (saturating only for the others).
+        self.batch.saturating_mul(self.grid_rows)
+    }
+}
+
+/// The row and column dimensions, tile rows and columns and the row
+/// group of a tiled layout whose program is `T(R,C)` or `T(R,C)(g,1)` on
+/// two logical dimensions; `None` for any other program.
+const fn propose(t: &TiledShape) -> Option<(usize, usize, u64, u64, u64)> {
+    let coords = t.coords();
+    let (mut r, mut c, mut tr, mut tc, mut g) = (usize::MAX, usize::MAX, 0, 0, 1);
+    let mut outer = 0;
+    let mut k = 0;
+    while k < coords.len() {
+        match coords[k].op {
+            CoordOp::Logical(_) | CoordOp::Inner { .. } => {}
+            CoordOp::Pad | CoordOp::Combine { .. } => return None,
+            CoordOp::Outer { source, tile } => match coords[source].op {
+                CoordOp::Logical(d) => {
+                    match outer {
+                        0 => (r, tr) = (d, tile),
+                        1 => (c, tc) = (d, tile),
+                        _ => return None,
+                    }
+                    outer += 1;
+                }
+                CoordOp::Inner { source: s, .. } => match coords[s].op {
+                    CoordOp::Logical(d) if d == r && outer == 2 => g = tile,
+                    CoordOp::Logical(d) if d == c && outer == 2 && tile == 1 => {}
+                    _ => return None,
+                },
+                _ => return None,
+            },
+        }
+        k += 1;
+    }
+    if outer != 2 || r == c {
+        return None;
+    }
+    Some((r, c, tr, tc, g))
+}
+
+/// How many tiles ahead packing prefetches its source rows.
+const PREFETCH_TILES: usize = 1;
+
+/// Asks for the lines of `bytes` bytes from `p` to be loaded (a hint: no
+/// access is made).
+#[inline(always)]
+fn prefetch(p: *const u8, bytes: usize) {
+    // Not under Miri: a hint changes nothing it could check.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    for k in (0..bytes).step_by(64) {
+        // SAFETY: a prefetch reads nothing; `wrapping_add` makes no claim
+        // about the address.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(
+                p.wrapping_add(k).cast(),
+            )
+        };
+    }
+    let _ = (p, bytes);
+}
+
+/// The destination and source of one copy, as raw parts: the unit a
+/// thread works on is a range of bands, each writing its own slots.
+#[derive(Clone, Copy)]
+pub(super) struct Buffers<T> {
+    pub(super) src: *const T,
+    pub(super) dst: *mut T,
+    pub(super) pad: T,
+}
+
+impl Tiles {
+    /// Copies bands `bands` (tile rows, counted over all matrices) from
+    /// `b.src` to `b.dst`, padding included, with streaming stores if
+    /// `stream` and the AVX2 kernels if `avx2`. The tail padding after
+    /// the formula's size is not written.
+    ///
+    /// # Safety
+    /// `b.src` and `b.dst` must be valid for the layouts' slots (at least
+    /// the formula's size on each side, `Relayout::copy` checks), the
+    /// destination not overlapping the source; no other thread may touch
+    /// the slots of these bands meanwhile. With `stream`, packing needs a
+    /// [streaming](Kernel::streams) kernel and a 16-byte aligned
+    /// destination, unpacking at most [`super::lines::MAX_ROWS`] tile rows; with
+    /// `avx2`, the CPU runs AVX2 and the kernel takes it
+    /// ([`Kernel::avx2`]).
+    pub(super) unsafe fn copy_bands<T: Copy>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+        stream: bool,
+        avx2: bool,
+    ) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                return match (self.pack, stream) {
+                    (true, true) => self.pack_avx2::<T, true>(b, bands, kernel),
+                    (true, false) => self.pack_avx2::<T, false>(b, bands, kernel),
+                    (false, true) => self.unpack_streaming_avx2(b, bands, kernel),
+                    (false, false) => self.unpack_avx2(b, bands, kernel),
+                };
+            }
+            let _ = avx2;
+            match (self.pack, stream) {
+                (true, true) => self.pack_bands::<T, true, false>(b, bands, kernel),
+                (true, false) => self.pack_bands::<T, false, false>(b, bands, kernel),
+                (false, true) => self.unpack_streaming(b, bands, kernel),
+                (false, false) => self.unpack_bands::<T, false>(b, bands, kernel, None),
+            }
+        }
+    }
+
+    /// [`Tiles::pack_bands`] compiled with AVX2.
+    ///
+    /// # Safety
+    /// As [`Tiles::copy_bands`] with `avx2`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pack_avx2<T: Copy, const NT: bool>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe { self.pack_bands::<T, NT, true>(b, bands, kernel) }
+    }
+
+    /// [`Tiles::unpack_bands`] compiled with AVX2.
+    ///
+    /// # Safety
+    /// As [`Tiles::copy_bands`] with `avx2`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn unpack_avx2<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
+        // SAFETY: the caller's contract.
+        unsafe { self.unpack_bands::<T, true>(b, bands, kernel, None) }
+    }
+
+    /// [`Tiles::unpack_streaming`] compiled with AVX2.
+    ///
+    /// # Safety
+    /// As [`Tiles::copy_bands`] with `avx2` and `stream`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn unpack_streaming_avx2<T: Copy>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+    ) {
+        let (mut lines, mut stage) = (Lines::new(), Stage::new());
+        let stage = stage.0.as_mut_ptr();
+        // SAFETY: the caller's contract; the lines hold only parts of
+        // these bands' rows, written out before returning.
+        unsafe {
+            self.unpack_bands::<T, true>(b, bands, kernel, Some((&mut lines, stage)));
+            lines.flush();
+        }
+        streaming::fence();
+    }
+
+    /// Unpacking with streaming stores through [`Lines`] (their 10 KiB
+    /// live in this function's frame only).
+    ///
+    /// # Safety
+    /// As [`Tiles::copy_bands`] with `stream`.
+    #[inline(never)]
+    unsafe fn unpack_streaming<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
+        let (mut lines, mut stage) = (Lines::new(), Stage::new());
+        let stage = stage.0.as_mut_ptr();
+        // SAFETY: as `unpack_streaming_avx2`.
+        unsafe {
+            self.unpack_bands::<T, false>(b, bands, kernel, Some((&mut lines, stage)));
+            lines.flush();
+        }
+        streaming::fence();
+    }
+
+    /// Packing: each band's tiles in order, each tile's row groups in
+    /// order: the destination is written from start to end.
+    ///
+    /// # Safety
+    /// As [`Tiles::copy_bands`]; with `NT`, the destination of every row
+    /// group is 16-byte aligned and the kernel streams; with `AVX`, the
+    /// caller runs with AVX2.
+    #[inline(always)]
+    unsafe fn pack_bands<T: Copy, const NT: bool, const AVX: bool>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+    ) {
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let (tr, tc, g) = (
+            self.tile_rows as usize,
+            self.tile_cols as usize,
+            self.group as usize,
+        );
+        let tile = tr * tc;
+        for band in bands {
+            let (m, i) = (
+                (band / self.grid_rows) as usize,
+                (band % self.grid_rows) as usize,
+            );
+            let row0 = i * tr;
+            // The band's first source row and first destination slot.
+            let src = m * rows * cols + row0 * cols;
+            let mut out = band as usize * self.grid_cols as usize * tile;
+            let band_rows = tr.min(rows - row0);
+            for j in 0..self.grid_cols as usize {
+                let col0 = j * tc;
+                let width = tc.min(cols - col0);
+                if NT {
+                    // The band's rows are read in as many streams: ask for
+                    // a later tile's lines ahead of the hardware.
+                    let ahead = col0 + PREFETCH_TILES * tc;
+                    if ahead < cols {
+                        let bytes = tc.min(cols - ahead) * size_of::<T>();
+                        for l in 0..band_rows {
+                            // SAFETY: inside the source (row below `rows`,
+                            // column below `cols`).
+                            let p = unsafe { b.src.add(src + l * cols + ahead) }.cast::<u8>();
+                            prefetch(p, bytes);
+                        }
+                    }
+                }
+                for q in 0..tr / g {
+                    let r = row0 + q * g;
+                    // SAFETY: the group's source rows are below `rows`
+                    // (or gathered with padding), its `g·C` destination
+                    // slots inside the band; the caller's contract.
+                    unsafe {
+                        if width == tc && r + g <= rows {
+                            let from = b.src.add(src + q * g * cols + col0);
+                            let to = b.dst.add(out);
+                            tile_kernels::pack::<T, NT, AVX>(kernel, from, cols, to, tc, g);
+                        } else {
+                            let valid = rows.saturating_sub(r).min(g);
+                            // Past the source when the whole group is
+                            // padding (`valid == 0`): `pack_edge` then
+                            // reads nothing, and the address is not
+                            // claimed to be in bounds.
+                            let from = b.src.wrapping_add(src + q * g * cols + col0);
+                            tile_kernels::pack_edge::<T, NT>(
+                                kernel,
+                                from,
+                                cols,
+                                (valid, width),
+                                b.dst.add(out),
+                                (tc, g),
+                                b.pad,
+                            );
+                        }
+                    }
+                    out += g * tc;
+                }
+            }
+        }
+    }
+
+    /// Unpacking: each band's tiles in order (the source read from start
+    /// to end), each tile's row groups to their rows: with `lines`, by
+    /// streaming stores joined into whole lines per destination row, a
+    /// span of tiles at a time (see [`Lines::span`]).
+    ///
+    /// # Safety
+    /// As [`Tiles::copy_bands`]; with `AVX`, the caller runs with AVX2;
+    /// the stage with `lines` points to a [`Stage`] that nothing else
+    /// uses meanwhile.
+    #[inline(always)]
+    unsafe fn unpack_bands<T: Copy, const AVX: bool>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+        lines: Option<(&mut Lines, *mut u8)>,
+    ) {
+        if let Some((lines, stage)) = lines {
+            // SAFETY: the caller's contract.
+            unsafe { self.unpack_spans::<T, AVX>(b, bands, kernel, lines, stage) };
+            return;
+        }
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let (tr, tc, g) = (
+            self.tile_rows as usize,
+            self.tile_cols as usize,
+            self.group as usize,
+        );
+        let tile = tr * tc;
+        for band in bands {
+            let (m, i) = (
+                (band / self.grid_rows) as usize,
+                (band % self.grid_rows) as usize,
+            );
+            let row0 = i * tr;
+            let dst = m * rows * cols + row0 * cols;
+            let mut from = band as usize * self.grid_cols as usize * tile;
+            for j in 0..self.grid_cols as usize {
+                let col0 = j * tc;
+                let width = tc.min(cols - col0);
+                for q in 0..tr / g {
+                    let r = row0 + q * g;
+                    let valid = rows.saturating_sub(r).min(g);
+                    if valid == 0 {
+                        // All padding: nothing goes out (and its rows
+                        // would be past the destination).
+                        from += g * tc;
+                        continue;
+                    }
+                    // SAFETY: the group's `g·C` source slots are inside
+                    // the band, its destination rows below `rows` and
+                    // columns below `cols`; the caller's contract.
+                    unsafe {
+                        let (from, to) = (b.src.add(from), b.dst.add(dst + q * g * cols + col0));
+                        tile_kernels::unpack::<T, AVX>(
+                            kernel,
+                            from,
+                            to,
+                            cols,
+                            (valid, width),
+                            (tc, g),
+                        );
+                    }
+                    from += g * tc;
+                }
+            }
+        }
+    }
+
+    /// [`Tiles::unpack_bands`] through `lines`: a span of tiles spread
+    /// into `stage` (read in order), then each of its rows
+    /// written as one part of the row's stream; the span makes the parts
+    /// long enough that joining lines costs little per byte. Tiles larger
+    /// than the stage go a row group at a time.
+    ///
+    /// # Safety
+    /// As [`Tiles::unpack_bands`]; `stage` points to a [`Stage`] that
+    /// nothing else uses meanwhile.
+    #[inline(always)]
+    unsafe fn unpack_spans<T: Copy, const AVX: bool>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+        lines: &mut Lines,
+        stage: *mut u8,
+    ) {
+        let size = size_of::<T>();
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let (tr, tc, g) = (
+            self.tile_rows as usize,
+            self.tile_cols as usize,
+            self.group as usize,
+        );
+        let tile = tr * tc;
+        let grid_cols = self.grid_cols as usize;
+        // Whole tiles in the stage, or one row group (`g` rows) at a time.
+        let (span, rows_at_once) = match Lines::span(tile * size, tc * size) {
+            Some(span) => (span, tr),
+            None => (1, g),
+        };
+        for band in bands {
+            let (m, i) = (
+                (band / self.grid_rows) as usize,
+                (band % self.grid_rows) as usize,
+            );
+            let row0 = i * tr;
+            let dst = m * rows * cols + row0 * cols;
+            let first = band as usize * grid_cols * tile;
+            for j in (0..grid_cols).step_by(span) {
+                let tiles = span.min(grid_cols - j);
+                let col0 = j * tc;
+                let width = (tiles * tc).min(cols - col0);
+                for h in (0..tr).step_by(rows_at_once) {
+                    let valid = rows.saturating_sub(row0 + h).min(rows_at_once);
+                    // SAFETY: each tile's groups are inside the band; the
+                    // stage holds `tiles` tiles, or one row group
+                    // (`Lines::span`, `Tiles::new`); the rows written are
+                    // below `rows`, their columns below `cols`; the
+                    // caller's contract.
+                    unsafe {
+                        let group =
+                            |t: usize, q: usize| b.src.add(first + (j + t) * tile + q * g * tc);
+                        let (part, pitch) = if g == 1 && tiles == 1 {
+                            // One row per group: the source itself.
+                            (group(0, h), tc)
+                        } else {
+                            let s = stage.cast::<T>();
+                            let pitch = tiles * tc;
+                            for t in 0..tiles {
+                                for q in h / g..(h + rows_at_once) / g {
+                                    let to = s.add((q * g - h) * pitch + t * tc);
+                                    tile_kernels::unpack_group::<T, AVX>(
+                                        kernel,
+                                        group(t, q),
+                                        to,
+                                        pitch,
+                                        tc,
+                                        g,
+                                    );
+                                }
+                            }
+                            (s.cast_const(), pitch)
+                        };
+                        for l in 0..valid {
+                            let to = b.dst.add(dst + (h + l) * cols + col0);
+                            let from = part.add(l * pitch);
+                            lines.write::<AVX>(h + l, from.cast(), to.cast(), width * size);
+                        }
+                    }
+                }
+            }
+            // SAFETY: the parts held are in this band's rows.
+            unsafe { lines.flush() };
+        }
+    }
+}

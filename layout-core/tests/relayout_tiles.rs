@@ -1,0 +1,235 @@
+//! The tile copies (row-major ↔ the TPU's 2-D formats) against the
+//! definition, at every position of the destination within a 64-byte
+//! line: streaming stores (forced on for these small arrays), the lines
+//! they join per destination row, the AVX2 and SSE2 kernels, ordinary
+//! stores, and the scalar kernel of formats no vector kernel takes. Each
+//! copy writes into a buffer with guard regions before and after the
+//! destination and poison in it; the whole buffer must then be the
+//! expected one: every element from its source slot, every padding slot
+//! the pad value, the guards untouched.
+#![cfg(feature = "std")]
+
+use xla_layout_core::{ArrayShape, Relayout, TiledShape};
+
+fn tiled(text: &str) -> TiledShape {
+    ArrayShape::parse_validated(text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .tiled()
+        .unwrap()
+}
+
+/// For each destination slot, the source slot whose element belongs
+/// there (`None` for padding), by the two layouts' offset functions.
+fn expected(src: &TiledShape, dst: &TiledShape) -> Vec<Option<u32>> {
+    let mut want = vec![None; dst.physical_slots() as usize];
+    let dims = src.logical_dims();
+    let mut i = vec![0u64; dims.len()];
+    loop {
+        let d = dst.offset(&i).unwrap() as usize;
+        want[d] = Some(u32::try_from(src.offset(&i).unwrap()).unwrap());
+        let Some(k) = (0..dims.len()).rev().find(|&k| i[k] + 1 < dims[k]) else {
+            return want;
+        };
+        i[k] += 1;
+        i[k + 1..].fill(0);
+    }
+}
+
+trait Unit: Copy + PartialEq + core::fmt::Debug {
+    const BYTES: u32;
+    fn from_bits(v: u32) -> Self;
+}
+impl Unit for u8 {
+    const BYTES: u32 = 1;
+    fn from_bits(v: u32) -> Self {
+        v as u8
+    }
+}
+impl Unit for u16 {
+    const BYTES: u32 = 2;
+    fn from_bits(v: u32) -> Self {
+        v as u16
+    }
+}
+impl Unit for u32 {
+    const BYTES: u32 = 4;
+    fn from_bits(v: u32) -> Self {
+        v
+    }
+}
+
+/// Bytes of guard before and after the destination.
+const GUARD: usize = 64;
+
+/// Every byte offset in a line (those a `T` can start at are used).
+const ALL_OFFSETS: [usize; 64] = {
+    let mut o = [0; 64];
+    let mut k = 0;
+    while k < 64 {
+        o[k] = k;
+        k += 1;
+    }
+    o
+};
+
+/// Every way `plan` can run, at the destination's byte offsets `offsets`
+/// in a 64-byte line (those that are not multiples of `T`'s size are
+/// skipped), one pass per `T`-sized piece of the slot numbers.
+fn check_at<T: Unit>(
+    name: &str,
+    plan: Relayout,
+    src_slots: usize,
+    want: &[Option<u32>],
+    offsets: &[usize],
+) {
+    let (pad, guard, poison) = (
+        T::from_bits(0xA5A5_A5A5),
+        T::from_bits(0x5A5A_5A5A),
+        T::from_bits(0x3C3C_3C3C),
+    );
+    let bits = 8 * T::BYTES;
+    let passes = (32 - (src_slots as u32).leading_zeros()).div_ceil(bits);
+    let size = T::BYTES as usize;
+    let (spare, n) = (GUARD / size, want.len());
+    let mut buf = vec![guard; n + 3 * spare];
+    for pass in 0..passes {
+        let piece = |s: u32| T::from_bits(s.checked_shr(pass * bits).unwrap_or(0));
+        let input: Vec<T> = (0..src_slots as u32).map(piece).collect();
+        let mut whole = vec![guard; n + 2 * spare];
+        for (w, s) in whole[spare..spare + n].iter_mut().zip(want) {
+            *w = s.map_or(pad, piece);
+        }
+        for (mode, how) in [
+            (plan.streaming_from(0), "streaming"),
+            (plan.streaming_from(0).without_avx2(), "streaming, no AVX2"),
+            (plan.streaming_from(usize::MAX), "ordinary stores"),
+            (
+                plan.streaming_from(usize::MAX).without_avx2(),
+                "ordinary stores, no AVX2",
+            ),
+        ] {
+            let base = buf.as_ptr() as usize;
+            for &line_offset in offsets.iter().filter(|&&o| o % size == 0) {
+                // The destination starts `line_offset` bytes into a line.
+                let at = (0..spare)
+                    .find(|k| (base + (spare + k) * size) % 64 == line_offset)
+                    .unwrap();
+                let region = &mut buf[at..at + n + 2 * spare];
+                region.fill(guard);
+                region[spare..spare + n].fill(poison);
+                mode.copy(&input, &mut region[spare..spare + n], pad)
+                    .unwrap();
+                if region != &whole[..] {
+                    let k = (0..region.len()).find(|&k| region[k] != whole[k]).unwrap();
+                    panic!(
+                        "{name} ({size}-byte slots, pass {pass}, {how}): at line offset \
+                         {line_offset}, slot {} holds {:?}, not {:?}",
+                        k as isize - spare as isize,
+                        region[k],
+                        whole[k]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Both directions between `ty[dims]` row-major and with `tile`.
+fn both_ways(ty: &str, dims: &str, tile: &str) {
+    both_ways_at(ty, dims, tile, &ALL_OFFSETS);
+}
+
+/// [`both_ways`] at the destination's line offsets `offsets`.
+fn both_ways_at(ty: &str, dims: &str, tile: &str, offsets: &[usize]) {
+    let rank = dims.split(',').count();
+    let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
+    let order = order.join(",");
+    let host = format!("{ty}[{dims}]{{{order}}}");
+    let tpu = format!("{ty}[{dims}]{{{order}:{tile}}}");
+    for (a, b) in [(&host, &tpu), (&tpu, &host)] {
+        let (src, dst) = (tiled(a), tiled(b));
+        let plan = Relayout::new(&src, &dst).unwrap();
+        let want = expected(&src, &dst);
+        let name = format!("{a} -> {b}");
+        let slots = src.physical_slots() as usize;
+        match ty {
+            "bf16" => check_at::<u16>(&name, plan, slots, &want, offsets),
+            "f32" => check_at::<u32>(&name, plan, slots, &want, offsets),
+            _ => check_at::<u8>(&name, plan, slots, &want, offsets),
+        }
+    }
+}
+
+/// Whole tiles, ragged rows and columns (the last tile column narrower
+/// than a line, rows that start at every byte offset), a batch.
+const SHAPES: [&str; 4] = ["16,512", "9,300", "71,389", "2,3,130"];
+
+#[test]
+fn the_tpu_formats() {
+    for (ty, tile) in [
+        ("bf16", "T(8,128)(2,1)"),
+        ("s8", "T(8,128)(4,1)"),
+        ("f32", "T(8,128)"),
+        ("pred", "T(32,128)(32,1)"),
+    ] {
+        for dims in SHAPES {
+            both_ways(ty, dims, tile);
+        }
+    }
+}
+
+#[test]
+fn other_groups_and_widths() {
+    for (ty, tile) in [
+        // Pairs of bytes; 16 rows of bytes; taller tiles.
+        ("u8", "T(8,128)(2,1)"),
+        ("u8", "T(16,128)(16,1)"),
+        ("bf16", "T(16,128)(2,1)"),
+        ("s8", "T(32,128)(4,1)"),
+        // No vector kernel: quads of 16 bits; rows of 24 bytes. Rows of
+        // 48 bytes: SSE2, not AVX2.
+        ("bf16", "T(8,128)(4,1)"),
+        ("f32", "T(8,6)"),
+        ("f32", "T(8,12)"),
+        // Tail padding after the tiles.
+        ("f32", "T(8,128)L(4096)"),
+    ] {
+        for dims in ["16,512", "9,300"] {
+            both_ways(ty, dims, tile);
+        }
+    }
+}
+
+/// The TPU formats at sizes on and around every boundary the tile path
+/// cuts at: row groups (`g ± 1`), tiles (`R ± 1`, `C ± 1`, two of them),
+/// 16-byte vectors, 32-byte AVX2 rows and 64-byte lines (columns 15-17,
+/// 31-33, 63-65 of every width), with a batch dimension; the destination
+/// line-aligned, 16-byte aligned, one slot into a line and one slot short
+/// of the next line.
+#[test]
+fn sizes_around_every_boundary() {
+    const COLS: [u64; 16] = [
+        1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257,
+    ];
+    for (ty, tile, size, rows) in [
+        ("bf16", "T(8,128)(2,1)", 2, &[1, 2, 3, 7, 8, 9, 16, 17][..]),
+        ("s8", "T(8,128)(4,1)", 1, &[1, 3, 4, 5, 7, 8, 9, 16, 17][..]),
+        ("f32", "T(8,128)", 4, &[1, 7, 8, 9, 16, 17][..]),
+        (
+            "pred",
+            "T(32,128)(32,1)",
+            1,
+            &[1, 15, 16, 17, 31, 32, 33, 64, 65][..],
+        ),
+    ] {
+        let offsets = [0, 16, size, 64 - size];
+        for &r in rows {
+            for c in COLS {
+                both_ways_at(ty, &format!("{r},{c}"), tile, &offsets);
+            }
+        }
+        for dims in ["3,9,129", "2,17,256", "2,1,33,65"] {
+            both_ways_at(ty, dims, tile, &offsets);
+        }
+    }
+}
