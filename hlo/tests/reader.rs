@@ -248,6 +248,21 @@ fn error(text: &str) -> ((usize, usize), String) {
     (e.line_column(text), e.to_string())
 }
 
+/// An error whose span ends inside a character renders (fuzzing found
+/// `"\u{322}"`: the lexer's one-byte span cut the character in two).
+#[test]
+fn errors_inside_a_character_render() {
+    for text in [
+        "\u{322}",
+        "ENTRY e {\n  x = f32[] parameter(0), k=\u{1F600}\n}",
+        "é",
+    ] {
+        let e = Module::parse(text).unwrap_err();
+        let shown = e.render(text, "x");
+        assert!(shown.starts_with("x:"), "{shown}");
+    }
+}
+
 #[test]
 fn errors_point_at_the_problem() {
     let (at, msg) = error("ENTRY e {\n  x f32[] parameter(0)\n}");

@@ -62,7 +62,9 @@ impl ByteSpan {
     ) -> alloc::string::String {
         use core::fmt::Write;
         let (line, column) = self.line_column(src);
-        let start = self.start.min(src.len());
+        // Spans are in bytes; one may start or end inside a character
+        // (the lexer reads bytes): show the whole characters.
+        let start = floor_char(src, self.start.min(src.len()));
         let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
         // Cut to at most MAX_SHOWN bytes, the span's start a third in.
@@ -74,7 +76,10 @@ impl ByteSpan {
         );
         let text = &src[from..to];
         let pad = src[from..start].chars().count() + usize::from(!head.is_empty());
-        let carets = src[start..self.end.clamp(start, to)].chars().count().max(1);
+        let carets = src[start..ceil_char(src, self.end.clamp(start, to))]
+            .chars()
+            .count()
+            .max(1);
         let mut out = alloc::string::String::new();
         let _ = write!(
             out,
@@ -105,4 +110,25 @@ fn ceil_char(s: &str, mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::ByteSpan;
+
+    /// A span that starts or ends inside a character (the lexer's spans
+    /// are bytes) is shown with the whole character; found by fuzzing
+    /// (`Module::parse("\u{322}")`'s error).
+    #[test]
+    fn spans_inside_characters_render() {
+        let src = "a\u{322}b\nx";
+        for (start, end) in [(0, 2), (1, 2), (2, 3), (2, 2), (2, 4), (3, 9)] {
+            let shown = ByteSpan { start, end }.render(src, "f", "m");
+            assert!(shown.starts_with("f:1:"), "{start}..{end}: {shown}");
+        }
+        assert_eq!(
+            ByteSpan { start: 0, end: 1 }.render("\u{322}", "f", "m"),
+            "f:1:1: m\n\u{322}\n^"
+        );
+    }
 }
