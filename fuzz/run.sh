@@ -32,15 +32,17 @@ targets=("$@")
 
 # Per target: the sanitizer (address where the core's unsafe code runs:
 # the lexer's SIMD scan, the relayout kernels; none where the code is safe
-# Rust, for 5-8× the executions), the longest input, and seed directories
-# besides the corpus.
+# Rust, for 5-8× the executions), the longest input, the longest input
+# kept in the committed corpus (-m; smaller for the two targets whose
+# minimized corpus would be megabytes), and seed directories besides the
+# corpus.
 settings() {
     case "$1" in
-        shape_text) san=(); max_len=512; seeds=() ;;
-        relayout) san=(); max_len=512; seeds=() ;;
-        hlo_module) san=(-s none --target-dir target/nosan); max_len=4096
+        shape_text) san=(); max_len=512; keep_len=512; seeds=() ;;
+        relayout) san=(); max_len=512; keep_len=512; seeds=() ;;
+        hlo_module) san=(-s none --target-dir target/nosan); max_len=4096; keep_len=512
             seeds=(../tests/data/dumps ../examples/dumps) ;;
-        layout_macro) san=(-s none --target-dir target/nosan); max_len=2048; seeds=() ;;
+        layout_macro) san=(-s none --target-dir target/nosan); max_len=2048; keep_len=512; seeds=() ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
@@ -61,9 +63,10 @@ for t in "${targets[@]}"; do
     set -e
     [ "$status" -eq 0 ] || { echo "== $t failed (exit $status): see artifacts/$t" >&2; exit "$status"; }
     if $minimize; then
-        # Everything found so far, minimized into corpus/TARGET.
+        # Everything found so far, minimized into corpus/TARGET (inputs
+        # cut to keep_len bytes; corpus-work keeps them whole).
         cp -n "corpus-work/$t"/* "corpus/$t"/ 2>/dev/null || true
-        nice -n 19 cargo +nightly fuzz cmin "${san[@]}" "$t" "corpus/$t" -- -max_len="$max_len" -rss_limit_mb=2048 2>&1 | tail -2
-        echo "== $t: corpus/$t is $(ls "corpus/$t" | wc -l) files, $(du -sh "corpus/$t" | cut -f1)"
+        nice -n 19 cargo +nightly fuzz cmin "${san[@]}" "$t" "corpus/$t" -- -max_len="$keep_len" -rss_limit_mb=2048 2>&1 | tail -2
+        echo "== $t: corpus/$t is $(ls "corpus/$t" | wc -l) files, $(du -sb "corpus/$t" | cut -f1) bytes"
     fi
 done
