@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use xla_layout_core::text::{ParseEvent, parse_shape_events};
+use xla_layout_core::text::{LineCursor, ParseEvent, parse_shape_events};
 use xla_layout_core::{Shape, validate};
 use xla_layout_hlo::dataflow::CallContext;
 use xla_layout_hlo::infer::Shapes;
@@ -170,12 +170,15 @@ fn write_json_lines(
     let mut computation = "";
     let mut failed = 0usize;
     let mut shapes = Shapes::new();
+    // Errors come in text order: their lines are counted once overall
+    // (from the start each time, an error on every line is quadratic).
+    let mut lines = LineCursor::new(text);
     for event in Reader::lenient(text) {
         let line = match event {
             Err(e) => {
                 failed += 1;
-                writeln!(errors, "{}", e.render(text, path))?;
-                let (line, column) = e.line_column(text);
+                writeln!(errors, "{}", e.render_with(&mut lines, path))?;
+                let (line, column) = lines.line_column(e.span.start);
                 json!({ "error": e.to_string(), "line": line, "column": column })
             }
             Ok(Event::Computation(c)) => {
@@ -239,8 +242,9 @@ fn write_summary(
     mut errors: impl Write,
 ) -> Result<(), Failure> {
     let (module, unread_parts) = Module::parse_lenient(text);
+    let mut lines = LineCursor::new(text);
     for e in &unread_parts {
-        writeln!(errors, "{}", e.render(text, path))?;
+        writeln!(errors, "{}", e.render_with(&mut lines, path))?;
     }
     let report = Report::new(&module, &Options::default());
     let d = report.dataflow();

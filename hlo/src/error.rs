@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use xla_layout_core::text::{ByteSpan, ParseError, TokenKind};
+use xla_layout_core::text::{ByteSpan, LineCursor, ParseError, TokenKind};
 
 /// What is wrong with HLO text.
 ///
@@ -95,6 +95,27 @@ impl HloError {
     /// ```
     pub fn render(&self, src: &str, path: &str) -> String {
         self.span.render(src, path, self)
+    }
+
+    /// [`HloError::render`], the position found by `lines`: for the
+    /// errors of [`Module::parse_lenient`](crate::Module::parse_lenient)
+    /// or [`Reader::lenient`](crate::Reader::lenient), in order, in time
+    /// linear in the text overall ([`HloError::render`] counts lines from
+    /// the start each time: quadratic over an error on every line).
+    ///
+    /// ```
+    /// use xla_layout_core::text::LineCursor;
+    /// use xla_layout_hlo::Module;
+    /// let text = "ENTRY e {\n  a = f32[2]{0 negate(x)\n  b = f32[2]{0 negate(x)\n}\n";
+    /// let (_, errors) = Module::parse_lenient(text);
+    /// let mut lines = LineCursor::new(text);
+    /// for e in &errors {
+    ///     assert_eq!(e.render_with(&mut lines, "m.hlo"), e.render(text, "m.hlo"));
+    /// }
+    /// assert_eq!(errors.len(), 2);
+    /// ```
+    pub fn render_with(&self, lines: &mut LineCursor<'_>, path: &str) -> String {
+        self.span.render_with(lines, path, self)
     }
 }
 

@@ -12,11 +12,13 @@
 use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::cell::Cell;
 
 use xla_layout_core::text::{ByteSpan, Lexer, TokenKind as K, parse_shape, parse_shape_at};
 use xla_layout_core::{ArrayShape, ElementType, Shape};
 
 use crate::items::{Computation, Instruction, split_top_level};
+use crate::reader::LARGE_SHAPE_TEXT;
 
 /// An instruction's shape: as written, or inferred.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,6 +170,65 @@ pub struct Shapes<'a> {
     instructions: BTreeMap<&'a str, ShapeText<'a>>,
     root: Option<ShapeText<'a>>,
     last: Option<ShapeText<'a>>,
+    /// The work budget: see [`INFER_WORK_PER_BYTE`].
+    work: Work,
+}
+
+/// Inference reads and builds shape text: bytes of it (parsed, copied or
+/// written) it may spend per byte of the instructions it is given, on top
+/// of [`INFER_WORK_BASE`]. Past the budget an instruction gets no inferred
+/// shape, as one of an opcode without a rule.
+///
+/// Without a bound, text of linear size has inferred shapes of exponential
+/// size (`t1 = tuple(t0, t0)`, `t2 = tuple(t1, t1)`, …: each line doubles
+/// the shape), or quadratic work (every one of many `copy(t)` of a large
+/// `t` copies its shape). Modules XLA writes give every shape, and the
+/// hand-written ones inference is for stay far below the budget.
+///
+/// ```
+/// use xla_layout_hlo::{Module, infer::Shapes};
+/// let mut text = String::from("ENTRY e {\n  t0 = f32[] parameter(0)\n");
+/// for k in 1..=40 {
+///     text.push_str(&format!("  t{k} = tuple(t{}, t{})\n", k - 1, k - 1));
+/// }
+/// text.push('}');
+/// let m = Module::parse(&text).unwrap();
+/// let mut shapes = Shapes::new();
+/// let c = m.entry().unwrap();
+/// shapes.computation(c);
+/// let sizes: Vec<usize> = c.instructions().iter()
+///     .map(|i| shapes.instruction(i).map_or(0, |s| s.text().len()))
+///     .collect();
+/// assert_eq!(&sizes[..3], [5, 14, 32]);         // f32[], (f32[], f32[]), …
+/// assert_eq!(sizes[40], 0);                      // 2⁴⁰ leaves: not inferred
+/// ```
+pub const INFER_WORK_PER_BYTE: usize = 64;
+
+/// The bytes of work inference may spend whatever the text's size: see
+/// [`INFER_WORK_PER_BYTE`].
+pub const INFER_WORK_BASE: usize = 1 << 20;
+
+/// Bytes of work allowed and spent; a `Cell` so that [`Shapes::inferred`]
+/// (which takes `&self`) is bounded too.
+#[derive(Debug, Default)]
+struct Work {
+    allowed: Cell<usize>,
+    spent: Cell<usize>,
+}
+
+impl Work {
+    /// Allows the work `text` pays for.
+    fn earn(&self, text: &str) {
+        let more = text.len().saturating_mul(INFER_WORK_PER_BYTE);
+        self.allowed.set(self.allowed.get().saturating_add(more));
+    }
+
+    /// Spends `bytes`, if the budget has them.
+    fn spend(&self, bytes: usize) -> Option<()> {
+        let spent = self.spent.get().saturating_add(bytes);
+        let budget = self.allowed.get().saturating_add(INFER_WORK_BASE);
+        (spent <= budget).then(|| self.spent.set(spent))
+    }
 }
 
 impl<'a> Shapes<'a> {
@@ -200,7 +261,7 @@ impl<'a> Shapes<'a> {
     pub fn instruction(&mut self, i: &Instruction<'a>) -> Option<ShapeText<'a>> {
         let shape = match i.shape_text() {
             Some(text) => Some(ShapeText::Written(text)),
-            None => self.infer(i.opcode(), i.operands_text(), |name| i.attribute(name)),
+            None => self.inferred(i),
         };
         if let Some(s) = &shape {
             self.instructions.insert(i.name(), s.clone());
@@ -226,6 +287,7 @@ impl<'a> Shapes<'a> {
     /// assert_eq!(shapes.inferred(&c.instructions()[1]).unwrap().text(), "(f32[3]{0}, f32[3]{0})");
     /// ```
     pub fn inferred(&self, i: &Instruction<'a>) -> Option<ShapeText<'a>> {
+        self.work.earn(i.text());
         self.infer(i.opcode(), i.operands_text(), |name| i.attribute(name))
     }
 
@@ -237,6 +299,9 @@ impl<'a> Shapes<'a> {
         operands: &'a str,
         attribute: impl Fn(&str) -> Option<&'a str>,
     ) -> Option<ShapeText<'a>> {
+        // Every byte read, parsed, copied or written below is paid for
+        // first (reading the operand list, then each shape).
+        self.work.spend(operands.len())?;
         let pieces: Vec<&str> = split_top_level(
             operands,
             ByteSpan {
@@ -248,36 +313,55 @@ impl<'a> Shapes<'a> {
         .filter(|p| !p.is_empty())
         .collect();
         let operand = |k: usize| pieces.get(k).and_then(|p| self.operand(p));
+        // Parsing a shape costs its text.
+        let parse = |s: ShapeText<'a>| {
+            self.work.spend(s.text().len())?;
+            s.parse()
+        };
         // A shape taken whole from elsewhere is still this instruction's
-        // inferred shape.
-        let inferred = |s: ShapeText<'a>| ShapeText::Inferred(s.text().to_string());
+        // inferred shape: a copy.
+        let inferred = |s: ShapeText<'a>| {
+            self.work.spend(s.text().len())?;
+            Some(ShapeText::Inferred(s.text().to_string()))
+        };
         let shape = match rule(opcode)? {
-            Rule::Operand(k) => return operand(k).map(inferred),
-            Rule::Predicate => match operand(0)?.parse()? {
+            Rule::Operand(k) => return inferred(operand(k)?),
+            Rule::Predicate => match parse(operand(0)?)? {
                 Shape::Array(a) => Shape::Array(with_type(&a, ElementType::PRED)),
                 _ => return None,
             },
             Rule::Tuple => {
-                let mut text = String::from("(");
+                let mut elements = Vec::with_capacity(pieces.len());
                 for k in 0..pieces.len() {
+                    elements.push(operand(k)?);
+                }
+                let len = elements.iter().map(|e| e.text().len() + 2).sum::<usize>();
+                if len > LARGE_SHAPE_TEXT {
+                    // Longer than any shape the reader builds.
+                    return None;
+                }
+                // Written, then parsed.
+                self.work.spend(len.saturating_mul(2))?;
+                let mut text = String::from("(");
+                for (k, e) in elements.iter().enumerate() {
                     if k > 0 {
                         text.push_str(", ");
                     }
-                    text.push_str(operand(k)?.text());
+                    text.push_str(e.text());
                 }
                 text.push(')');
                 parse_shape(text.as_bytes()).ok()?
             }
             Rule::TupleElement => {
                 let index: usize = attribute("index")?.trim().parse().ok()?;
-                match operand(0)?.parse()? {
+                match parse(operand(0)?)? {
                     Shape::Tuple(mut elements) if index < elements.len() => {
                         elements.swap_remove(index)
                     }
                     _ => return None,
                 }
             }
-            Rule::Dot => dot(&operand(0)?.parse()?, &operand(1)?.parse()?, &attribute)?,
+            Rule::Dot => dot(&parse(operand(0)?)?, &parse(operand(1)?)?, &attribute)?,
             Rule::Called(attributes) => {
                 let called = attributes.iter().find_map(|a| attribute(a))?;
                 let first = called
@@ -286,9 +370,10 @@ impl<'a> Shapes<'a> {
                     .next()?
                     .trim()
                     .trim_start_matches('%');
-                return self.results.get(first).cloned().map(inferred);
+                return inferred(self.results.get(first).cloned()?);
             }
         };
+        // Printing costs at most what parsing did.
         Some(ShapeText::Inferred(shape.to_string()))
     }
 
@@ -296,6 +381,7 @@ impl<'a> Shapes<'a> {
     /// instruction it names, or inferred for a nested instruction
     /// (`multiply(f32[10] parameter(1), …)`).
     fn operand(&self, text: &'a str) -> Option<ShapeText<'a>> {
+        self.work.spend(text.len())?;
         let bytes = text.as_bytes();
         let first = Lexer::new(bytes).next_token();
         match first.kind {

@@ -173,3 +173,57 @@ fn module_reads_with_inferred_shapes_agree() {
     assert_eq!(m.entry().unwrap().root().unwrap().shape_text(), None);
     assert_eq!(shapes_of(text)[1].1.as_deref(), Some("f32[4]{0}"));
 }
+
+/// The inferred shapes of `text` are within the work budget for the
+/// text's size; their lengths.
+fn assert_bounded(text: &str) -> Vec<usize> {
+    use xla_layout_hlo::infer::{INFER_WORK_BASE, INFER_WORK_PER_BYTE};
+    let shapes = shapes_of(text);
+    let inferred: Vec<usize> = shapes
+        .iter()
+        .filter(|(_, _, inferred)| *inferred)
+        .map(|(_, s, _)| s.as_ref().map_or(0, String::len))
+        .collect();
+    assert!(!inferred.is_empty());
+    let total: usize = inferred.iter().sum();
+    assert!(
+        total <= INFER_WORK_BASE + INFER_WORK_PER_BYTE * text.len(),
+        "{total} bytes of shapes inferred from {} bytes",
+        text.len()
+    );
+    inferred
+}
+
+/// Found while writing the HLO fuzz target: each `tuple(t, t)` doubles
+/// the inferred shape, so linear text had exponential shapes (30 lines:
+/// gigabytes). Inference now stops past the largest shape the reader
+/// builds, and within a work budget per byte; the dataflow and memory
+/// report run on what remains.
+#[test]
+fn doubling_tuples_stay_bounded() {
+    let mut text =
+        String::from("HloModule m, is_scheduled=true\nENTRY e {\n  t0 = f32[] parameter(0)\n");
+    for k in 1..=18 {
+        text.push_str(&format!("  t{k} = tuple(t{}, t{})\n", k - 1, k - 1));
+    }
+    text.push_str("  ROOT r = tuple(t18)\n}\n");
+    let inferred = assert_bounded(&text);
+    let large = xla_layout_hlo::LARGE_SHAPE_TEXT;
+    assert!(inferred.iter().all(|&n| n <= large), "{inferred:?}");
+    let m = Module::parse(&text).unwrap();
+    let report = xla_layout_hlo::memory::Report::new(&m, &Default::default());
+    assert!(report.rows.len() < 1 << 16, "{}", report.rows.len());
+}
+
+/// Many copies of one large shape: each copied it whole (quadratic in the
+/// text); now within the budget.
+#[test]
+fn copies_of_a_large_shape_stay_bounded() {
+    let tuple = format!("({})", vec!["f32[]"; 10_000].join(", "));
+    let mut text = format!("ENTRY e {{\n  t = {tuple} parameter(0)\n");
+    for k in 0..3000 {
+        text.push_str(&format!("  y{k} = copy(t)\n"));
+    }
+    text.push_str("  ROOT r = copy(t)\n}\n");
+    assert_bounded(&text);
+}

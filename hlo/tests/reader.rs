@@ -248,6 +248,60 @@ fn error(text: &str) -> ((usize, usize), String) {
     (e.line_column(text), e.to_string())
 }
 
+/// An error whose span ends inside a character renders (fuzzing found
+/// `"\u{322}"`: the lexer's one-byte span cut the character in two).
+/// Many errors rendered through one `LineCursor` (linear in the text
+/// overall: the CLI's `scan` renders every error of a lenient read this
+/// way) give what `render` and `line_column` give one by one, in order,
+/// out of order, past the end and inside characters.
+#[test]
+fn errors_render_the_same_through_a_line_cursor() {
+    use xla_layout_core::text::{ByteSpan, LineCursor};
+    let text: String = (0..300)
+        .map(|i| match i % 4 {
+            0 => format!("  x{i} = f32[2]{{0 negate(x)\n"),
+            1 => format!("  \u{322}y{i} = é\n"),
+            2 => "\n".to_string(),
+            _ => format!("  ROOT z{i} = f32[] parameter(\n"),
+        })
+        .collect();
+    let (_, errors) = Module::parse_lenient(&text);
+    assert!(errors.len() > 100, "{}", errors.len());
+    let mut lines = LineCursor::new(&text);
+    for e in &errors {
+        assert_eq!(e.render_with(&mut lines, "m"), e.render(&text, "m"));
+        assert_eq!(lines.line_column(e.span.start), e.line_column(&text));
+    }
+    // Every offset (and past the end), forwards, then backwards.
+    let mut lines = LineCursor::new(&text);
+    let offsets: Vec<usize> = (0..text.len() + 3).collect();
+    for &o in offsets.iter().chain(offsets.iter().rev()) {
+        let span = ByteSpan {
+            start: o,
+            end: o + 1,
+        };
+        assert_eq!(lines.line_column(o), span.line_column(&text), "{o}");
+        assert_eq!(
+            span.render_with(&mut lines, "m", "here"),
+            span.render(&text, "m", "here"),
+            "{o}"
+        );
+    }
+}
+
+#[test]
+fn errors_inside_a_character_render() {
+    for text in [
+        "\u{322}",
+        "ENTRY e {\n  x = f32[] parameter(0), k=\u{1F600}\n}",
+        "é",
+    ] {
+        let e = Module::parse(text).unwrap_err();
+        let shown = e.render(text, "x");
+        assert!(shown.starts_with("x:"), "{shown}");
+    }
+}
+
 #[test]
 fn errors_point_at_the_problem() {
     let (at, msg) = error("ENTRY e {\n  x f32[] parameter(0)\n}");

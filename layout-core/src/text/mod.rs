@@ -42,5 +42,5 @@ pub use parser::{
     parse_shape_at, parse_shape_into, parse_shape_with, shape_extent, shape_spans,
 };
 pub use print::TileText;
-pub use span::{ByteSpan, MAX_SHOWN};
+pub use span::{ByteSpan, LineCursor, MAX_SHOWN};
 pub use spans::ShapeSpans;

@@ -60,9 +60,43 @@ impl ByteSpan {
         path: &str,
         message: impl core::fmt::Display,
     ) -> alloc::string::String {
+        self.render_at(src, path, message, self.line_column(src))
+    }
+
+    /// [`ByteSpan::render`] with the line and column found by `lines`:
+    /// for many spans of one text in order (an error per line of a long
+    /// file), in time linear in the text overall rather than quadratic.
+    ///
+    /// ```
+    /// use xla_layout_core::text::{ByteSpan, LineCursor};
+    /// let src = "a\nbc d\n";
+    /// let mut lines = LineCursor::new(src);
+    /// let shown = ByteSpan { start: 5, end: 6 }.render_with(&mut lines, "f", "here");
+    /// assert_eq!(shown, "f:2:4: here\nbc d\n   ^");
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn render_with(
+        self,
+        lines: &mut LineCursor<'_>,
+        path: &str,
+        message: impl core::fmt::Display,
+    ) -> alloc::string::String {
+        let at = lines.line_column(self.start);
+        self.render_at(lines.source(), path, message, at)
+    }
+
+    #[cfg(feature = "alloc")]
+    fn render_at(
+        self,
+        src: &str,
+        path: &str,
+        message: impl core::fmt::Display,
+        (line, column): (usize, usize),
+    ) -> alloc::string::String {
         use core::fmt::Write;
-        let (line, column) = self.line_column(src);
-        let start = self.start.min(src.len());
+        // Spans are in bytes; one may start or end inside a character
+        // (the lexer reads bytes): show the whole characters.
+        let start = floor_char(src, self.start.min(src.len()));
         let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
         // Cut to at most MAX_SHOWN bytes, the span's start a third in.
@@ -74,7 +108,10 @@ impl ByteSpan {
         );
         let text = &src[from..to];
         let pad = src[from..start].chars().count() + usize::from(!head.is_empty());
-        let carets = src[start..self.end.clamp(start, to)].chars().count().max(1);
+        let carets = src[start..ceil_char(src, self.end.clamp(start, to))]
+            .chars()
+            .count()
+            .max(1);
         let mut out = alloc::string::String::new();
         let _ = write!(
             out,
@@ -83,6 +120,66 @@ impl ByteSpan {
             "^".repeat(carets)
         );
         out
+    }
+}
+
+/// The 1-based line and column of offsets of one text, found by moving
+/// forward from the last offset asked: offsets in increasing order cost
+/// the text's length overall. ([`ByteSpan::line_column`] counts from the
+/// start each time, which is quadratic over an error on every line of a
+/// long text.) An offset before the last one starts again from the top.
+///
+/// ```
+/// use xla_layout_core::text::{ByteSpan, LineCursor};
+/// let src = "ab\ncdef\n\nx";
+/// let mut lines = LineCursor::new(src);
+/// for offset in [0, 1, 3, 6, 9, 10, 11, 99, 4] {
+///     let span = ByteSpan { start: offset, end: offset };
+///     assert_eq!(lines.line_column(offset), span.line_column(src));
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct LineCursor<'a> {
+    src: &'a str,
+    /// The last offset asked (at most the text's length), its line and
+    /// the offset that line starts at.
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> LineCursor<'a> {
+    /// At the start of `src`.
+    pub const fn new(src: &'a str) -> LineCursor<'a> {
+        LineCursor {
+            src,
+            offset: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    /// The text.
+    pub const fn source(&self) -> &'a str {
+        self.src
+    }
+
+    /// The line and column (in bytes) of byte `offset`, as
+    /// [`ByteSpan::line_column`] gives them.
+    pub fn line_column(&mut self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.src.len());
+        if offset < self.offset {
+            *self = LineCursor::new(self.src);
+        }
+        let between = &self.src.as_bytes()[self.offset..offset];
+        for (i, &b) in between.iter().enumerate() {
+            if b == b'\n' {
+                self.line += 1;
+                self.line_start = self.offset + i + 1;
+            }
+        }
+        self.offset = offset;
+        (self.line, offset - self.line_start + 1)
     }
 }
 
@@ -105,4 +202,25 @@ fn ceil_char(s: &str, mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::ByteSpan;
+
+    /// A span that starts or ends inside a character (the lexer's spans
+    /// are bytes) is shown with the whole character; found by fuzzing
+    /// (`Module::parse("\u{322}")`'s error).
+    #[test]
+    fn spans_inside_characters_render() {
+        let src = "a\u{322}b\nx";
+        for (start, end) in [(0, 2), (1, 2), (2, 3), (2, 2), (2, 4), (3, 9)] {
+            let shown = ByteSpan { start, end }.render(src, "f", "m");
+            assert!(shown.starts_with("f:1:"), "{start}..{end}: {shown}");
+        }
+        assert_eq!(
+            ByteSpan { start: 0, end: 1 }.render("\u{322}", "f", "m"),
+            "f:1:1: m\n\u{322}\n^"
+        );
+    }
 }
