@@ -1,5 +1,5 @@
 //! `layout!` offsets next to the expressions a person would write by hand,
-//! for the zero-cost check: `tests/zero_cost.rs` compiles this file to
+//! for the zero-cost check: `tests/compiler/zero_cost.rs` compiles this file to
 //! assembly and requires each `generated_*` function to be instruction for
 //! instruction the same as its `hand_*` twin. `cargo run --release
 //! --example zero_cost` checks that they agree on every index, and

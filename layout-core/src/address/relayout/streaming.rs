@@ -66,7 +66,7 @@ pub(super) fn choose(
 /// heads and tails) and checks the bounds, alignment and provenance of
 /// every store. The non-temporal stores themselves are checked natively
 /// against the ordinary kernels, with guards around the destination at
-/// every line offset (`layout-core/tests/streaming_stores.rs`).
+/// every line offset (`layout-core/tests/relayout/streaming_stores.rs`).
 #[cfg(target_arch = "x86_64")]
 pub(super) mod nt {
     #[cfg(not(miri))]

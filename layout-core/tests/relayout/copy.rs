@@ -168,7 +168,7 @@ fn mismatched_shapes_are_refused() {
 #[test]
 #[cfg_attr(
     miri,
-    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+    ignore = "too large for Miri: the `miri` module runs these kernels on small shapes"
 )]
 fn large_copies_match_the_definition() {
     let pairs = [
@@ -212,7 +212,7 @@ fn large_copies_match_the_definition() {
 #[test]
 #[cfg_attr(
     miri,
-    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+    ignore = "too large for Miri: the `miri` module runs these kernels on small shapes"
 )]
 fn streaming_copies_match_the_definition() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(
@@ -280,7 +280,7 @@ fn streaming_copies_match_the_definition() {
 #[test]
 #[cfg_attr(
     miri,
-    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+    ignore = "too large for Miri: the `miri` module runs these kernels on small shapes"
 )]
 fn streaming_unzip_quads_match_the_definition() {
     let src = ArrayShape::parse_validated("s8[4096,2048]{1,0:T(8,128)(4,1)}")
@@ -321,7 +321,7 @@ fn streaming_unzip_quads_match_the_definition() {
 #[test]
 #[cfg_attr(
     miri,
-    ignore = "too large for Miri: tests/miri.rs runs these kernels on small shapes"
+    ignore = "too large for Miri: the `miri` module runs these kernels on small shapes"
 )]
 fn streaming_unzips_do_not_depend_on_line_offset() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(

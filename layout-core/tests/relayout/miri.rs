@@ -1,7 +1,7 @@
 //! Every unsafe path of the core on shapes small enough for Miri:
 //!
 //! ```text
-//! cargo +nightly miri test -p xla-layout-core --all-features --test miri
+//! cargo +nightly miri test -p xla-layout-core --all-features --test relayout -- miri::
 //! ```
 //!
 //! (`.ci/run` runs it when Miri is installed). Covered: each block kernel
@@ -22,7 +22,7 @@
 //! Under Miri the non-temporal store is an ordinary store of the same 16
 //! aligned bytes (Miri cannot run the `movntdq` inline assembly); run
 //! natively, this file checks the real one, at every line offset, and
-//! `tests/streaming_stores.rs` compares it with the ordinary kernels.
+//! `streaming_stores.rs` beside this file compares it with the ordinary kernels.
 #![cfg(feature = "std")]
 
 use core::fmt::Debug;

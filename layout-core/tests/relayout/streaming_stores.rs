@@ -1,5 +1,5 @@
 //! The streaming kernels' real non-temporal stores (`movntdq`), which Miri
-//! cannot run (under Miri they are ordinary stores, see `tests/miri.rs`):
+//! cannot run (under Miri they are ordinary stores, see `miri.rs` beside this file):
 //! natively, each streaming kernel against the ordinary kernels of the same
 //! plan, with the destination starting at every offset in a 64-byte line
 //! (in steps of one element) and guard regions before and after it.

@@ -1,6 +1,6 @@
 //! Compile-error tests of `layout!`: every file in `tests/ui/` must fail to
 //! compile with exactly the messages in its `.stderr` file.
-//! Regenerate with `TRYBUILD=overwrite cargo test --test ui` and review.
+//! Regenerate with `TRYBUILD=overwrite cargo test --test compiler -- ui` and review.
 
 #[test]
 fn ui() {
