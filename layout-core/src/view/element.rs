@@ -122,7 +122,7 @@ same_bits! {
     #[cfg(feature = "half")]
     half::f16 => F16, u16, half::f16::to_bits, half::f16::from_bits;
     // float8's `F8E4M3` saturates to 448 and has no infinity: OCP's
-    // E4M3FN, XLA's `f8e4m3fn` (the test in tests/interop.rs reads 448).
+    // E4M3FN, XLA's `f8e4m3fn` (the test in tests/model/interop.rs reads 448).
     #[cfg(feature = "float8")]
     float8::F8E4M3 => F8E4M3FN, u8, |x| x.to_bits(), float8::F8E4M3::from_bits;
     #[cfg(feature = "float8")]

@@ -29,8 +29,8 @@ fn case(row: &Value) -> (Generation, ElementType, Vec<i64>) {
 
 #[test]
 fn every_measured_case_matches_libtpu() {
-    let table = rows(include_str!("data/tpu_defaults.jsonl"));
-    let layout_only = rows(include_str!("data/tpu_defaults_s1u1.jsonl"));
+    let table = rows(include_str!("../data/tpu_defaults.jsonl"));
+    let layout_only = rows(include_str!("../data/tpu_defaults_s1u1.jsonl"));
     assert!(table.len() > 1000 && layout_only.len() > 40);
     let mut types = std::collections::BTreeSet::new();
     for row in table.iter().chain(&layout_only) {

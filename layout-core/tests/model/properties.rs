@@ -2,7 +2,7 @@
 //! docs/xla-layouts.md (sections §a, §c, §d, §e).
 //!
 //! Run with
-//! `cargo test -p xla-layout-core --features std --release --test properties`.
+//! `cargo test -p xla-layout-core --features std --release --test model -- properties::`.
 //!
 //! The address properties compare `TiledShape` against `reference`, a naive
 //! transcription of docs/xla-layouts.md §d.1 written for this file (it does not share code

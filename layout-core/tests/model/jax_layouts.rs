@@ -8,7 +8,7 @@ use xla_layout_core::{ArrayShape, Layout};
 
 #[test]
 fn both_forms_agree_with_jax() {
-    let rows: Vec<serde_json::Value> = include_str!("../../tests/data/jax_layouts.jsonl")
+    let rows: Vec<serde_json::Value> = include_str!("../../../tests/data/jax_layouts.jsonl")
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();

@@ -131,7 +131,7 @@ fn gcd(a: u128, b: u128) -> u128 {
 
 #[test]
 fn roundings_account_for_every_padding_slot() {
-    let table = include_str!("data/tpu_defaults.jsonl");
+    let table = include_str!("../data/tpu_defaults.jsonl");
     let mut n = 0;
     for line in table.lines() {
         let row: Value = serde_json::from_str(line).unwrap();
