@@ -13,6 +13,7 @@
 //!   (`cargo +nightly miri test -p xla-layout-core --all-features --test
 //!   relayout -- miri::`).
 
+mod common;
 mod copy;
 mod miri;
 mod parallel;

@@ -27,19 +27,13 @@
 
 use core::fmt::Debug;
 
+use super::common::tiled;
 use xla_layout_core::bits::{read_bits, write_bits};
 use xla_layout_core::text::Lexer;
 use xla_layout_core::{
-    ArrayShape, BitsView, BitsViewMut, DynBitsView, DynBitsViewMut, DynView, DynViewMut, Relayout,
-    TiledShape, View, ViewMut,
+    BitsView, BitsViewMut, DynBitsView, DynBitsViewMut, DynView, DynViewMut, Relayout, View,
+    ViewMut,
 };
-
-fn tiled(text: &str) -> TiledShape {
-    ArrayShape::parse_validated(text)
-        .unwrap_or_else(|e| panic!("{text}: {e}"))
-        .tiled()
-        .unwrap()
-}
 
 /// Every logical index of `dims`, row-major.
 fn indices(dims: &[u64]) -> Vec<Vec<u64>> {

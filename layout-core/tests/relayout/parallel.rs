@@ -6,14 +6,8 @@
 //! not split (run on the calling thread).
 #![cfg(feature = "rayon")]
 
-use xla_layout_core::{ArrayShape, Relayout, RelayoutError, TiledShape};
-
-fn tiled(text: &str) -> TiledShape {
-    ArrayShape::parse_validated(text)
-        .unwrap_or_else(|e| panic!("{text}: {e}"))
-        .tiled()
-        .unwrap()
-}
+use super::common::tiled;
+use xla_layout_core::{Relayout, RelayoutError};
 
 /// Copies `a` → `b` with `T` elements both ways and compares.
 fn same<T: Copy + PartialEq + core::fmt::Debug + Send + Sync>(

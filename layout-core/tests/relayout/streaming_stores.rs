@@ -12,14 +12,8 @@
 
 use core::fmt::Debug;
 
-use xla_layout_core::{ArrayShape, Relayout, TiledShape};
-
-fn tiled(text: &str) -> TiledShape {
-    ArrayShape::parse_validated(text)
-        .unwrap_or_else(|e| panic!("{text}: {e}"))
-        .tiled()
-        .unwrap()
-}
+use super::common::tiled;
+use xla_layout_core::Relayout;
 
 /// Guard bytes on each side of a destination: two lines.
 const GUARD_BYTES: usize = 128;
