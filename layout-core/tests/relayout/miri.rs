@@ -27,7 +27,7 @@
 
 use core::fmt::Debug;
 
-use super::common::tiled;
+use super::common::{expected, tiled};
 use xla_layout_core::bits::{read_bits, write_bits};
 use xla_layout_core::text::Lexer;
 use xla_layout_core::{
@@ -68,22 +68,11 @@ struct Case {
 impl Case {
     fn new(a: &str, b: &str) -> Case {
         let (src, dst) = (tiled(a), tiled(b));
-        let mut want = vec![None; dst.physical_slots() as usize];
-        let dims = src.logical_dims();
-        let mut i = vec![0u64; dims.len()];
-        for _ in 0..src.element_count() {
-            let d = dst.offset_unchecked(&i) as usize;
-            assert!(want[d].is_none(), "{a} -> {b}: two indices at slot {d}");
-            want[d] = Some(src.offset_unchecked(&i));
-            // The next index, row-major.
-            for k in (0..dims.len()).rev() {
-                i[k] += 1;
-                if i[k] < dims[k] {
-                    break;
-                }
-                i[k] = 0;
-            }
-        }
+        // Widened: these cases index slots as u64.
+        let want = expected(&src, &dst)
+            .into_iter()
+            .map(|s| s.map(u64::from))
+            .collect();
         Case {
             name: format!("{a} -> {b}"),
             plan: Relayout::new(&src, &dst).unwrap(),
