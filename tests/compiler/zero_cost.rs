@@ -1,5 +1,6 @@
-//! Zero cost, checked on the compiler's output: `examples/zero_cost.rs` is
-//! compiled to assembly with optimisations, and each `layout!` offset
+//! Zero cost, checked on the compiler's output: the probe crate
+//! `tests/zero-cost/` is compiled to assembly with optimisations (the
+//! workspace's `zero-cost` profile), and each `layout!` offset
 //! function must be the same machine code as the expression written by
 //! hand — either the same instructions, or merged by LLVM into one symbol
 //! (which it does only for identical functions). Generated code must also
@@ -18,7 +19,7 @@ const PAIRS: [&str; 6] = [
     "three_levels",
 ];
 
-/// Builds the example to assembly and returns the text.
+/// Builds the probe crate to assembly and returns the text.
 fn assembly() -> String {
     let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("zero-cost");
     let status = Command::new(env!("CARGO"))
@@ -26,22 +27,31 @@ fn assembly() -> String {
         .args([
             "rustc",
             "--quiet",
-            "--release",
-            "--example",
-            "zero_cost",
+            "--package",
+            "xla-layout-zero-cost",
+            "--lib",
+            "--profile",
+            "zero-cost",
             "--target-dir",
         ])
         .arg(&target_dir)
-        .args(["--", "--emit", "asm", "-C", "codegen-units=1"])
+        .args(["--", "--emit", "asm"])
         .status()
         .expect("cargo runs");
-    assert!(status.success(), "building the example to assembly failed");
-    let dir = target_dir.join("release/examples");
+    assert!(
+        status.success(),
+        "building the probe crate to assembly failed"
+    );
+    let dir = target_dir.join("zero-cost/deps");
     let newest: PathBuf = std::fs::read_dir(&dir)
-        .expect("examples dir")
+        .expect("deps dir")
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "s"))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "s")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("xla_layout_zero_cost-"))
+        })
         .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
         .expect("an assembly file");
     std::fs::read_to_string(newest).expect("readable assembly")
