@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instruction counts of the generated `offset` functions next to their
-# hand-written twins (tests/zero-cost/: the probe crate and its example), under callgrind: each pair
+# hand-written twins (tests/compiler/: the probe crate and its example), under callgrind: each pair
 # should cost the same. Counts are per function, over every call the
 # example makes; they repeat exactly for the same binary. When LLVM finds
 # a generated function identical to its twin it keeps one symbol for both
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 2; }
-cargo build --release --quiet -p xla-layout-zero-cost --example zero_cost
+cargo build --release --quiet -p xla-layout-compiler-tests --example zero_cost
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 bin=${CARGO_TARGET_DIR:-target}/release/examples/zero_cost
