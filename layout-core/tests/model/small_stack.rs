@@ -1,6 +1,9 @@
 //! The firmware path — parse, validate, tile, offset — for layouts of rank
 //! up to 8 runs on a 16 KiB stack without an allocator's help (the types
-//! are fixed-size values; docs/firmware.md has their sizes).
+//! are fixed-size values; docs/firmware.md has their sizes). It holds in
+//! the workspace's test build (incremental); a release or non-incremental
+//! build inlines more and needs 24–28 KiB for the same chain
+//! (docs/firmware.md, "Stack").
 
 use xla_layout_core::{ArrayShape, DynView, DynViewMut, TiledShape};
 
