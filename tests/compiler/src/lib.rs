@@ -81,3 +81,71 @@ pair!(
     ThreeLevels,
     (i / 1024) * 1024 + ((i % 1024) / 256) * 256 + (i % 128) * 2 + (i / 128) % 2
 );
+
+/// A pair that disagreed: its name and the index (unused trailing
+/// coordinates are 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The pair's name, as in `generated_NAME` / `hand_NAME`.
+    pub pair: &'static str,
+    /// The index where the two functions gave different offsets.
+    pub index: [usize; 3],
+}
+
+/// Calls every generated offset function and its hand-written twin at
+/// every index of its layout: the number of indices compared, or the
+/// first that disagreed.
+///
+/// ```
+/// assert_eq!(xla_layout_compiler_tests::compare_everywhere(), Ok(4 * 64 * 256 + 4096 + 4096));
+/// ```
+pub fn compare_everywhere() -> Result<usize, Mismatch> {
+    type Pair2 = (
+        &'static str,
+        extern "C" fn(usize, usize) -> usize,
+        extern "C" fn(usize, usize) -> usize,
+    );
+    let pairs2: [Pair2; 4] = [
+        ("row_major", generated_row_major, hand_row_major),
+        ("column_major", generated_column_major, hand_column_major),
+        ("tile_8x128", generated_tile_8x128, hand_tile_8x128),
+        ("tpu_bf16", generated_tpu_bf16, hand_tpu_bf16),
+    ];
+    let mut compared = 0;
+    for (pair, generated, hand) in pairs2 {
+        for i in 0..64 {
+            for j in 0..256 {
+                if generated(i, j) != hand(i, j) {
+                    return Err(Mismatch {
+                        pair,
+                        index: [i, j, 0],
+                    });
+                }
+                compared += 1;
+            }
+        }
+    }
+    for i in 0..8 {
+        for j in 0..8 {
+            for k in 0..64 {
+                if generated_combine(i, j, k) != hand_combine(i, j, k) {
+                    return Err(Mismatch {
+                        pair: "combine",
+                        index: [i, j, k],
+                    });
+                }
+                compared += 1;
+            }
+        }
+    }
+    for i in 0..4096 {
+        if generated_three_levels(i) != hand_three_levels(i) {
+            return Err(Mismatch {
+                pair: "three_levels",
+                index: [i, 0, 0],
+            });
+        }
+        compared += 1;
+    }
+    Ok(compared)
+}
