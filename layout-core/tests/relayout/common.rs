@@ -1,9 +1,9 @@
-//! What the relayout modules share: a layout from its text, the expected
-//! destination of a copy by the offset functions, and the element types
-//! that carry source slot numbers.
+//! What the relayout modules share: a layout from its text, the host and
+//! TPU texts of a tile format, the expected destination of a copy by the
+//! offset functions, and the element types that carry source slot numbers.
 #![cfg(feature = "std")]
 
-use xla_layout_core::{ArrayShape, TiledShape};
+use xla_layout_core::{ArrayShape, Relayout, TiledShape};
 
 /// The tiled form of a valid shape's text (panics with the text if not).
 pub fn tiled(text: &str) -> TiledShape {
@@ -11,6 +11,43 @@ pub fn tiled(text: &str) -> TiledShape {
         .unwrap_or_else(|e| panic!("{text}: {e}"))
         .tiled()
         .unwrap()
+}
+
+/// `ty[dims]` row-major and the same with `tile` after its layout, as
+/// (source, destination) texts both ways: host → TPU, then TPU → host.
+pub fn both_directions(ty: &str, dims: &str, tile: &str) -> [(String, String); 2] {
+    let rank = dims.split(',').count();
+    let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
+    let order = order.join(",");
+    let host = format!("{ty}[{dims}]{{{order}}}");
+    let tpu = format!("{ty}[{dims}]{{{order}:{tile}}}");
+    [(host.clone(), tpu.clone()), (tpu, host)]
+}
+
+/// One relayout to check: its plan and, for each destination slot, the
+/// source slot whose element goes there (`None` for padding).
+pub struct Pair {
+    pub name: String,
+    pub plan: Relayout,
+    pub src_slots: u64,
+    pub want: Vec<Option<u64>>,
+}
+
+impl Pair {
+    pub fn new(a: &str, b: &str) -> Pair {
+        let (src, dst) = (tiled(a), tiled(b));
+        // Widened: these cases index slots as u64.
+        let want = expected(&src, &dst)
+            .into_iter()
+            .map(|s| s.map(u64::from))
+            .collect();
+        Pair {
+            name: format!("{a} -> {b}"),
+            plan: Relayout::new(&src, &dst).unwrap(),
+            src_slots: src.physical_slots(),
+            want,
+        }
+    }
 }
 
 /// For each destination slot, the source slot whose element belongs

@@ -27,7 +27,7 @@
 
 use core::fmt::Debug;
 
-use super::common::{expected, tiled};
+use super::common::{Pair, both_directions, tiled};
 use xla_layout_core::bits::{read_bits, write_bits};
 use xla_layout_core::text::Lexer;
 use xla_layout_core::{
@@ -53,31 +53,17 @@ fn indices(dims: &[u64]) -> Vec<Vec<u64>> {
     out
 }
 
-/// A relayout to check: the plan, and for each destination slot the
-/// source slot whose element goes there (`None` for padding), by the two
-/// layouts' offset functions.
+/// A relayout to check, and which plans copy it.
 struct Case {
-    name: String,
-    plan: Relayout,
-    src_slots: u64,
-    want: Vec<Option<u64>>,
+    pair: Pair,
     /// Also copy through the general walk (`Relayout::without_tiles`).
     walk_too: bool,
 }
 
 impl Case {
     fn new(a: &str, b: &str) -> Case {
-        let (src, dst) = (tiled(a), tiled(b));
-        // Widened: these cases index slots as u64.
-        let want = expected(&src, &dst)
-            .into_iter()
-            .map(|s| s.map(u64::from))
-            .collect();
         Case {
-            name: format!("{a} -> {b}"),
-            plan: Relayout::new(&src, &dst).unwrap(),
-            src_slots: src.physical_slots(),
-            want,
+            pair: Pair::new(a, b),
             walk_too: true,
         }
     }
@@ -90,10 +76,10 @@ impl Case {
         // `without_tiles` keeps the block kernels of the general walk
         // covered for them too (for other layouts the two plans are one).
         let plans = [
-            self.plan.streaming_from(usize::MAX),
-            self.plan.streaming_from(0),
-            self.plan.without_tiles().streaming_from(usize::MAX),
-            self.plan.without_tiles().streaming_from(0),
+            self.pair.plan.streaming_from(usize::MAX),
+            self.pair.plan.streaming_from(0),
+            self.pair.plan.without_tiles().streaming_from(usize::MAX),
+            self.pair.plan.without_tiles().streaming_from(0),
         ];
         let plans = if self.walk_too {
             &plans[..]
@@ -126,7 +112,7 @@ impl Case {
     /// Returns false if no destination of `T`s can start at that offset;
     /// `None` takes the first one that can.
     fn check_at<T: Unit>(&self, plan: &Relayout, offset: Option<usize>) -> bool {
-        let (name, want) = (&self.name, &self.want);
+        let (name, want) = (&self.pair.name, &self.pair.want);
         let size = size_of::<T>();
         let (pad, guard) = (T::from_bits(0xA5A5_A5A5_A5A5_A5A5), T::from_bits(!0));
         let slots = want.iter().flatten().max().map_or(0, |&s| s + 1);
@@ -142,7 +128,7 @@ impl Case {
         let (at, offset) = (guard_len + k, line_offset(k));
         for pass in 0..passes {
             let piece = |s: u64| T::from_bits(s.checked_shr(pass * T::BITS).unwrap_or(0));
-            let input: Vec<T> = (0..self.src_slots).map(piece).collect();
+            let input: Vec<T> = (0..self.pair.src_slots).map(piece).collect();
             buf.fill(guard);
             plan.copy(&input, &mut buf[at..at + n], pad).unwrap();
             for (slot, w) in want.iter().enumerate() {
@@ -327,12 +313,7 @@ fn every_tile_kernel() {
         // No vector kernel (rows of 24 bytes): the scalar one.
         ("f32", "9,7", "T(8,6)"),
     ] {
-        let rank = dims.split(',').count();
-        let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
-        let order = order.join(",");
-        let host = format!("{ty}[{dims}]{{{order}}}");
-        let tpu = format!("{ty}[{dims}]{{{order}:{tile}}}");
-        for (a, b) in [(&host, &tpu), (&tpu, &host)] {
+        for (a, b) in &both_directions(ty, dims, tile) {
             // The walk's kernels are the other tests' (and twice the time).
             let case = Case {
                 walk_too: false,

@@ -6,7 +6,7 @@
 //! not split (run on the calling thread).
 #![cfg(feature = "rayon")]
 
-use super::common::tiled;
+use super::common::{both_directions, tiled};
 use xla_layout_core::{Relayout, RelayoutError};
 
 /// Copies `a` → `b` with `T` elements both ways and compares.
@@ -40,12 +40,7 @@ fn same<T: Copy + PartialEq + core::fmt::Debug + Send + Sync>(
 }
 
 fn both_ways(ty: &str, dims: &str, tile: &str) {
-    let rank = dims.split(',').count();
-    let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
-    let order = order.join(",");
-    let host = format!("{ty}[{dims}]{{{order}}}");
-    let tpu = format!("{ty}[{dims}]{{{order}:{tile}}}");
-    for (a, b) in [(&host, &tpu), (&tpu, &host)] {
+    for (a, b) in &both_directions(ty, dims, tile) {
         match ty {
             "bf16" => same::<u16>(a, b, |k| k as u16, 0xA5A5, 0x5A5A),
             "f32" => same::<u32>(a, b, |k| k as u32, 0xA5A5_A5A5, 0x5A5A_5A5A),

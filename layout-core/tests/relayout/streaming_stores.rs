@@ -12,8 +12,7 @@
 
 use core::fmt::Debug;
 
-use super::common::{expected, tiled};
-use xla_layout_core::Relayout;
+use super::common::Pair;
 
 /// Guard bytes on each side of a destination: two lines.
 const GUARD_BYTES: usize = 128;
@@ -48,31 +47,9 @@ macro_rules! unit {
 }
 unit!(u8, u16, u32, u64, u128);
 
-/// One relayout: the plan and, for each destination slot, the source slot
-/// whose element goes there (`None` for padding).
-struct Case {
-    name: String,
-    plan: Relayout,
-    src_slots: u64,
-    want: Vec<Option<u64>>,
-}
-
-impl Case {
-    fn new(a: &str, b: &str) -> Case {
-        let (src, dst) = (tiled(a), tiled(b));
-        // Widened: these cases index slots as u64.
-        let want = expected(&src, &dst)
-            .into_iter()
-            .map(|s| s.map(u64::from))
-            .collect();
-        Case {
-            name: format!("{a} -> {b}"),
-            plan: Relayout::new(&src, &dst).unwrap(),
-            src_slots: src.physical_slots(),
-            want,
-        }
-    }
-
+/// The checks of one relayout (the type is shared; these methods are
+/// this module's).
+impl Pair {
     /// Every element width the kernels tell apart.
     fn check_all_widths(&self) {
         self.check::<u8>();
@@ -141,7 +118,7 @@ fn runs_against_the_ordinary_kernels() {
         ("f32[33,200]{1,0}", "f32[33,200]{1,0:T(8,128)}"),
         ("f32[33,200]{1,0:T(8,128)}", "f32[33,200]{1,0}"),
     ] {
-        Case::new(a, b).check_all_widths();
+        Pair::new(a, b).check_all_widths();
     }
 }
 
@@ -162,7 +139,7 @@ fn zips_and_unzips_against_the_ordinary_kernels() {
         ("bf16[64,16]{1,0:T(32,16)(2,1)}", "bf16[64,16]{1,0}"),
         ("bf16[20,300]{1,0:T(8,128)(2,1)}", "bf16[20,300]{1,0}"),
     ] {
-        Case::new(a, b).check::<u16>();
+        Pair::new(a, b).check::<u16>();
     }
     for (a, b) in [
         ("s8[8,32]{1,0}", "s8[8,32]{1,0:T(4,16)(4,1)}"),
@@ -172,6 +149,6 @@ fn zips_and_unzips_against_the_ordinary_kernels() {
         ("s8[7,32]{1,0:T(4,16)(4,1)}", "s8[7,32]{1,0}"),
         ("s8[70,300]{1,0:T(32,128)(4,1)}", "s8[70,300]{1,0}"),
     ] {
-        Case::new(a, b).check::<u8>();
+        Pair::new(a, b).check::<u8>();
     }
 }

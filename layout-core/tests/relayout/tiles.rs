@@ -9,7 +9,7 @@
 //! the pad value, the guards untouched.
 #![cfg(feature = "std")]
 
-use super::common::{Unit, expected, tiled};
+use super::common::{Unit, both_directions, expected, tiled};
 use xla_layout_core::Relayout;
 
 /// Bytes of guard before and after the destination.
@@ -95,12 +95,7 @@ fn both_ways(ty: &str, dims: &str, tile: &str) {
 
 /// [`both_ways`] at the destination's line offsets `offsets`.
 fn both_ways_at(ty: &str, dims: &str, tile: &str, offsets: &[usize]) {
-    let rank = dims.split(',').count();
-    let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
-    let order = order.join(",");
-    let host = format!("{ty}[{dims}]{{{order}}}");
-    let tpu = format!("{ty}[{dims}]{{{order}:{tile}}}");
-    for (a, b) in [(&host, &tpu), (&tpu, &host)] {
+    for (a, b) in &both_directions(ty, dims, tile) {
         let (src, dst) = (tiled(a), tiled(b));
         let plan = Relayout::new(&src, &dst).unwrap();
         let want = expected(&src, &dst);
