@@ -24,12 +24,12 @@ struct Held {
 }
 
 /// Bytes of the stage: a span of tiles (or a row group).
-const STAGE_BYTES: usize = 8192;
+const STAGE_BYTES: usize = 16384;
 const _: () = assert!(STAGE_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
 
 /// Parts shorter than this cost more to join into lines than to move:
 /// spans of tiles make them at least this long where the stage allows.
-const PART_BYTES: usize = 512;
+const PART_BYTES: usize = 1024;
 
 /// Where the row groups being written are spread first: room for
 /// [`Lines::span`] tiles, 64-byte aligned. A value apart from [`Lines`],
@@ -222,14 +222,13 @@ impl Lines {
             }
             while k + 64 <= n {
                 if AVX {
-                    // 32-byte loads, as the AVX2 kernels stored the stage.
-                    use core::arch::x86_64::{
-                        _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
-                    };
+                    // 32-byte loads, as the AVX2 kernels stored the stage,
+                    // and 32-byte streaming stores (`to + k` starts a
+                    // line): half as many stores.
+                    use core::arch::x86_64::{_mm256_loadu_si256, _mm256_stream_si256};
                     for j in 0..2 {
                         let v = _mm256_loadu_si256(from.add(k + 32 * j).cast());
-                        stream(to.add(k + 32 * j), _mm256_castsi256_si128(v));
-                        stream(to.add(k + 32 * j + 16), _mm256_extracti128_si256::<1>(v));
+                        _mm256_stream_si256(to.add(k + 32 * j).cast(), v);
                     }
                 } else {
                     for j in 0..4 {

@@ -199,9 +199,10 @@ pub(super) unsafe fn pack_edge<T: Copy, const NT: bool>(
 ///
 /// # Safety
 /// `from` must be readable for `g·cols` slots, `to` writable at the valid
-/// slots; with `AVX`, as [`pack`].
+/// slots; with `AVX`, as [`pack`]; with `NT` (streaming stores, for a
+/// whole group), `to` and `pitch` bytes 16-byte aligned.
 #[inline(always)]
-pub(super) unsafe fn unpack<T: Copy, const AVX: bool>(
+pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
     kernel: Kernel,
     from: *const T,
     to: *mut T,
@@ -212,7 +213,7 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool>(
     // SAFETY: the caller's contract.
     unsafe {
         if valid == (g, cols) {
-            unpack_group::<T, AVX>(kernel, from, to, pitch, cols, g)
+            unpack_group::<T, AVX, NT>(kernel, from, to, pitch, cols, g)
         } else {
             unpack_edge(kernel, from, to, pitch, valid, (cols, g))
         }
@@ -238,7 +239,7 @@ unsafe fn unpack_edge<T: Copy>(
     // SAFETY: as `unpack`: the stage holds the group, which the kernel
     // writes whole (`g` rows of `cols`) before any of it is read.
     unsafe {
-        unpack_group::<T, false>(kernel, from, s, cols, cols, g);
+        unpack_group::<T, false, false>(kernel, from, s, cols, cols, g);
         for l in 0..valid.0 {
             core::ptr::copy_nonoverlapping(s.add(l * cols), to.add(l * pitch), valid.1);
         }
@@ -249,9 +250,9 @@ unsafe fn unpack_edge<T: Copy>(
 ///
 /// # Safety
 /// `from` readable for `g·cols` slots, `to` writable at those rows; with
-/// `AVX`, as [`pack`].
+/// `AVX`, as [`pack`]; with `NT`, as [`unpack`].
 #[inline(always)]
-pub(super) unsafe fn unpack_group<T: Copy, const AVX: bool>(
+pub(super) unsafe fn unpack_group<T: Copy, const AVX: bool, const NT: bool>(
     kernel: Kernel,
     from: *const T,
     to: *mut T,
@@ -267,9 +268,9 @@ pub(super) unsafe fn unpack_group<T: Copy, const AVX: bool>(
         // (and AVX2 is on with `AVX`).
         unsafe {
             if AVX {
-                avx2::unpack(kernel, from, to, pitch, row)
+                avx2::unpack::<NT>(kernel, from, to, pitch, row)
             } else {
-                x86::unpack(kernel, from, to, pitch, row)
+                x86::unpack::<NT>(kernel, from, to, pitch, row)
             }
         };
         return;
@@ -432,7 +433,7 @@ mod x86 {
     /// # Safety
     /// As [`super::unpack_group`].
     #[inline(always)]
-    pub(super) unsafe fn unpack(
+    pub(super) unsafe fn unpack<const NT: bool>(
         kernel: Kernel,
         from: *const u8,
         to: *mut u8,
@@ -443,7 +444,7 @@ mod x86 {
         // store inside a destination row; SSE2 is part of x86_64.
         unsafe {
             let input = |k: usize| load(from.add(k));
-            let out = |l: usize, k: usize, v| put::<false>(to.add(l * pitch + k), v);
+            let out = |l: usize, k: usize, v| put::<NT>(to.add(l * pitch + k), v);
             match kernel {
                 Kernel::Scalar => unreachable!(),
                 Kernel::Copy => {
@@ -567,9 +568,9 @@ mod avx2 {
         __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
         _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_permute2x128_si256,
         _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_setr_epi8, _mm256_setr_epi32,
-        _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
-        _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
-        _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+        _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256, _mm256_unpackhi_epi8,
+        _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8,
+        _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
     };
 
     use super::super::streaming::nt::_mm_stream_si128;
@@ -585,8 +586,9 @@ mod avx2 {
         unsafe { _mm256_loadu_si256(p.cast()) }
     }
 
-    /// 32 bytes to `p`: two streaming stores (`p` 16-byte aligned) with
-    /// `NT`, else one ordinary store (any alignment).
+    /// 32 bytes to `p`: with `NT`, one streaming store if `p` is 32-byte
+    /// aligned, else two (`p` 16-byte aligned); else one ordinary store
+    /// (any alignment).
     ///
     /// # Safety
     /// `p` writable for 32 bytes, and 16-byte aligned with `NT`; the CPU
@@ -596,7 +598,11 @@ mod avx2 {
         // SAFETY: the caller's: 32 writable bytes, 16-byte aligned with
         // NT; AVX2 is on.
         unsafe {
-            if NT {
+            if NT && (p as usize).is_multiple_of(32) {
+                // Half as many stores (the store port limits the byte
+                // transposes); measured 0.03–0.06× the NT copy better.
+                _mm256_stream_si256(p.cast(), v);
+            } else if NT {
                 _mm_stream_si128(p.cast(), _mm256_castsi256_si128(v));
                 _mm_stream_si128(p.add(16).cast(), _mm256_extracti128_si256::<1>(v));
             } else {
@@ -700,7 +706,7 @@ mod avx2 {
     /// # Safety
     /// As [`super::unpack_group`]; AVX2 is on.
     #[inline(always)]
-    pub(super) unsafe fn unpack(
+    pub(super) unsafe fn unpack<const NT: bool>(
         kernel: Kernel,
         from: *const u8,
         to: *mut u8,
@@ -711,7 +717,7 @@ mod avx2 {
         // store inside a destination row; AVX2 is on.
         unsafe {
             let input = |k: usize| load(from.add(k));
-            let out = |l: usize, k: usize, v| put::<false>(to.add(l * pitch + k), v);
+            let out = |l: usize, k: usize, v| put::<NT>(to.add(l * pitch + k), v);
             match kernel {
                 Kernel::Copy => {
                     for k in (0..row).step_by(32) {
@@ -787,7 +793,7 @@ mod avx2 {
                         }
                     }
                 }
-                Kernel::Bytes16 => super::x86::unpack(kernel, from, to, pitch, row),
+                Kernel::Bytes16 => super::x86::unpack::<NT>(kernel, from, to, pitch, row),
                 Kernel::Scalar => unreachable!(),
             }
         }

@@ -260,9 +260,6 @@ const fn propose(t: &TiledShape) -> Option<(usize, usize, u64, u64, u64)> {
     Some((r, c, tr, tc, g))
 }
 
-/// How many tiles ahead packing prefetches its source rows.
-const PREFETCH_TILES: usize = 1;
-
 /// Asks for the lines of `bytes` bytes from `p` to be loaded (a hint: no
 /// access is made).
 #[inline(always)]
@@ -315,6 +312,18 @@ impl Tiles {
     ) {
         // SAFETY: the caller's contract, passed on.
         unsafe {
+            if !self.pack
+                && stream
+                && self.direct(b.dst.cast_const().cast(), size_of::<T>(), kernel)
+            {
+                #[cfg(target_arch = "x86_64")]
+                if avx2 {
+                    self.unpack_direct_avx2(b, bands, kernel);
+                    return streaming::fence();
+                }
+                self.unpack_bands::<T, false, true>(b, bands, kernel, None);
+                return streaming::fence();
+            }
             #[cfg(target_arch = "x86_64")]
             if avx2 {
                 return match (self.pack, stream) {
@@ -329,7 +338,7 @@ impl Tiles {
                 (true, true) => self.pack_bands::<T, true, false>(b, bands, kernel),
                 (true, false) => self.pack_bands::<T, false, false>(b, bands, kernel),
                 (false, true) => self.unpack_streaming(b, bands, kernel),
-                (false, false) => self.unpack_bands::<T, false>(b, bands, kernel, None),
+                (false, false) => self.unpack_bands::<T, false, false>(b, bands, kernel, None),
             }
         }
     }
@@ -358,7 +367,42 @@ impl Tiles {
     #[target_feature(enable = "avx2")]
     unsafe fn unpack_avx2<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
         // SAFETY: the caller's contract.
-        unsafe { self.unpack_bands::<T, true>(b, bands, kernel, None) }
+        unsafe { self.unpack_bands::<T, true, false>(b, bands, kernel, None) }
+    }
+
+    /// Whether unpacking can stream straight from the kernel's registers
+    /// to a destination at `dst` with slots of `size` bytes, without
+    /// [`Lines`]: every part of a destination row a row group writes
+    /// (`C` elements from a column that is a multiple of `C`) is whole
+    /// 64-byte lines, and the kernel fills at most four rows' lines at
+    /// once (a streaming store that leaves a line partly written for long
+    /// costs a slow partial write, so the byte transposes, which fill 16
+    /// or 32 rows at once, keep the stage). Measured: for bf16 `(2,1)`
+    /// and s8 `(4,1)` this beats joining lines by 0.1–0.15× the NT copy
+    /// (BENCHMARKS.md).
+    fn direct(&self, dst: *const u8, size: usize, kernel: Kernel) -> bool {
+        let lines = |n: u64| {
+            n.checked_mul(size as u64)
+                .is_some_and(|b| b.is_multiple_of(64))
+        };
+        matches!(
+            kernel,
+            Kernel::Copy | Kernel::Pairs16 | Kernel::Pairs8 | Kernel::Quads8
+        ) && (dst as usize).is_multiple_of(64)
+            && lines(self.cols)
+            && lines(self.tile_cols)
+    }
+
+    /// [`Tiles::unpack_bands`] compiled with AVX2, with streaming stores
+    /// straight from the kernel ([`Tiles::direct`]).
+    ///
+    /// # Safety
+    /// As [`Tiles::copy_bands`] with `avx2`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn unpack_direct_avx2<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
+        // SAFETY: the caller's contract.
+        unsafe { self.unpack_bands::<T, true, true>(b, bands, kernel, None) }
     }
 
     /// [`Tiles::unpack_streaming`] compiled with AVX2.
@@ -378,7 +422,7 @@ impl Tiles {
         // SAFETY: the caller's contract; the lines hold only parts of
         // these bands' rows, written out before returning.
         unsafe {
-            self.unpack_bands::<T, true>(b, bands, kernel, Some((&mut lines, stage)));
+            self.unpack_bands::<T, true, false>(b, bands, kernel, Some((&mut lines, stage)));
             lines.flush();
         }
         streaming::fence();
@@ -395,10 +439,45 @@ impl Tiles {
         let stage = stage.0.as_mut_ptr();
         // SAFETY: as `unpack_streaming_avx2`.
         unsafe {
-            self.unpack_bands::<T, false>(b, bands, kernel, Some((&mut lines, stage)));
+            self.unpack_bands::<T, false, false>(b, bands, kernel, Some((&mut lines, stage)));
             lines.flush();
         }
         streaming::fence();
+    }
+
+    /// Asks for source lines ahead of packing tile `j` (column `col0`) of
+    /// the band whose `rows` rows start at slot `src`. Interleaved rows
+    /// (`g > 1`): a share of the *next* band, in memory order, so that
+    /// the band arrives in L2 as one sequential stream (read in the tile
+    /// order, its `R` rows are as many streams for the hardware
+    /// prefetchers); single rows (`g = 1`): the next tile's part of each
+    /// row. Chosen by measurement: the band ahead gave bf16, s8 and pred
+    /// 0.05–0.2× the NT copy more than the tile ahead, f32 about 0.1× less
+    /// (BENCHMARKS.md). Past the source's end the hints are harmless: a
+    /// prefetch never faults, and no memory is accessed.
+    #[inline(always)]
+    fn prefetch_ahead<T>(
+        &self,
+        from: *const T,
+        (src, rows): (usize, usize),
+        (j, col0): (usize, usize),
+    ) {
+        let (cols, tc) = (self.cols as usize, self.tile_cols as usize);
+        let size = size_of::<T>();
+        if self.group > 1 {
+            let band = rows * cols * size;
+            let share = band.div_ceil(self.grid_cols as usize).next_multiple_of(64);
+            let next = from.wrapping_add(src + rows * cols).cast::<u8>();
+            prefetch(next.wrapping_add(j * share), share);
+        } else {
+            let ahead = col0 + tc;
+            if ahead < cols {
+                for l in 0..rows {
+                    let p = from.wrapping_add(src + l * cols + ahead).cast::<u8>();
+                    prefetch(p, tc.min(cols - ahead) * size);
+                }
+            }
+        }
     }
 
     /// Packing: each band's tiles in order, each tile's row groups in
@@ -436,18 +515,7 @@ impl Tiles {
                 let col0 = j * tc;
                 let width = tc.min(cols - col0);
                 if NT {
-                    // The band's rows are read in as many streams: ask for
-                    // a later tile's lines ahead of the hardware.
-                    let ahead = col0 + PREFETCH_TILES * tc;
-                    if ahead < cols {
-                        let bytes = tc.min(cols - ahead) * size_of::<T>();
-                        for l in 0..band_rows {
-                            // SAFETY: inside the source (row below `rows`,
-                            // column below `cols`).
-                            let p = unsafe { b.src.add(src + l * cols + ahead) }.cast::<u8>();
-                            prefetch(p, bytes);
-                        }
-                    }
+                    self.prefetch_ahead(b.src, (src, band_rows), (j, col0));
                 }
                 for q in 0..tr / g {
                     let r = row0 + q * g;
@@ -493,7 +561,7 @@ impl Tiles {
     /// the stage with `lines` points to a [`Stage`] that nothing else
     /// uses meanwhile.
     #[inline(always)]
-    unsafe fn unpack_bands<T: Copy, const AVX: bool>(
+    unsafe fn unpack_bands<T: Copy, const AVX: bool, const NT: bool>(
         &self,
         b: Buffers<T>,
         bands: Range<u64>,
@@ -537,7 +605,7 @@ impl Tiles {
                     // columns below `cols`; the caller's contract.
                     unsafe {
                         let (from, to) = (b.src.add(from), b.dst.add(dst + q * g * cols + col0));
-                        tile_kernels::unpack::<T, AVX>(
+                        tile_kernels::unpack::<T, AVX, NT>(
                             kernel,
                             from,
                             to,
@@ -579,10 +647,17 @@ impl Tiles {
         );
         let tile = tr * tc;
         let grid_cols = self.grid_cols as usize;
-        // Whole tiles in the stage, or one row group (`g` rows) at a time.
-        let (span, rows_at_once) = match Lines::span(tile * size, tc * size) {
-            Some(span) => (span, tr),
-            None => (1, g),
+        // Whole tiles in the stage, or one row group (`g` rows) at a time;
+        // rows of single-row groups long enough to join cheaply straight
+        // from the source (through the stage they cost a copy: measured
+        // 0.1–0.2× the NT copy for f32).
+        let (span, rows_at_once) = if g == 1 && tc * size >= 512 {
+            (1, tr)
+        } else {
+            match Lines::span(tile * size, tc * size) {
+                Some(span) => (span, tr),
+                None => (1, g),
+            }
         };
         for band in bands {
             let (m, i) = (
@@ -615,7 +690,7 @@ impl Tiles {
                             for t in 0..tiles {
                                 for q in h / g..(h + rows_at_once) / g {
                                     let to = s.add((q * g - h) * pitch + t * tc);
-                                    tile_kernels::unpack_group::<T, AVX>(
+                                    tile_kernels::unpack_group::<T, AVX, false>(
                                         kernel,
                                         group(t, q),
                                         to,
