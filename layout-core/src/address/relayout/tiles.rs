@@ -647,17 +647,10 @@ impl Tiles {
         );
         let tile = tr * tc;
         let grid_cols = self.grid_cols as usize;
-        // Whole tiles in the stage, or one row group (`g` rows) at a time;
-        // rows of single-row groups long enough to join cheaply straight
-        // from the source (through the stage they cost a copy: measured
-        // 0.1–0.2× the NT copy for f32).
-        let (span, rows_at_once) = if g == 1 && tc * size >= 512 {
-            (1, tr)
-        } else {
-            match Lines::span(tile * size, tc * size) {
-                Some(span) => (span, tr),
-                None => (1, g),
-            }
+        // Whole tiles in the stage, or one row group (`g` rows) at a time.
+        let (span, rows_at_once) = match Lines::span(tile * size, tc * size) {
+            Some(span) => (span, tr),
+            None => (1, g),
         };
         for band in bands {
             let (m, i) = (
