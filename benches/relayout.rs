@@ -4,10 +4,13 @@
 //! dimension ragged, padding written), and plain transposes. Each relayout
 //! sits in its group next to two copies of the same bytes (the array's
 //! elements, padding not counted): `copy_from_slice` (glibc's `memcpy`)
-//! and [`nt_copy`], a plain SSE2 loop of non-temporal stores, which is this
-//! machine's single-thread copy limit; `threads` runs the relayout and
-//! the non-temporal copy on one thread and on two (the `rayon` feature).
-//! `benches/table.py` turns a run into the ratios of BENCHMARKS.md.
+//! and [`common::nt_copy`], a plain SSE2 loop of non-temporal stores,
+//! which is this machine's single-thread copy limit; buffers start on a
+//! 64-byte line (and once 16 bytes into one). `threads` runs the relayout
+//! and the non-temporal copy on one thread and on two (the `rayon`
+//! feature). `benches/table.py` turns a run into the tables of
+//! BENCHMARKS.md; `benches/ratios.rs` measures the same ratios with the
+//! copies interleaved.
 
 use std::hint::black_box;
 
@@ -15,69 +18,22 @@ use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
 };
 use ndarray::{Array2, ArrayView, IxDyn};
-use xla_layout::{ArrayShape, DynView, DynViewMut, Relayout, TiledShape};
+use xla_layout::{DynView, DynViewMut, Relayout};
 
-fn tiled(text: &str) -> TiledShape {
-    ArrayShape::parse_validated(text).unwrap().tiled().unwrap()
-}
+mod common;
+use common::{Buffer, FORMATS, bytes_of, bytes_of_mut, nt_copy, tiled};
 
 /// Real data: untouched allocations would read the zero page.
 fn data<T: Copy>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
     (0..n).map(f).collect()
 }
 
-/// The real limit of a copy on one core: `dst.len()` bytes of `src` with
-/// SSE2 non-temporal stores (no read of each destination line before it
-/// is overwritten), 64 bytes a step, from the destination's first line
-/// boundary, then a store fence. Other targets fall back to
-/// `copy_from_slice`.
-fn nt_copy(src: &[u8], dst: &mut [u8]) {
-    let n = dst.len();
-    let src = &src[..n];
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-        let head = ((dst.as_ptr() as usize).wrapping_neg() % 64).min(n);
-        dst[..head].copy_from_slice(&src[..head]);
-        let mut k = head;
-        // SAFETY: every access is inside the first `n` bytes of both
-        // slices (`k + 64 <= n`); the stores are 16-byte aligned, as
-        // `dst + k` is 64-byte aligned; SSE2 is part of x86_64.
-        unsafe {
-            let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-            while k + 64 <= n {
-                let from = s.add(k).cast::<__m128i>();
-                let to = d.add(k).cast::<__m128i>();
-                let (a, b) = (_mm_loadu_si128(from), _mm_loadu_si128(from.add(1)));
-                let (c, e) = (_mm_loadu_si128(from.add(2)), _mm_loadu_si128(from.add(3)));
-                _mm_stream_si128(to, a);
-                _mm_stream_si128(to.add(1), b);
-                _mm_stream_si128(to.add(2), c);
-                _mm_stream_si128(to.add(3), e);
-                k += 64;
-            }
-            _mm_sfence();
-        }
-        dst[k..].copy_from_slice(&src[k..]);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    dst.copy_from_slice(src);
-}
-
-fn bytes_of<T>(v: &[T]) -> &[u8] {
-    // SAFETY: the benches' element types (u8, u16, f32) have no padding
-    // bytes; the slice covers exactly the vector's bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
-}
-
-fn bytes_of_mut<T>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: as `bytes_of`; any bytes are valid u8, u16 and f32 values.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), size_of_val(v)) }
-}
-
 /// The relayout `from` → `to` and, in the same group, `nt_copy` and
 /// `copy_from_slice` of the array's bytes (its element count times the
 /// element size; the relayout writes the destination's padding on top).
+/// Every buffer starts on a 64-byte line, as XLA's host allocator places
+/// them; `relayout_dst16` writes a destination 16 bytes into a line (where
+/// `malloc` puts large blocks).
 fn relayout_vs_copies<T: Copy + Default>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
@@ -87,39 +43,50 @@ fn relayout_vs_copies<T: Copy + Default>(
 ) {
     let (src_t, dst_t) = (tiled(from), tiled(to));
     let plan = Relayout::new(&src_t, &dst_t).unwrap();
-    let src = data(src_t.physical_slots() as usize, value);
-    let mut dst = data(dst_t.physical_slots() as usize, |_| T::default());
+    let src = Buffer::new(src_t.physical_slots() as usize, 0, value);
+    let slots = dst_t.physical_slots() as usize;
+    let mut dst = Buffer::new(slots, 0, |_| T::default());
     let elements = src_t.element_count() as usize;
-    let mut copy = data(elements, |_| T::default());
+    let mut copy = Buffer::new(elements, 0, |_| T::default());
+    let src = src.get();
     g.throughput(Throughput::Bytes((elements * size_of::<T>()) as u64));
     g.bench_function(format!("{name}/relayout"), |b| {
-        b.iter(|| plan.copy(black_box(&src), &mut dst, T::default()).unwrap())
+        b.iter(|| {
+            plan.copy(black_box(src), dst.get_mut(), T::default())
+                .unwrap()
+        })
     });
+    let mut dst16 = Buffer::new(slots, 16, |_| T::default());
+    g.bench_function(format!("{name}/relayout_dst16"), |b| {
+        b.iter(|| {
+            plan.copy(black_box(src), dst16.get_mut(), T::default())
+                .unwrap()
+        })
+    });
+    drop(dst16);
     // What the AVX2 kernels and the tile path bring: the same plan with
     // SSE2 only, and through the general walk.
     let sse2 = plan.without_avx2();
     g.bench_function(format!("{name}/relayout_sse2"), |b| {
-        b.iter(|| sse2.copy(black_box(&src), &mut dst, T::default()).unwrap())
+        b.iter(|| {
+            sse2.copy(black_box(src), dst.get_mut(), T::default())
+                .unwrap()
+        })
     });
     let walk = plan.without_tiles();
     g.bench_function(format!("{name}/relayout_walk"), |b| {
-        b.iter(|| walk.copy(black_box(&src), &mut dst, T::default()).unwrap())
+        b.iter(|| {
+            walk.copy(black_box(src), dst.get_mut(), T::default())
+                .unwrap()
+        })
     });
     g.bench_function(format!("{name}/nt_copy"), |b| {
-        b.iter(|| nt_copy(black_box(bytes_of(&src)), bytes_of_mut(&mut copy)))
+        b.iter(|| nt_copy(black_box(bytes_of(src)), bytes_of_mut(copy.get_mut())))
     });
     g.bench_function(format!("{name}/copy_from_slice"), |b| {
-        b.iter(|| copy.copy_from_slice(black_box(&src[..elements])))
+        b.iter(|| copy.get_mut().copy_from_slice(black_box(&src[..elements])))
     });
 }
-
-/// The TPU formats of the issue, with the element type each is for.
-const FORMATS: [(&str, &str); 4] = [
-    ("bf16", "T(8,128)(2,1)"),
-    ("s8", "T(8,128)(4,1)"),
-    ("f32", "T(8,128)"),
-    ("pred", "T(32,128)(32,1)"),
-];
 
 /// Both directions of `ty[rows,cols]` between row-major and `tile`.
 fn both_ways<T: Copy + Default>(
@@ -238,8 +205,10 @@ fn threads(c: &mut Criterion) {
         let host = tiled(&format!("{ty}[{n},{n}]{{1,0}}"));
         let tpu = tiled(&format!("{ty}[{n},{n}]{{1,0:{tile}}}"));
         let len = (n * n) as usize * bytes;
-        let src = data(len, |k| k as u8);
-        let mut dst = data(len, |_| 0u8);
+        let src = Buffer::new(len, 0, |k| k as u8);
+        let mut dst = Buffer::new(len, 0, |_| 0u8);
+        let (src, dst) = (src.get(), dst.get_mut());
+        let dst = &mut *dst;
         g.throughput(Throughput::Bytes(len as u64));
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new()
@@ -259,13 +228,13 @@ fn threads(c: &mut Criterion) {
                                     [0; 2],
                                 )
                             }),
-                            _ => pool.install(|| plan.copy_parallel(black_box(&src), &mut dst, 0)),
+                            _ => pool.install(|| plan.copy_parallel(black_box(src), dst, 0)),
                         })
                     },
                 );
             }
             g.bench_function(format!("{ty}_{n}x{n}_nt_copy/{threads}t"), |b| {
-                b.iter(|| nt_copy_on(&pool, threads, black_box(&src), &mut dst))
+                b.iter(|| nt_copy_on(&pool, threads, black_box(src), dst))
             });
         }
     }

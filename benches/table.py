@@ -4,9 +4,10 @@
     cargo bench -p xla-layout-benches --bench relayout -- tpu
     python3 benches/table.py [target/criterion]
 
-For every benchmark `<case>/relayout` of group `tpu`, the median
-throughput in GiB/s, and its ratio to `<case>/nt_copy` and
-`<case>/copy_from_slice` of the same run; then the `threads` group.
+For every benchmark `<case>/relayout` (and `<case>/relayout_dst16`) of
+group `tpu`, the median throughput in GiB/s, and its ratio to
+`<case>/nt_copy` and `<case>/copy_from_slice` of the same run; then the
+`threads` group.
 """
 import json
 import os
@@ -33,16 +34,21 @@ def results(group):
 
 
 tpu = results("tpu")
-print("| case | relayout | NT copy | `copy_from_slice` | ÷ NT copy | ÷ `copy_from_slice` |")
-print("|---|---:|---:|---:|---:|---:|")
+print(
+    "| case | relayout | dst +16 B | NT copy | `copy_from_slice` "
+    "| ÷ NT copy | dst +16 B ÷ NT copy | ÷ `copy_from_slice` |"
+)
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 cases = sorted({k.rsplit("/", 1)[0] for k in tpu})
 for case in cases:
-    r, nt, cfs = (tpu.get(f"{case}/{w}") for w in ("relayout", "nt_copy", "copy_from_slice"))
-    if r is None:
+    r, r16, nt, cfs = (
+        tpu.get(f"{case}/{w}") for w in ("relayout", "relayout_dst16", "nt_copy", "copy_from_slice")
+    )
+    if None in (r, r16, nt, cfs):
         continue
     print(
-        f"| `{case}` | {r:.2f} GiB/s | {nt:.2f} GiB/s | {cfs:.2f} GiB/s "
-        f"| {r / nt:.2f}× | {r / cfs:.2f}× |"
+        f"| `{case}` | {r:.2f} GiB/s | {r16:.2f} GiB/s | {nt:.2f} GiB/s | {cfs:.2f} GiB/s "
+        f"| {r / nt:.2f}× | {r16 / nt:.2f}× | {r / cfs:.2f}× |"
     )
 if any(f"{c}/relayout_sse2" in tpu for c in cases):
     print()

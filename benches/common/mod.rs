@@ -1,0 +1,103 @@
+//! What the relayout benches share: the copy limit they are measured
+//! against (`nt_copy`), buffers placed at a chosen offset in a cache line,
+//! and the TPU formats.
+#![allow(dead_code)] // Each bench uses its part.
+
+use xla_layout::{ArrayShape, TiledShape};
+
+pub fn tiled(text: &str) -> TiledShape {
+    ArrayShape::parse_validated(text).unwrap().tiled().unwrap()
+}
+
+/// The TPU formats of the issue, with the element type each is for.
+pub const FORMATS: [(&str, &str); 4] = [
+    ("bf16", "T(8,128)(2,1)"),
+    ("s8", "T(8,128)(4,1)"),
+    ("f32", "T(8,128)"),
+    ("pred", "T(32,128)(32,1)"),
+];
+
+/// The real limit of a copy on one core: `dst.len()` bytes of `src` with
+/// SSE2 non-temporal stores (no read of each destination line before it
+/// is overwritten), 64 bytes a step, from the destination's first line
+/// boundary, then a store fence. Other targets fall back to
+/// `copy_from_slice`.
+pub fn nt_copy(src: &[u8], dst: &mut [u8]) {
+    let n = dst.len();
+    let src = &src[..n];
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        let head = ((dst.as_ptr() as usize).wrapping_neg() % 64).min(n);
+        dst[..head].copy_from_slice(&src[..head]);
+        let mut k = head;
+        // SAFETY: every access is inside the first `n` bytes of both
+        // slices (`k + 64 <= n`); the stores are 16-byte aligned, as
+        // `dst + k` is 64-byte aligned; SSE2 is part of x86_64.
+        unsafe {
+            let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+            while k + 64 <= n {
+                let from = s.add(k).cast::<__m128i>();
+                let to = d.add(k).cast::<__m128i>();
+                let (a, b) = (_mm_loadu_si128(from), _mm_loadu_si128(from.add(1)));
+                let (c, e) = (_mm_loadu_si128(from.add(2)), _mm_loadu_si128(from.add(3)));
+                _mm_stream_si128(to, a);
+                _mm_stream_si128(to.add(1), b);
+                _mm_stream_si128(to.add(2), c);
+                _mm_stream_si128(to.add(3), e);
+                k += 64;
+            }
+            _mm_sfence();
+        }
+        dst[k..].copy_from_slice(&src[k..]);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.copy_from_slice(src);
+}
+
+pub fn bytes_of<T>(v: &[T]) -> &[u8] {
+    // SAFETY: the benches' element types (u8, u16, f32) have no padding
+    // bytes; the slice covers exactly the vector's bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
+}
+
+pub fn bytes_of_mut<T>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: as `bytes_of`; any bytes are valid u8, u16 and f32 values.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), size_of_val(v)) }
+}
+
+/// `n` elements starting `offset` bytes into a 64-byte line, filled by
+/// `f` (real data: untouched allocations would read the zero page).
+/// Offset 0 is how XLA's host allocator (TSL's, 64-byte aligned) places
+/// buffers; 16 is where glibc's `malloc` puts large blocks (just past a
+/// 16-byte header on a fresh page).
+pub struct Buffer<T> {
+    v: Vec<T>,
+    at: usize,
+    n: usize,
+}
+
+impl<T: Copy> Buffer<T> {
+    pub fn new(n: usize, offset: usize, f: impl Fn(usize) -> T) -> Buffer<T> {
+        let size = size_of::<T>();
+        assert!(offset.is_multiple_of(size) && offset < 64);
+        let spare = 128 / size;
+        let mut v: Vec<T> = (0..n + spare).map(&f).collect();
+        let base = v.as_ptr() as usize;
+        let at = (0..spare)
+            .find(|k| (base + k * size) % 64 == offset)
+            .expect("an element at every offset of its size");
+        for (k, x) in v[at..at + n].iter_mut().enumerate() {
+            *x = f(k);
+        }
+        Buffer { v, at, n }
+    }
+
+    pub fn get(&self) -> &[T] {
+        &self.v[self.at..self.at + self.n]
+    }
+
+    pub fn get_mut(&mut self) -> &mut [T] {
+        &mut self.v[self.at..self.at + self.n]
+    }
+}

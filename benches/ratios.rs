@@ -1,0 +1,122 @@
+//! The relayout of each TPU format against the copy limit, interleaved:
+//! each round times the non-temporal copy (`common::nt_copy`) of the
+//! array's bytes, then the relayout into a 64-byte aligned destination,
+//! then into a destination 16 bytes into a line, so that the three share
+//! whatever the (shared, noisy) machine is doing at that moment. The
+//! ratios of criterion's `tpu` group come from benchmarks run minutes
+//! apart; these come from the same rounds.
+//!
+//! ```console
+//! cargo bench -p xla-layout-benches --bench ratios [-- ROUNDS [FILTER]]
+//! ```
+//!
+//! Prints one Markdown row per case: the best round's bandwidth of each
+//! and the ratios of the best times (the least disturbed rounds) and of
+//! the median times.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use xla_layout::Relayout;
+
+mod common;
+use common::{Buffer, FORMATS, bytes_of, nt_copy, tiled};
+
+/// Times of the copy, the aligned relayout and the relayout at 16 bytes
+/// into a line, one of each per round.
+fn rounds<T: Copy + Default>(
+    from: &str,
+    to: &str,
+    n: usize,
+    value: fn(usize) -> T,
+) -> [Vec<Duration>; 3] {
+    let (src_t, dst_t) = (tiled(from), tiled(to));
+    let plan = Relayout::new(&src_t, &dst_t).unwrap();
+    let src = Buffer::new(src_t.physical_slots() as usize, 0, value);
+    let slots = dst_t.physical_slots() as usize;
+    let mut dst = Buffer::new(slots, 0, |_| T::default());
+    let mut dst16 = Buffer::new(slots, 16, |_| T::default());
+    let bytes = src_t.element_count() as usize * size_of::<T>();
+    let mut copy = Buffer::new(bytes, 0, |_| 0u8);
+    let (src, pad) = (src.get(), T::default());
+    let time = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        t.elapsed()
+    };
+    let mut out = [Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..n {
+        out[0].push(time(&mut || {
+            nt_copy(black_box(&bytes_of(src)[..bytes]), copy.get_mut())
+        }));
+        out[1].push(time(&mut || {
+            plan.copy(black_box(src), dst.get_mut(), pad).unwrap()
+        }));
+        out[2].push(time(&mut || {
+            plan.copy(black_box(src), dst16.get_mut(), pad).unwrap()
+        }));
+    }
+    // Both placements wrote the same bytes.
+    assert!(bytes_of(dst.get()) == bytes_of(dst16.get()));
+    out
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; the rest are ours.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let n: usize = args
+        .first()
+        .map_or(21, |a| a.parse().expect("ROUNDS is a number"));
+    let filter = args.get(1).cloned().unwrap_or_default();
+    println!(
+        "{n} rounds; GiB/s of the best round; ratios to the NT copy of the best and (median) times."
+    );
+    println!();
+    println!("| case | NT copy | relayout | ÷ NT copy | dst +16 B | ÷ NT copy |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (rows, cols) in [(8192, 8192), (8191, 8190)] {
+        for (ty, tile) in FORMATS {
+            let host = format!("{ty}[{rows},{cols}]{{1,0}}");
+            let tpu = format!("{ty}[{rows},{cols}]{{1,0:{tile}}}");
+            for (dir, from, to) in [("to", &host, &tpu), ("from", &tpu, &host)] {
+                let name = format!("{ty}_{rows}x{cols}_{dir}_{}", &tile[1..]);
+                if !name.contains(&filter) {
+                    continue;
+                }
+                let mut t = match ty {
+                    "bf16" => rounds::<u16>(from, to, n, |k| k as u16),
+                    "f32" => rounds::<f32>(from, to, n, |k| k as f32),
+                    _ => rounds::<u8>(from, to, n, |k| k as u8),
+                };
+                for v in &mut t {
+                    v.sort();
+                }
+                let bytes = (rows * cols) as f64
+                    * if ty == "bf16" {
+                        2.0
+                    } else if ty == "f32" {
+                        4.0
+                    } else {
+                        1.0
+                    };
+                let gib = |d: Duration| bytes / d.as_secs_f64() / (1u64 << 30) as f64;
+                let ratio = |k: usize| {
+                    let best = t[0][0].as_secs_f64() / t[k][0].as_secs_f64();
+                    let median = t[0][n / 2].as_secs_f64() / t[k][n / 2].as_secs_f64();
+                    format!("{best:.2}× ({median:.2}×)")
+                };
+                println!(
+                    "| `{name}` | {:.2} GiB/s | {:.2} GiB/s | {} | {:.2} GiB/s | {} |",
+                    gib(t[0][0]),
+                    gib(t[1][0]),
+                    ratio(1),
+                    gib(t[2][0]),
+                    ratio(2)
+                );
+            }
+        }
+    }
+}
