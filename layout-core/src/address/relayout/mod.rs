@@ -264,6 +264,27 @@ impl Relayout {
     /// Copies every element of `src` (in the source layout) to its slot in
     /// `dst` (in the destination layout). Padding slots of `dst` are set to
     /// `pad` (only written when the destination layout has any).
+    ///
+    /// Destinations larger than the caches (see
+    /// [`Relayout::streaming_from`]) are written with streaming stores.
+    /// Out of a TPU tile format into row-major rows that are whole
+    /// 64-byte lines, a destination that starts on a line (as XLA's host
+    /// allocator places buffers) is written straight from the vector
+    /// kernels; one elsewhere (`malloc` puts large blocks 16 bytes into a
+    /// line) goes through a stage that joins each row's parts into lines,
+    /// about 0.1× of the copy limit slower (BENCHMARKS.md).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// // TPU → host: bf16 rows interleaved in pairs inside 8×128 tiles.
+    /// let plan = Relayout::new(&t("bf16[3,5]{1,0:T(8,128)(2,1)}"), &t("bf16[3,5]{1,0}")).unwrap();
+    /// let mut tiled = vec![0u16; 1024];
+    /// tiled[2 * 4 + 1] = 7; // row 1, column 4: the odd half of pair 4
+    /// let mut rows = [0u16; 15];
+    /// plan.copy(&tiled, &mut rows, 0).unwrap();
+    /// assert_eq!(rows[5 + 4], 7);
+    /// ```
     pub fn copy<T: Copy>(&self, src: &[T], dst: &mut [T], pad: T) -> Result<(), RelayoutError> {
         let (src, dst) = self.buffers(src, dst)?;
         if self.dims[..self.rank].contains(&0) {
