@@ -7,8 +7,14 @@
 //! apart; these come from the same rounds.
 //!
 //! ```console
-//! cargo bench -p xla-layout-benches --bench ratios [-- ROUNDS [FILTER]]
+//! cargo bench -p xla-layout-benches --bench ratios [-- ROUNDS [FILTER [ROWSxCOLS [stream]]]]
 //! ```
+//!
+//! By default the two shapes of the `tpu` group (8192² and 8191×8190);
+//! `ROWSxCOLS` runs one other, and `stream` writes with streaming stores
+//! whatever the size (`Relayout::streaming_from(0)`): with a small shape
+//! (`256x2048`: the source stays in L2) that measures the kernels and the
+//! store path without the source's trip from memory.
 //!
 //! Prints one Markdown row per case: the best round's bandwidth of each
 //! and the ratios of the best times (the least disturbed rounds) and of
@@ -27,11 +33,12 @@ use common::{Buffer, FORMATS, bytes_of, nt_copy, tiled};
 fn rounds<T: Copy + Default>(
     from: &str,
     to: &str,
-    n: usize,
+    (n, stream): (usize, bool),
     value: fn(usize) -> T,
 ) -> [Vec<Duration>; 3] {
     let (src_t, dst_t) = (tiled(from), tiled(to));
     let plan = Relayout::new(&src_t, &dst_t).unwrap();
+    let plan = if stream { plan.streaming_from(0) } else { plan };
     let src = Buffer::new(src_t.physical_slots() as usize, 0, value);
     let slots = dst_t.physical_slots() as usize;
     let mut dst = Buffer::new(slots, 0, |_| T::default());
@@ -71,13 +78,24 @@ fn main() {
         .first()
         .map_or(21, |a| a.parse().expect("ROUNDS is a number"));
     let filter = args.get(1).cloned().unwrap_or_default();
+    let shapes = match args.get(2) {
+        Some(s) => {
+            let (r, c) = s.split_once('x').expect("ROWSxCOLS");
+            vec![(
+                r.parse::<u64>().expect("ROWS"),
+                c.parse::<u64>().expect("COLS"),
+            )]
+        }
+        None => vec![(8192, 8192), (8191, 8190)],
+    };
+    let stream = args.get(3).is_some_and(|a| a == "stream");
     println!(
         "{n} rounds; GiB/s of the best round; ratios to the NT copy of the best and (median) times."
     );
     println!();
     println!("| case | NT copy | relayout | ÷ NT copy | dst +16 B | ÷ NT copy |");
     println!("|---|---:|---:|---:|---:|---:|");
-    for (rows, cols) in [(8192, 8192), (8191, 8190)] {
+    for (rows, cols) in shapes {
         for (ty, tile) in FORMATS {
             let host = format!("{ty}[{rows},{cols}]{{1,0}}");
             let tpu = format!("{ty}[{rows},{cols}]{{1,0:{tile}}}");
@@ -87,9 +105,9 @@ fn main() {
                     continue;
                 }
                 let mut t = match ty {
-                    "bf16" => rounds::<u16>(from, to, n, |k| k as u16),
-                    "f32" => rounds::<f32>(from, to, n, |k| k as f32),
-                    _ => rounds::<u8>(from, to, n, |k| k as u8),
+                    "bf16" => rounds::<u16>(from, to, (n, stream), |k| k as u16),
+                    "f32" => rounds::<f32>(from, to, (n, stream), |k| k as f32),
+                    _ => rounds::<u8>(from, to, (n, stream), |k| k as u8),
                 };
                 for v in &mut t {
                     v.sort();
