@@ -314,7 +314,7 @@ impl Tiles {
         unsafe {
             if !self.pack
                 && stream
-                && self.direct(b.dst.cast_const().cast(), size_of::<T>(), kernel)
+                && self.direct(b.dst.cast_const().cast(), size_of::<T>(), kernel, avx2)
             {
                 #[cfg(target_arch = "x86_64")]
                 if avx2 {
@@ -374,21 +374,22 @@ impl Tiles {
     /// to a destination at `dst` with slots of `size` bytes, without
     /// [`Lines`]: every part of a destination row a row group writes
     /// (`C` elements from a column that is a multiple of `C`) is whole
-    /// 64-byte lines, and the kernel fills at most four rows' lines at
-    /// once (a streaming store that leaves a line partly written for long
-    /// costs a slow partial write, so the byte transposes, which fill 16
-    /// or 32 rows at once, keep the stage). Measured: for bf16 `(2,1)`
-    /// and s8 `(4,1)` this beats joining lines by 0.1–0.15× the NT copy
-    /// (BENCHMARKS.md).
-    fn direct(&self, dst: *const u8, size: usize, kernel: Kernel) -> bool {
+    /// 64-byte lines, and the kernel fills few rows' lines at once, each
+    /// quickly (a streaming store that leaves a line partly written for
+    /// long costs a slow partial write, so the byte transposes, which
+    /// fill 16 or 32 rows at once, keep the stage). Measured
+    /// (BENCHMARKS.md): pairs of rows (bf16 `(2,1)`) gain 0.1–0.2× the NT
+    /// copy over joining lines; quads (s8 `(4,1)`) gain 0.1× with AVX2's
+    /// 32-byte stores but lose 0.2× with SSE2's 16-byte ones (each line
+    /// then waits four rounds of four rows); single rows (f32) were even
+    /// (their lines already stream straight from the source).
+    fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, avx2: bool) -> bool {
         let lines = |n: u64| {
             n.checked_mul(size as u64)
                 .is_some_and(|b| b.is_multiple_of(64))
         };
-        matches!(
-            kernel,
-            Kernel::Copy | Kernel::Pairs16 | Kernel::Pairs8 | Kernel::Quads8
-        ) && (dst as usize).is_multiple_of(64)
+        (matches!(kernel, Kernel::Pairs16 | Kernel::Pairs8) || kernel == Kernel::Quads8 && avx2)
+            && (dst as usize).is_multiple_of(64)
             && lines(self.cols)
             && lines(self.tile_cols)
     }
