@@ -290,7 +290,8 @@ fn every_streaming_kernel() {
 /// packing and unpacking, whole and ragged tiles (edge row groups padded
 /// in a stage), a batch dimension, ordinary and streaming stores; the
 /// unpacking streams through `lines.rs` (part lines held per row, joined,
-/// flushed) at every line offset of `line_offsets`.
+/// flushed) at every line offset of `line_offsets`, or straight from the
+/// kernel into a line-aligned destination.
 #[test]
 fn every_tile_kernel() {
     // Under Miri: aligned (streaming), 16 bytes in, and two that are not
@@ -305,6 +306,11 @@ fn every_tile_kernel() {
         ("f32", "9,19", "T(8,16)"),
         // Pairs of 16 bits and of bytes; quads of bytes.
         ("bf16", "5,35", "T(4,16)(2,1)"),
+        // Rows and tile rows of whole lines: unpacking into a line-aligned
+        // destination streams straight from the kernel (`Tiles::direct`),
+        // a ragged last tile column too.
+        ("bf16", "5,96", "T(4,32)(2,1)"),
+        ("bf16", "3,32", "T(2,64)(2,1)"),
         ("u8", "5,33", "T(4,16)(2,1)"),
         ("s8", "2,7,17", "T(4,16)(4,1)"),
         // 16 and 32 rows of bytes: the byte transposes.
