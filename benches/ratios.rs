@@ -29,13 +29,13 @@ mod common;
 use common::{Buffer, FORMATS, bytes_of, nt_copy, tiled};
 
 /// Times of the copy, the aligned relayout and the relayout at 16 bytes
-/// into a line, one of each per round.
+/// into a line, one of each per round; and the bytes each copy moves.
 fn rounds<T: Copy + Default>(
     from: &str,
     to: &str,
     (n, stream): (usize, bool),
     value: fn(usize) -> T,
-) -> [Vec<Duration>; 3] {
+) -> ([Vec<Duration>; 3], usize) {
     let (src_t, dst_t) = (tiled(from), tiled(to));
     let plan = Relayout::new(&src_t, &dst_t).unwrap();
     let plan = if stream { plan.streaming_from(0) } else { plan };
@@ -65,7 +65,7 @@ fn rounds<T: Copy + Default>(
     }
     // Both placements wrote the same bytes.
     assert!(bytes_of(dst.get()) == bytes_of(dst16.get()));
-    out
+    (out, bytes)
 }
 
 fn main() {
@@ -104,7 +104,7 @@ fn main() {
                 if !name.contains(&filter) {
                     continue;
                 }
-                let mut t = match ty {
+                let (mut t, bytes) = match ty {
                     "bf16" => rounds::<u16>(from, to, (n, stream), |k| k as u16),
                     "f32" => rounds::<f32>(from, to, (n, stream), |k| k as f32),
                     _ => rounds::<u8>(from, to, (n, stream), |k| k as u8),
@@ -112,15 +112,7 @@ fn main() {
                 for v in &mut t {
                     v.sort();
                 }
-                let bytes = (rows * cols) as f64
-                    * if ty == "bf16" {
-                        2.0
-                    } else if ty == "f32" {
-                        4.0
-                    } else {
-                        1.0
-                    };
-                let gib = |d: Duration| bytes / d.as_secs_f64() / (1u64 << 30) as f64;
+                let gib = |d: Duration| bytes as f64 / d.as_secs_f64() / (1u64 << 30) as f64;
                 let ratio = |k: usize| {
                     let best = t[0][0].as_secs_f64() / t[k][0].as_secs_f64();
                     let median = t[0][n / 2].as_secs_f64() / t[k][n / 2].as_secs_f64();

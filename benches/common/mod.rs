@@ -82,7 +82,9 @@ impl<T: Copy> Buffer<T> {
         let size = size_of::<T>();
         assert!(offset.is_multiple_of(size) && offset < 64);
         let spare = 128 / size;
-        let mut v: Vec<T> = (0..n + spare).map(&f).collect();
+        // Placeholders first: where the elements start depends on where
+        // the allocation landed.
+        let mut v: Vec<T> = vec![f(0); n + spare];
         let base = v.as_ptr() as usize;
         let at = (0..spare)
             .find(|k| (base + k * size) % 64 == offset)

@@ -378,9 +378,9 @@ impl Tiles {
     /// quickly (a streaming store that leaves a line partly written for
     /// long costs a slow partial write, so the byte transposes, which
     /// fill 16 or 32 rows at once, keep the stage). Measured
-    /// (BENCHMARKS.md): pairs of rows (bf16 `(2,1)`) gain 0.1–0.2× the NT
-    /// copy over joining lines; quads (s8 `(4,1)`) gain 0.1× with AVX2's
-    /// 32-byte stores but lose 0.2× with SSE2's 16-byte ones (each line
+    /// (BENCHMARKS.md): pairs of rows (bf16 `(2,1)`) gain about 0.16× the
+    /// NT copy over joining lines; quads (s8 `(4,1)`) 0–0.14× with AVX2's
+    /// 32-byte stores but lose 0.2–0.25× with SSE2's 16-byte ones (each line
     /// then waits four rounds of four rows); single rows (f32) were even
     /// (their lines already stream straight from the source).
     fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, avx2: bool) -> bool {
@@ -452,9 +452,9 @@ impl Tiles {
     /// the band arrives in L2 as one sequential stream (read in the tile
     /// order, its `R` rows are as many streams for the hardware
     /// prefetchers); single rows (`g = 1`): the next tile's part of each
-    /// row. Chosen by measurement: the band ahead gave bf16, s8 and pred
-    /// 0.05–0.2× the NT copy more than the tile ahead, f32 about 0.1× less
-    /// (BENCHMARKS.md). Past the source's end the hints are harmless: a
+    /// row. Chosen by measurement: the band ahead gave bf16 0.06–0.2×, s8
+    /// 0.17–0.34× and pred 0.01–0.09× of the NT copy more than the tile
+    /// ahead, f32 up to 0.15× less (BENCHMARKS.md). Past the source's end the hints are harmless: a
     /// prefetch never faults, and no memory is accessed.
     #[inline(always)]
     fn prefetch_ahead<T>(
