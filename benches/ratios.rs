@@ -7,14 +7,17 @@
 //! apart; these come from the same rounds.
 //!
 //! ```console
-//! cargo bench -p xla-layout-benches --bench ratios [-- ROUNDS [FILTER [ROWSxCOLS [stream]]]]
+//! cargo bench -p xla-layout-benches --bench ratios [-- ROUNDS [FILTER [ROWSxCOLS [FLAGS]]]]
 //! ```
 //!
-//! By default the two shapes of the `tpu` group (8192² and 8191×8190);
-//! `ROWSxCOLS` runs one other, and `stream` writes with streaming stores
-//! whatever the size (`Relayout::streaming_from(0)`): with a small shape
-//! (`256x2048`: the source stays in L2) that measures the kernels and the
-//! store path without the source's trip from memory.
+//! By default (or with `""`) the two shapes of the `tpu` group (8192²
+//! and 8191×8190); `ROWSxCOLS` runs one other. `FLAGS`, comma-separated: `stream` writes
+//! with streaming stores whatever the size (`Relayout::streaming_from(0)`):
+//! with a small shape (`256x2048`: the source stays in L2) that measures
+//! the kernels and the store path without the source's trip from memory;
+//! `avx2` or `sse2` make the last column the aligned relayout limited to
+//! those extensions (`without_avx512`, `without_avx2`) instead of the
+//! one 16 bytes into a line.
 //!
 //! Prints one Markdown row per case: the best round's bandwidth of each
 //! and the ratios of the best times (the least disturbed rounds) and of
@@ -28,21 +31,34 @@ use xla_layout::Relayout;
 mod common;
 use common::{Buffer, FORMATS, bytes_of, nt_copy, tiled};
 
-/// Times of the copy, the aligned relayout and the relayout at 16 bytes
-/// into a line, one of each per round; and the bytes each copy moves.
+/// What the last column runs.
+#[derive(Clone, Copy)]
+enum Other {
+    /// The destination 16 bytes into a line.
+    Dst16,
+    /// Aligned, with at most these extensions.
+    Limited(fn(Relayout) -> Relayout),
+}
+
+/// Times of the copy, the aligned relayout and the `other` one, one of
+/// each per round; and the bytes each copy moves.
 fn rounds<T: Copy + Default>(
     from: &str,
     to: &str,
-    (n, stream): (usize, bool),
+    (n, stream, other): (usize, bool, Other),
     value: fn(usize) -> T,
 ) -> ([Vec<Duration>; 3], usize) {
     let (src_t, dst_t) = (tiled(from), tiled(to));
     let plan = Relayout::new(&src_t, &dst_t).unwrap();
     let plan = if stream { plan.streaming_from(0) } else { plan };
+    let (offset, plan2) = match other {
+        Other::Dst16 => (16, plan),
+        Other::Limited(limit) => (0, limit(plan)),
+    };
     let src = Buffer::new(src_t.physical_slots() as usize, 0, value);
     let slots = dst_t.physical_slots() as usize;
     let mut dst = Buffer::new(slots, 0, |_| T::default());
-    let mut dst16 = Buffer::new(slots, 16, |_| T::default());
+    let mut dst16 = Buffer::new(slots, offset, |_| T::default());
     let bytes = src_t.element_count() as usize * size_of::<T>();
     let mut copy = Buffer::new(bytes, 0, |_| 0u8);
     let (src, pad) = (src.get(), T::default());
@@ -60,10 +76,10 @@ fn rounds<T: Copy + Default>(
             plan.copy(black_box(src), dst.get_mut(), pad).unwrap()
         }));
         out[2].push(time(&mut || {
-            plan.copy(black_box(src), dst16.get_mut(), pad).unwrap()
+            plan2.copy(black_box(src), dst16.get_mut(), pad).unwrap()
         }));
     }
-    // Both placements wrote the same bytes.
+    // Both wrote the same bytes.
     assert!(bytes_of(dst.get()) == bytes_of(dst16.get()));
     (out, bytes)
 }
@@ -78,7 +94,7 @@ fn main() {
         .first()
         .map_or(21, |a| a.parse().expect("ROUNDS is a number"));
     let filter = args.get(1).cloned().unwrap_or_default();
-    let shapes = match args.get(2) {
+    let shapes = match args.get(2).filter(|s| !s.is_empty()) {
         Some(s) => {
             let (r, c) = s.split_once('x').expect("ROWSxCOLS");
             vec![(
@@ -88,12 +104,20 @@ fn main() {
         }
         None => vec![(8192, 8192), (8191, 8190)],
     };
-    let stream = args.get(3).is_some_and(|a| a == "stream");
+    let flags: Vec<&str> = args.get(3).map_or(vec![], |a| a.split(',').collect());
+    let stream = flags.contains(&"stream");
+    let (other, other_name) = if flags.contains(&"sse2") {
+        (Other::Limited(Relayout::without_avx2), "SSE2 only")
+    } else if flags.contains(&"avx2") {
+        (Other::Limited(Relayout::without_avx512), "AVX2 only")
+    } else {
+        (Other::Dst16, "dst +16 B")
+    };
     println!(
         "{n} rounds; GiB/s of the best round; ratios to the NT copy of the best and (median) times."
     );
     println!();
-    println!("| case | NT copy | relayout | ÷ NT copy | dst +16 B | ÷ NT copy |");
+    println!("| case | NT copy | relayout | ÷ NT copy | {other_name} | ÷ NT copy |");
     println!("|---|---:|---:|---:|---:|---:|");
     for (rows, cols) in shapes {
         for (ty, tile) in FORMATS {
@@ -105,9 +129,9 @@ fn main() {
                     continue;
                 }
                 let (mut t, bytes) = match ty {
-                    "bf16" => rounds::<u16>(from, to, (n, stream), |k| k as u16),
-                    "f32" => rounds::<f32>(from, to, (n, stream), |k| k as f32),
-                    _ => rounds::<u8>(from, to, (n, stream), |k| k as u8),
+                    "bf16" => rounds::<u16>(from, to, (n, stream, other), |k| k as u16),
+                    "f32" => rounds::<f32>(from, to, (n, stream, other), |k| k as f32),
+                    _ => rounds::<u8>(from, to, (n, stream, other), |k| k as u8),
                 };
                 for v in &mut t {
                     v.sort();

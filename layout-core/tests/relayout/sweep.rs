@@ -5,8 +5,8 @@
 //! element by element against `TiledShape::offset` of both layouts, every
 //! padding slot against the pad value, and a guard region after the
 //! destination against any write; with the default streaming threshold
-//! and with streaming forced on, with and without the AVX2 kernels, for
-//! 1-, 2- and 4-byte elements.
+//! and with streaming forced on, with and without the AVX2 kernels (and
+//! AVX-512's registers), for 1-, 2- and 4-byte elements.
 //!
 //! A planner that let a loop run past its dimension (3 super-blocks of
 //! 256 for 544 columns) failed 268 of the 5,625 2-D transposes of
@@ -66,6 +66,7 @@ fn check(a: &str, b: &str) {
     for plan in [
         plan,
         plan.streaming_from(0),
+        plan.streaming_from(0).without_avx512(),
         plan.without_avx2(),
         plan.streaming_from(0).without_avx2(),
     ] {

@@ -1,8 +1,9 @@
 //! The tile copies (row-major ↔ the TPU's 2-D formats) against the
 //! definition, at every position of the destination within a 64-byte
 //! line: streaming stores (forced on for these small arrays), the lines
-//! they join per destination row, the AVX2 and SSE2 kernels, ordinary
-//! stores, and the scalar kernel of formats no vector kernel takes. Each
+//! they join per destination row, the AVX2 kernels (with and without
+//! AVX-512's registers) and the SSE2 ones, ordinary stores, and the
+//! scalar kernel of formats no vector kernel takes. Each
 //! copy writes into a buffer with guard regions before and after the
 //! destination and poison in it; the whole buffer must then be the
 //! expected one: every element from its source slot, every padding slot
@@ -55,8 +56,16 @@ fn check_at<T: Unit>(
         }
         for (mode, how) in [
             (plan.streaming_from(0), "streaming"),
+            (
+                plan.streaming_from(0).without_avx512(),
+                "streaming, no AVX-512",
+            ),
             (plan.streaming_from(0).without_avx2(), "streaming, no AVX2"),
             (plan.streaming_from(usize::MAX), "ordinary stores"),
+            (
+                plan.streaming_from(usize::MAX).without_avx512(),
+                "ordinary stores, no AVX-512",
+            ),
             (
                 plan.streaming_from(usize::MAX).without_avx2(),
                 "ordinary stores, no AVX2",

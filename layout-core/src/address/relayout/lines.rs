@@ -39,9 +39,11 @@ const PART_BYTES: usize = 512;
 /// [`Lines::span`] tiles, 64-byte aligned. A value apart from [`Lines`],
 /// so that the pointers into it stay valid while `Lines::write` borrows
 /// the lines.
+#[cfg(target_arch = "x86_64")]
 #[repr(C, align(64))]
 pub(super) struct Stage(pub(super) [u8; STAGE_BYTES]);
 
+#[cfg(target_arch = "x86_64")]
 impl Stage {
     pub(super) const fn new() -> Stage {
         Stage([0; STAGE_BYTES])
@@ -56,6 +58,8 @@ pub(in super::super) struct Lines {
 }
 
 impl Lines {
+    /// Streaming runs on x86_64 only (elsewhere `Lines` is only named).
+    #[cfg(target_arch = "x86_64")]
     pub(super) fn new() -> Lines {
         Lines {
             held: core::array::from_fn(|_| Held { bytes: [0; 192] }),

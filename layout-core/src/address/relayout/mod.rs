@@ -43,9 +43,7 @@ use block::{Block, Line};
 use kernels::run_block;
 use plan::{Leaf, Level, NO_LEVEL, Nest, Walk};
 use streaming::STREAM_THRESHOLD;
-use tile_kernels::Kernel;
-#[cfg(target_arch = "x86_64")]
-use tile_kernels::has_avx2;
+use tile_kernels::{Isa, Kernel, isa};
 use tiles::{Buffers, Tiles};
 
 /// Why a relayout cannot run.
@@ -148,8 +146,8 @@ pub struct Relayout {
     dst_slots: u64,
     dst_has_padding: bool,
     fast: bool,
-    /// The AVX2 kernels may run (where the CPU has them).
-    avx2: bool,
+    /// The most the tile kernels may use (where the CPU has it).
+    isa: Isa,
     /// The copy is between row-major and a 2-D tile format: it runs tile
     /// by tile (see `tiles`).
     tiles: Option<Tiles>,
@@ -176,7 +174,7 @@ impl Relayout {
             dst_slots: dst.physical_slots(),
             dst_has_padding: dst.physical_slots() != dst.element_count(),
             fast: false,
-            avx2: true,
+            isa: Isa::Avx512,
             tiles: None,
             stream_threshold: STREAM_THRESHOLD,
             src: *src,
@@ -240,7 +238,22 @@ impl Relayout {
     #[doc(hidden)]
     pub const fn without_avx2(self) -> Relayout {
         Relayout {
-            avx2: false,
+            isa: Isa::Sse2,
+            ..self
+        }
+    }
+
+    /// The same plan without AVX-512: the AVX2 kernels on 16 vector
+    /// registers (or less, as [`Relayout::without_avx2`] says). For tests
+    /// and benchmarks that compare the two.
+    #[doc(hidden)]
+    pub const fn without_avx512(self) -> Relayout {
+        Relayout {
+            isa: if matches!(self.isa, Isa::Avx512) {
+                Isa::Avx2
+            } else {
+                self.isa
+            },
             ..self
         }
     }
@@ -449,12 +462,12 @@ impl Relayout {
     /// [`Relayout::copy`] by tiles: `src` and `dst` hold exactly the
     /// layouts' slots; no dimension is 0.
     fn copy_tiles<T: Copy>(&self, t: &Tiles, src: &[T], dst: &mut [T], pad: T) {
-        let (b, kernel, stream, avx2) = self.tile_setup(t, src, dst, pad);
+        let (b, kernel, stream, isa) = self.tile_setup(t, src, dst, pad);
         // SAFETY: `src` and `dst` hold the layouts' slots (checked by
         // `copy`), at least the formula's on each side (`Tiles::new`);
         // they are distinct borrows; one thread; streaming and AVX2 as
         // `tile_setup` checked.
-        unsafe { t.copy_bands(b, 0..t.bands(), kernel, stream, avx2) };
+        unsafe { t.copy_bands(b, 0..t.bands(), kernel, stream, isa) };
         if stream && t.pack {
             streaming::fence();
         }
@@ -463,14 +476,14 @@ impl Relayout {
     /// Fills the tail padding of `dst` and chooses how the tiles move:
     /// the buffers, the kernel, whether to stream (the destination is
     /// large enough, and for packing aligned and the kernel streams), and
-    /// whether the AVX2 kernels run.
+    /// which extensions the kernels run with.
     fn tile_setup<T: Copy>(
         &self,
         t: &Tiles,
         src: &[T],
         dst: &mut [T],
         pad: T,
-    ) -> (Buffers<T>, Kernel, bool, bool) {
+    ) -> (Buffers<T>, Kernel, bool, Isa) {
         let kernel = Kernel::new(size_of::<T>(), t.group, t.tile_cols);
         // The tiles write the destination's slots before tail padding
         // (the formula's, `Tiles::new` checked); the tail is padding.
@@ -482,13 +495,22 @@ impl Relayout {
             } else {
                 t.tile_rows as usize <= lines::MAX_ROWS
             };
-        let avx2 = self.avx2 && kernel.avx2(t.tile_cols * size_of::<T>() as u64) && has_avx2();
+        // AVX-512's registers pay where the kernels are the limit: with
+        // the data near the core (ordinary stores), the byte transposes
+        // ran 1.1–1.3× as fast with them; streaming from memory, even or
+        // up to 0.08× of the NT copy slower (BENCHMARKS.md).
+        let most = if stream { Isa::Avx2 } else { Isa::Avx512 };
+        let isa = if kernel.avx2(t.tile_cols * size_of::<T>() as u64) {
+            self.isa.min(most).min(isa())
+        } else {
+            Isa::Sse2
+        };
         let b = Buffers {
             src: src.as_ptr(),
             dst: dst.as_mut_ptr(),
             pad,
         };
-        (b, kernel, stream, avx2)
+        (b, kernel, stream, isa)
     }
 
     /// [`Relayout::copy_tiles`] in `pieces` rayon tasks, each a
@@ -508,7 +530,7 @@ impl Relayout {
         if pieces == 1 {
             return self.copy_tiles(t, src, dst, pad);
         }
-        let (b, kernel, stream, avx2) = self.tile_setup(t, src, dst, pad);
+        let (b, kernel, stream, isa) = self.tile_setup(t, src, dst, pad);
         /// The buffers, shared by the tasks: each writes only the
         /// destination slots of its own bands.
         struct Shared<T>(Buffers<T>);
@@ -535,7 +557,7 @@ impl Relayout {
             // disjoint tile rows: disjoint slot ranges in both layouts);
             // `for_each` returns only when every task is done, within
             // the borrows of `src` and `dst`.
-            unsafe { t.copy_bands(shared.get(), range, kernel, stream, avx2) };
+            unsafe { t.copy_bands(shared.get(), range, kernel, stream, isa) };
             if stream && t.pack {
                 // This thread's streaming stores, before the join.
                 streaming::fence();
@@ -723,12 +745,6 @@ impl Relayout {
             }
         }
     }
-}
-
-/// No AVX2 off x86_64.
-#[cfg(not(target_arch = "x86_64"))]
-fn has_avx2() -> bool {
-    false
 }
 
 #[cfg(test)]

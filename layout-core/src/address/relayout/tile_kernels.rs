@@ -507,28 +507,43 @@ mod x86 {
     }
 }
 
-/// Whether the CPU runs AVX2 (and the OS saves its registers), asked once
-/// with `cpuid` (no `std` needed); never under Miri, which cannot run it.
-#[cfg(target_arch = "x86_64")]
-pub(super) fn has_avx2() -> bool {
+/// The x86 vector extensions a tile copy runs with, each including the
+/// ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Isa {
+    /// The x86_64 baseline (and what other targets are counted as).
+    Sse2,
+    /// The AVX2 kernels.
+    Avx2,
+    /// The AVX2 kernels compiled with AVX-512F/VL/BW: the same
+    /// operations, with 32 vector registers instead of 16.
+    Avx512,
+}
+
+/// The extensions the CPU runs (and the OS saves the registers of),
+/// asked once with `cpuid` (no `std` needed); [`Isa::Sse2`] under Miri,
+/// which cannot run the others, and off x86_64.
+pub(super) fn isa() -> Isa {
     use core::sync::atomic::{AtomicU8, Ordering};
-    // 0: not asked yet, 1: no, 2: yes.
+    // 0: not asked yet, else 1 + the `Isa`'s position.
     static KNOWN: AtomicU8 = AtomicU8::new(0);
     match KNOWN.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
+        1 => Isa::Sse2,
+        2 => Isa::Avx2,
+        3 => Isa::Avx512,
         _ => {
-            let yes = !cfg!(miri) && detect_avx2();
-            KNOWN.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
+            let isa = if cfg!(miri) { Isa::Sse2 } else { detect() };
+            KNOWN.store(isa as u8 + 1, Ordering::Relaxed);
+            isa
         }
     }
 }
 
 /// `cpuid` leaf 1 (AVX, and XSAVE enabled by the OS), `xgetbv` (the OS
-/// saves the SSE and AVX state), leaf 7 (AVX2).
+/// saves the SSE and AVX state, and for AVX-512 the mask and upper
+/// vector registers), leaf 7 (AVX2; AVX-512F, BW, VL).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-fn detect_avx2() -> bool {
+fn detect() -> Isa {
     use core::arch::x86_64::{__cpuid, __cpuid_count};
     /// XCR0, the register-state bits the OS saves.
     ///
@@ -539,24 +554,36 @@ fn detect_avx2() -> bool {
         // SAFETY: the caller checked OSXSAVE.
         unsafe { core::arch::x86_64::_xgetbv(0) }
     }
+    /// XCR0's SSE and AVX state; AVX-512's opmask, ZMM_Hi256, Hi16_ZMM.
+    const AVX_STATE: u64 = 0b110;
+    const AVX512_STATE: u64 = 0b1110_0000;
+    /// CPUID.7.0:EBX's AVX-512F, BW and VL bits.
+    const AVX512_BITS: u32 = 1 << 16 | 1 << 30 | 1 << 31;
     // SAFETY: `cpuid` runs on every x86_64 CPU; leaf 7 is asked only
     // when the highest leaf reaches it; `xgetbv` only with OSXSAVE.
     unsafe {
         if __cpuid(0).eax < 7 {
-            return false;
+            return Isa::Sse2;
         }
         let ecx = __cpuid(1).ecx;
         let (osxsave, avx) = (ecx & (1 << 27) != 0, ecx & (1 << 28) != 0);
-        if !(osxsave && avx) || xcr0() & 0b110 != 0b110 {
-            return false;
+        if !(osxsave && avx) {
+            return Isa::Sse2;
         }
-        __cpuid_count(7, 0).ebx & (1 << 5) != 0
+        let (state, ebx) = (xcr0(), __cpuid_count(7, 0).ebx);
+        if state & AVX_STATE != AVX_STATE || ebx & (1 << 5) == 0 {
+            Isa::Sse2
+        } else if state & AVX512_STATE == AVX512_STATE && ebx & AVX512_BITS == AVX512_BITS {
+            Isa::Avx512
+        } else {
+            Isa::Avx2
+        }
     }
 }
 
-#[cfg(all(target_arch = "x86_64", miri))]
-fn detect_avx2() -> bool {
-    false
+#[cfg(not(all(target_arch = "x86_64", not(miri))))]
+fn detect() -> Isa {
+    Isa::Sse2
 }
 
 /// The AVX2 kernels: the SSE2 ones on 32-byte vectors (two tiles' worth

@@ -26,9 +26,11 @@ use core::ops::Range;
 
 use super::super::digits::DigitPair;
 use super::super::tiled::{CoordOp, TiledShape};
-use super::lines::{Lines, Stage};
+use super::lines::Lines;
+#[cfg(target_arch = "x86_64")]
+use super::lines::Stage;
 use super::streaming;
-use super::tile_kernels::{self, Kernel, MAX_GROUP_BYTES};
+use super::tile_kernels::{self, Isa, Kernel, MAX_GROUP_BYTES};
 
 /// A copy between a row-major array and its 2-D tiled form: `batch`
 /// matrices of `rows × cols`, tiles of `tile_rows × tile_cols`, rows
@@ -278,6 +280,43 @@ fn prefetch(p: *const u8, bytes: usize) {
     let _ = (p, bytes);
 }
 
+/// An entry point of [`Tiles::copy_with`] compiled with a set of x86
+/// extensions (the kernels inline into it and take them on).
+macro_rules! entry {
+    ($(#[$doc:meta])* $name:ident, $features:literal) => {
+        impl Tiles {
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// As [`Tiles::copy_bands`]; the CPU runs these extensions.
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = $features)]
+            unsafe fn $name<T: Copy>(
+                &self,
+                b: Buffers<T>,
+                bands: Range<u64>,
+                how: (Kernel, bool, bool),
+            ) {
+                // SAFETY: the caller's contract.
+                unsafe { self.copy_with::<T, true>(b, bands, how) }
+            }
+        }
+    };
+}
+
+entry!(
+    /// The AVX2 kernels.
+    copy_avx2,
+    "avx2"
+);
+entry!(
+    /// The AVX2 kernels on AVX-512VL's 32 vector registers: the byte
+    /// transposes (pred's 32 rows) keep their 16-row blocks in registers
+    /// instead of spilling them.
+    copy_avx512,
+    "avx2,avx512f,avx512vl,avx512bw"
+);
+
 /// The destination and source of one copy, as raw parts: the unit a
 /// thread works on is a range of bands, each writing its own slots.
 #[derive(Clone, Copy)]
@@ -290,7 +329,7 @@ pub(super) struct Buffers<T> {
 impl Tiles {
     /// Copies bands `bands` (tile rows, counted over all matrices) from
     /// `b.src` to `b.dst`, padding included, with streaming stores if
-    /// `stream` and the AVX2 kernels if `avx2`. The tail padding after
+    /// `stream` and the vector extensions `isa`. The tail padding after
     /// the formula's size is not written.
     ///
     /// # Safety
@@ -299,75 +338,72 @@ impl Tiles {
     /// destination not overlapping the source; no other thread may touch
     /// the slots of these bands meanwhile. With `stream`, packing needs a
     /// [streaming](Kernel::streams) kernel and a 16-byte aligned
-    /// destination, unpacking at most [`super::lines::MAX_ROWS`] tile rows; with
-    /// `avx2`, the CPU runs AVX2 and the kernel takes it
-    /// ([`Kernel::avx2`]).
+    /// destination, unpacking at most [`super::lines::MAX_ROWS`] tile
+    /// rows; above [`Isa::Sse2`], the CPU runs `isa` ([`isa`]) and the
+    /// kernel takes AVX2 ([`Kernel::avx2`]).
     pub(super) unsafe fn copy_bands<T: Copy>(
         &self,
         b: Buffers<T>,
         bands: Range<u64>,
         kernel: Kernel,
         stream: bool,
-        avx2: bool,
+        isa: Isa,
     ) {
-        // SAFETY: the caller's contract, passed on.
+        let dst = b.dst.cast_const().cast();
+        let direct = !self.pack && stream && self.direct(dst, size_of::<T>(), kernel, isa);
+        let how = (kernel, stream, direct);
+        // SAFETY: the caller's contract, passed on; each entry point
+        // runs only on a CPU with its extensions.
         unsafe {
-            if !self.pack
-                && stream
-                && self.direct(b.dst.cast_const().cast(), size_of::<T>(), kernel, avx2)
-            {
-                #[cfg(target_arch = "x86_64")]
-                if avx2 {
-                    self.unpack_direct_avx2(b, bands, kernel);
-                    return streaming::fence();
-                }
-                self.unpack_bands::<T, false, true>(b, bands, kernel, None);
-                return streaming::fence();
-            }
             #[cfg(target_arch = "x86_64")]
-            if avx2 {
-                return match (self.pack, stream) {
-                    (true, true) => self.pack_avx2::<T, true>(b, bands, kernel),
-                    (true, false) => self.pack_avx2::<T, false>(b, bands, kernel),
-                    (false, true) => self.unpack_streaming_avx2(b, bands, kernel),
-                    (false, false) => self.unpack_avx2(b, bands, kernel),
-                };
+            match isa {
+                Isa::Avx512 => return self.copy_avx512(b, bands, how),
+                Isa::Avx2 => return self.copy_avx2(b, bands, how),
+                Isa::Sse2 => {}
             }
-            let _ = avx2;
-            match (self.pack, stream) {
-                (true, true) => self.pack_bands::<T, true, false>(b, bands, kernel),
-                (true, false) => self.pack_bands::<T, false, false>(b, bands, kernel),
-                (false, true) => self.unpack_streaming(b, bands, kernel),
-                (false, false) => self.unpack_bands::<T, false, false>(b, bands, kernel, None),
-            }
+            let _ = isa;
+            self.copy_with::<T, false>(b, bands, how)
         }
     }
 
-    /// [`Tiles::pack_bands`] compiled with AVX2.
+    /// [`Tiles::copy_bands`] for one set of extensions: with `AVX`, the
+    /// AVX2 kernels (the caller runs with AVX2); `direct`: unpacking
+    /// streams straight from the kernels ([`Tiles::direct`]).
     ///
     /// # Safety
-    /// As [`Tiles::copy_bands`] with `avx2`.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn pack_avx2<T: Copy, const NT: bool>(
+    /// As [`Tiles::copy_bands`]; with `AVX`, the CPU runs AVX2.
+    #[inline(always)]
+    unsafe fn copy_with<T: Copy, const AVX: bool>(
         &self,
         b: Buffers<T>,
         bands: Range<u64>,
-        kernel: Kernel,
+        (kernel, stream, direct): (Kernel, bool, bool),
     ) {
-        // SAFETY: the caller's contract.
-        unsafe { self.pack_bands::<T, NT, true>(b, bands, kernel) }
-    }
-
-    /// [`Tiles::unpack_bands`] compiled with AVX2.
-    ///
-    /// # Safety
-    /// As [`Tiles::copy_bands`] with `avx2`.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn unpack_avx2<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
-        // SAFETY: the caller's contract.
-        unsafe { self.unpack_bands::<T, true, false>(b, bands, kernel, None) }
+        // SAFETY: the caller's contract, passed on.
+        unsafe {
+            match (self.pack, stream) {
+                (true, true) => self.pack_bands::<T, true, AVX>(b, bands, kernel),
+                (true, false) => self.pack_bands::<T, false, AVX>(b, bands, kernel),
+                (false, true) if direct => {
+                    self.unpack_bands::<T, AVX, true>(b, bands, kernel, None);
+                    streaming::fence();
+                }
+                // Streaming needs x86_64 (`Relayout` never asks for it
+                // elsewhere): other targets do without the lines' 10 KiB
+                // in this frame.
+                #[cfg(target_arch = "x86_64")]
+                (false, true) => {
+                    let (mut lines, mut stage) = (Lines::new(), Stage::new());
+                    let stage = stage.0.as_mut_ptr();
+                    // The lines hold only parts of these bands' rows,
+                    // written out before returning.
+                    self.unpack_bands::<T, AVX, false>(b, bands, kernel, Some((&mut lines, stage)));
+                    lines.flush();
+                    streaming::fence();
+                }
+                (false, _) => self.unpack_bands::<T, AVX, false>(b, bands, kernel, None),
+            }
+        }
     }
 
     /// Whether unpacking can stream straight from the kernel's registers
@@ -383,67 +419,16 @@ impl Tiles {
     /// 32-byte stores but lose 0.2–0.25× with SSE2's 16-byte ones (each line
     /// then waits four rounds of four rows); single rows (f32) were even
     /// (their lines already stream straight from the source).
-    fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, avx2: bool) -> bool {
+    fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
         let lines = |n: u64| {
             n.checked_mul(size as u64)
                 .is_some_and(|b| b.is_multiple_of(64))
         };
-        (matches!(kernel, Kernel::Pairs16 | Kernel::Pairs8) || kernel == Kernel::Quads8 && avx2)
+        (matches!(kernel, Kernel::Pairs16 | Kernel::Pairs8)
+            || kernel == Kernel::Quads8 && isa >= Isa::Avx2)
             && (dst as usize).is_multiple_of(64)
             && lines(self.cols)
             && lines(self.tile_cols)
-    }
-
-    /// [`Tiles::unpack_bands`] compiled with AVX2, with streaming stores
-    /// straight from the kernel ([`Tiles::direct`]).
-    ///
-    /// # Safety
-    /// As [`Tiles::copy_bands`] with `avx2`.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn unpack_direct_avx2<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
-        // SAFETY: the caller's contract.
-        unsafe { self.unpack_bands::<T, true, true>(b, bands, kernel, None) }
-    }
-
-    /// [`Tiles::unpack_streaming`] compiled with AVX2.
-    ///
-    /// # Safety
-    /// As [`Tiles::copy_bands`] with `avx2` and `stream`.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn unpack_streaming_avx2<T: Copy>(
-        &self,
-        b: Buffers<T>,
-        bands: Range<u64>,
-        kernel: Kernel,
-    ) {
-        let (mut lines, mut stage) = (Lines::new(), Stage::new());
-        let stage = stage.0.as_mut_ptr();
-        // SAFETY: the caller's contract; the lines hold only parts of
-        // these bands' rows, written out before returning.
-        unsafe {
-            self.unpack_bands::<T, true, false>(b, bands, kernel, Some((&mut lines, stage)));
-            lines.flush();
-        }
-        streaming::fence();
-    }
-
-    /// Unpacking with streaming stores through [`Lines`] (their 10 KiB
-    /// live in this function's frame only).
-    ///
-    /// # Safety
-    /// As [`Tiles::copy_bands`] with `stream`.
-    #[inline(never)]
-    unsafe fn unpack_streaming<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
-        let (mut lines, mut stage) = (Lines::new(), Stage::new());
-        let stage = stage.0.as_mut_ptr();
-        // SAFETY: as `unpack_streaming_avx2`.
-        unsafe {
-            self.unpack_bands::<T, false, false>(b, bands, kernel, Some((&mut lines, stage)));
-            lines.flush();
-        }
-        streaming::fence();
     }
 
     /// Asks for source lines ahead of packing tile `j` (column `col0`) of
