@@ -1,7 +1,8 @@
 //! The relayout of each TPU format against the copy limit, interleaved:
 //! each round times the non-temporal copy (`common::nt_copy`) of the
-//! array's bytes, then the relayout into a 64-byte aligned destination,
-//! then into a destination 16 bytes into a line, so that the three share
+//! array's bytes, the fastest copy found (`common::nt_copy_parts`, eight
+//! read streams), then the relayout into a 64-byte aligned destination,
+//! then into a destination 16 bytes into a line, so that the four share
 //! whatever the (shared, noisy) machine is doing at that moment. The
 //! ratios of criterion's `tpu` group come from benchmarks run minutes
 //! apart; these come from the same rounds.
@@ -21,7 +22,8 @@
 //!
 //! Prints one Markdown row per case: the best round's bandwidth of each
 //! and the ratios of the best times (the least disturbed rounds) and of
-//! the median times.
+//! the median times: to the NT copy, and for the aligned relayout also
+//! to the eight-stream copy (`÷ 8 streams`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -29,7 +31,7 @@ use std::time::{Duration, Instant};
 use xla_layout::Relayout;
 
 mod common;
-use common::{Buffer, FORMATS, bytes_of, nt_copy, tiled};
+use common::{Buffer, FORMATS, bytes_of, nt_copy, nt_copy_parts, tiled};
 
 /// What the last column runs.
 #[derive(Clone, Copy)]
@@ -40,14 +42,15 @@ enum Other {
     Limited(fn(Relayout) -> Relayout),
 }
 
-/// Times of the copy, the aligned relayout and the `other` one, one of
-/// each per round; and the bytes each copy moves.
+/// Times of the NT copy, the aligned relayout, the `other` one and the
+/// eight-stream copy, one of each per round; and the bytes each copy
+/// moves.
 fn rounds<T: Copy + Default>(
     from: &str,
     to: &str,
     (n, stream, other): (usize, bool, Other),
     value: fn(usize) -> T,
-) -> ([Vec<Duration>; 3], usize) {
+) -> ([Vec<Duration>; 4], usize) {
     let (src_t, dst_t) = (tiled(from), tiled(to));
     let plan = Relayout::new(&src_t, &dst_t).unwrap();
     let plan = if stream { plan.streaming_from(0) } else { plan };
@@ -67,7 +70,7 @@ fn rounds<T: Copy + Default>(
         f();
         t.elapsed()
     };
-    let mut out = [Vec::new(), Vec::new(), Vec::new()];
+    let mut out = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for _ in 0..n {
         out[0].push(time(&mut || {
             nt_copy(black_box(&bytes_of(src)[..bytes]), copy.get_mut())
@@ -77,6 +80,9 @@ fn rounds<T: Copy + Default>(
         }));
         out[2].push(time(&mut || {
             plan2.copy(black_box(src), dst16.get_mut(), pad).unwrap()
+        }));
+        out[3].push(time(&mut || {
+            nt_copy_parts(black_box(&bytes_of(src)[..bytes]), copy.get_mut())
         }));
     }
     // Both wrote the same bytes.
@@ -114,11 +120,13 @@ fn main() {
         (Other::Dst16, "dst +16 B")
     };
     println!(
-        "{n} rounds; GiB/s of the best round; ratios to the NT copy of the best and (median) times."
+        "{n} rounds; GiB/s of the best round; ratios to the NT copy (or the 8-stream copy) of the best and (median) times."
     );
     println!();
-    println!("| case | NT copy | relayout | ÷ NT copy | {other_name} | ÷ NT copy |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| case | NT copy | 8 streams | relayout | ÷ NT copy | ÷ 8 streams | {other_name} | ÷ NT copy |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (rows, cols) in shapes {
         for (ty, tile) in FORMATS {
             let host = format!("{ty}[{rows},{cols}]{{1,0}}");
@@ -137,18 +145,21 @@ fn main() {
                     v.sort();
                 }
                 let gib = |d: Duration| bytes as f64 / d.as_secs_f64() / (1u64 << 30) as f64;
-                let ratio = |k: usize| {
-                    let best = t[0][0].as_secs_f64() / t[k][0].as_secs_f64();
-                    let median = t[0][n / 2].as_secs_f64() / t[k][n / 2].as_secs_f64();
+                // Time `base` ÷ time `k`: `k`'s speed relative to `base`.
+                let ratio = |base: usize, k: usize| {
+                    let best = t[base][0].as_secs_f64() / t[k][0].as_secs_f64();
+                    let median = t[base][n / 2].as_secs_f64() / t[k][n / 2].as_secs_f64();
                     format!("{best:.2}× ({median:.2}×)")
                 };
                 println!(
-                    "| `{name}` | {:.2} GiB/s | {:.2} GiB/s | {} | {:.2} GiB/s | {} |",
+                    "| `{name}` | {:.2} GiB/s | {:.2} GiB/s | {:.2} GiB/s | {} | {} | {:.2} GiB/s | {} |",
                     gib(t[0][0]),
+                    gib(t[3][0]),
                     gib(t[1][0]),
-                    ratio(1),
+                    ratio(0, 1),
+                    ratio(3, 1),
                     gib(t[2][0]),
-                    ratio(2)
+                    ratio(0, 2)
                 );
             }
         }

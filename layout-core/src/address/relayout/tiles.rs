@@ -317,6 +317,32 @@ entry!(
     "avx2,avx512f,avx512vl,avx512bw"
 );
 
+/// Reads one slot in every 4 KiB of `slots` below `end`, so that the
+/// TLB holds those pages' translations before they are prefetched.
+/// Packing touches the next band's pages this way at the start of each
+/// band: with 4 KiB pages its prefetches of that band did little until
+/// then (as if a prefetch to a page the TLB misses were dropped; with
+/// huge pages packing ran at the NT copy's speed without it). Measured
+/// interleaved in both orders (BENCHMARKS.md): row pairs and quads (bf16,
+/// s8) gained 0.08–0.18× of the NT copy on average, pred (32 rows a
+/// group, limited by its transposes) and f32 (which prefetches the next
+/// tile, not the next band) lost up to 0.09×, so they go without; a plain
+/// copy gains nothing from it either.
+///
+/// # Safety
+/// `from` must be valid for reads of `end` initialized slots.
+#[inline(always)]
+unsafe fn touch_pages<T: Copy>(from: *const T, slots: Range<usize>, end: usize) {
+    let step = (4096 / size_of::<T>().max(1)).max(1);
+    let mut k = slots.start;
+    while k < slots.end.min(end) {
+        // SAFETY: `k < end`: a slot the caller says is readable. Volatile,
+        // so that the unused load is made.
+        unsafe { core::ptr::read_volatile(from.add(k)) };
+        k += step;
+    }
+}
+
 /// The destination and source of one copy, as raw parts: the unit a
 /// thread works on is a range of bands, each writing its own slots.
 #[derive(Clone, Copy)]
@@ -497,6 +523,16 @@ impl Tiles {
             let src = m * rows * cols + row0 * cols;
             let mut out = band as usize * self.grid_cols as usize * tile;
             let band_rows = tr.min(rows - row0);
+            if NT && 1 < g && g < tr {
+                // The next band, after this one in the source (see
+                // `touch_pages` for why, and why only row pairs and
+                // quads).
+                let next = src + band_rows * cols;
+                let end = self.batch as usize * rows * cols;
+                // SAFETY: `touch_pages` reads below `end`, the source's
+                // slots (the caller's contract).
+                unsafe { touch_pages(b.src, next..next + band_rows * cols, end) };
+            }
             for j in 0..self.grid_cols as usize {
                 let col0 = j * tc;
                 let width = tc.min(cols - col0);
