@@ -1,7 +1,7 @@
 //! The relayout of each TPU format against the copy limit, interleaved:
 //! each round times the non-temporal copy (`common::nt_copy`) of the
 //! array's bytes, the fastest copy found (`common::nt_copy_parts`, eight
-//! read streams), then the relayout into a 64-byte aligned destination,
+//! streams), then the relayout into a 64-byte aligned destination,
 //! then into a destination 16 bytes into a line, so that the four share
 //! whatever the (shared, noisy) machine is doing at that moment. The
 //! ratios of criterion's `tpu` group come from benchmarks run minutes
@@ -18,7 +18,8 @@
 //! the kernels and the store path without the source's trip from memory;
 //! `avx2` or `sse2` make the last column the aligned relayout limited to
 //! those extensions (`without_avx512`, `without_avx2`) instead of the
-//! one 16 bytes into a line.
+//! one 16 bytes into a line; `huge` asks for transparent huge pages for
+//! every buffer (`madvise`; the default here is 4 KiB pages).
 //!
 //! Prints one Markdown row per case: the best round's bandwidth of each
 //! and the ratios of the best times (the least disturbed rounds) and of
@@ -48,7 +49,7 @@ enum Other {
 fn rounds<T: Copy + Default>(
     from: &str,
     to: &str,
-    (n, stream, other): (usize, bool, Other),
+    (n, stream, other, huge): (usize, bool, Other, bool),
     value: fn(usize) -> T,
 ) -> ([Vec<Duration>; 4], usize) {
     let (src_t, dst_t) = (tiled(from), tiled(to));
@@ -58,12 +59,12 @@ fn rounds<T: Copy + Default>(
         Other::Dst16 => (16, plan),
         Other::Limited(limit) => (0, limit(plan)),
     };
-    let src = Buffer::new(src_t.physical_slots() as usize, 0, value);
+    let src = Buffer::with_pages(src_t.physical_slots() as usize, 0, value, huge);
     let slots = dst_t.physical_slots() as usize;
-    let mut dst = Buffer::new(slots, 0, |_| T::default());
-    let mut dst16 = Buffer::new(slots, offset, |_| T::default());
+    let mut dst = Buffer::with_pages(slots, 0, |_| T::default(), huge);
+    let mut dst16 = Buffer::with_pages(slots, offset, |_| T::default(), huge);
     let bytes = src_t.element_count() as usize * size_of::<T>();
-    let mut copy = Buffer::new(bytes, 0, |_| 0u8);
+    let mut copy = Buffer::with_pages(bytes, 0, |_| 0u8, huge);
     let (src, pad) = (src.get(), T::default());
     let time = |f: &mut dyn FnMut()| {
         let t = Instant::now();
@@ -112,6 +113,7 @@ fn main() {
     };
     let flags: Vec<&str> = args.get(3).map_or(vec![], |a| a.split(',').collect());
     let stream = flags.contains(&"stream");
+    let huge = flags.contains(&"huge");
     let (other, other_name) = if flags.contains(&"sse2") {
         (Other::Limited(Relayout::without_avx2), "SSE2 only")
     } else if flags.contains(&"avx2") {
@@ -137,9 +139,9 @@ fn main() {
                     continue;
                 }
                 let (mut t, bytes) = match ty {
-                    "bf16" => rounds::<u16>(from, to, (n, stream, other), |k| k as u16),
-                    "f32" => rounds::<f32>(from, to, (n, stream, other), |k| k as f32),
-                    _ => rounds::<u8>(from, to, (n, stream, other), |k| k as u8),
+                    "bf16" => rounds::<u16>(from, to, (n, stream, other, huge), |k| k as u16),
+                    "f32" => rounds::<f32>(from, to, (n, stream, other, huge), |k| k as f32),
+                    _ => rounds::<u8>(from, to, (n, stream, other, huge), |k| k as u8),
                 };
                 for v in &mut t {
                     v.sort();

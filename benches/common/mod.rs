@@ -69,9 +69,12 @@ pub fn bytes_of_mut<T>(v: &mut [T]) -> &mut [u8] {
 /// The fastest copy found on the bench machine (BENCHMARKS.md): the
 /// bytes cut into `PARTS` equal parts, each copied as by `nt_copy` but
 /// `CHUNK` bytes from each part in turn, so that `PARTS` read streams are
-/// in flight instead of one. With 8 parts of 256 bytes it ran 1.1–1.15×
-/// as fast as `nt_copy` from memory here: `nt_copy` alone is not the
-/// limit, and the relayouts are also given as a ratio to this one.
+/// in flight, and as many streams of streaming stores, instead of one of
+/// each. With 8 parts of 256 bytes it ran 1.1–1.3× as fast as `nt_copy`
+/// from memory here (what pays is the several write streams: gathering
+/// eight read streams into one write stream was no faster than `nt_copy`,
+/// scattering one into eight was): `nt_copy` alone is not the limit, and
+/// the relayouts are also given as a ratio to this one.
 pub fn nt_copy_parts(src: &[u8], dst: &mut [u8]) {
     const PARTS: usize = 8;
     const CHUNK: usize = 256;
@@ -140,12 +143,33 @@ pub struct Buffer<T> {
 
 impl<T: Copy> Buffer<T> {
     pub fn new(n: usize, offset: usize, f: impl Fn(usize) -> T) -> Buffer<T> {
+        Buffer::with_pages(n, offset, f, false)
+    }
+
+    /// As `new`, with `huge`: the allocation asks the kernel for
+    /// transparent huge pages (`madvise(MADV_HUGEPAGE)`, before any page
+    /// is touched; Linux only, a hint the kernel may not follow), which
+    /// the machine's `madvise` setting gives only to those who ask.
+    pub fn with_pages(n: usize, offset: usize, f: impl Fn(usize) -> T, huge: bool) -> Buffer<T> {
         let size = size_of::<T>();
         assert!(offset.is_multiple_of(size) && offset < 64);
         let spare = 128 / size;
+        let mut v: Vec<T> = Vec::with_capacity(n + spare);
+        #[cfg(target_os = "linux")]
+        if huge {
+            let (p, bytes) = (v.as_mut_ptr() as usize, (n + spare) * size);
+            let start = p.next_multiple_of(4096);
+            let len = (p + bytes).saturating_sub(start) / 4096 * 4096;
+            // SAFETY: the range is inside this allocation, whole pages;
+            // the advice changes how pages are backed, not their
+            // contents (none yet).
+            let rc = unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+            assert_eq!(rc, 0, "madvise(MADV_HUGEPAGE)");
+        }
+        let _ = huge;
         // Placeholders first: where the elements start depends on where
         // the allocation landed.
-        let mut v: Vec<T> = vec![f(0); n + spare];
+        v.resize(n + spare, f(0));
         let base = v.as_ptr() as usize;
         let at = (0..spare)
             .find(|k| (base + k * size) % 64 == offset)
