@@ -334,6 +334,18 @@ fn every_tile_kernel() {
     }
 }
 
+/// Byte transposes unpacked with ordinary stores into rows 2048 bytes
+/// apart go through a stage (`tile_kernels::unpack_staged`): the
+/// smallest such array (16 rows of 2048 bytes), from tiles, into a
+/// destination one byte into a line (the stores are unaligned ones
+/// anyway). Only that path, once (two minutes under Miri): the rest of
+/// it is `every_tile_kernel`'s.
+#[test]
+fn byte_transposes_into_aliased_rows() {
+    let case = Case::new("u8[16,2048]{1,0:T(16,16)(16,1)}", "u8[16,2048]{1,0}");
+    assert!(case.check_at::<u8>(&case.pair.plan.streaming_from(usize::MAX), Some(1)));
+}
+
 /// `copy_bytes`: whole-byte elements of each width through the block
 /// kernels, sub-byte and mixed widths bit by bit; nothing past the
 /// layout's bytes is written.

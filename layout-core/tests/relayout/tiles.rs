@@ -158,6 +158,23 @@ fn other_groups_and_widths() {
     }
 }
 
+/// Byte transposes into rows 2048 bytes apart or a multiple, which
+/// ordinary stores reach through a stage (rows that share L1 sets), a
+/// ragged last row group too; and a distance just short of it, written
+/// directly.
+#[test]
+fn byte_transposes_into_aliased_rows() {
+    for (ty, dims, tile) in [
+        ("pred", "32,2048", "T(32,128)(32,1)"),
+        ("pred", "40,4096", "T(32,128)(32,1)"),
+        ("pred", "2,33,2048", "T(32,128)(32,1)"),
+        ("pred", "32,1920", "T(32,128)(32,1)"),
+        ("u8", "16,2048", "T(16,128)(16,1)"),
+    ] {
+        both_ways_at(ty, dims, tile, &[0, 16, 1, 63]);
+    }
+}
+
 /// The TPU formats at sizes on and around every boundary the tile path
 /// cuts at: row groups (`g ± 1`), tiles (`R ± 1`, `C ± 1`, two of them),
 /// 16-byte vectors, 32-byte AVX2 rows and 64-byte lines (columns 15-17,

@@ -55,6 +55,12 @@ impl Kernel {
         }
     }
 
+    /// Whether the kernel transposes 16×16 bytes (groups of 16 or 32
+    /// rows).
+    pub(super) const fn transposes(self) -> bool {
+        matches!(self, Kernel::Bytes16 | Kernel::Bytes32)
+    }
+
     /// Whether the AVX2 kernels take rows of `row` bytes: whole 32-byte
     /// vectors (where the SSE2 kernel has no AVX2 version, it runs
     /// instead).
@@ -212,10 +218,61 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
 ) {
     // SAFETY: the caller's contract.
     unsafe {
-        if valid == (g, cols) {
-            unpack_group::<T, AVX, NT>(kernel, from, to, pitch, cols, g)
-        } else {
+        if valid != (g, cols) {
             unpack_edge(kernel, from, to, pitch, valid, (cols, g))
+        } else if !NT && kernel.transposes() && (pitch * size_of::<T>()).is_multiple_of(ALIASED) {
+            unpack_staged::<T, AVX>(kernel, from, to, pitch, cols, g)
+        } else {
+            unpack_group::<T, AVX, NT>(kernel, from, to, pitch, cols, g)
+        }
+    }
+}
+
+/// Destination rows this many bytes apart (or a multiple) put what a
+/// byte transpose writes of its 16 or 32 rows in two L1 sets (a set
+/// repeats every 4 KiB): 8 or 16 lines to a set, as many as an L1 has
+/// ways (8 to 12) or more.
+const ALIASED: usize = 2048;
+
+/// [`unpack_group`] of a byte transpose with ordinary stores, through a
+/// stage, for rows [`ALIASED`] apart: the transposes write 16 bytes of
+/// each of 16 or 32 rows in turn, and those rows' lines, sharing L1
+/// sets, leave it before they are whole and are read back for each
+/// further 16 bytes (pred unpacked into rows of 2048 bytes ran at 0.25×
+/// of the NT copy in cache, 0.73× through the stage; BENCHMARKS.md).
+/// Spread in the stage, each row goes out whole. Rows at other distances
+/// keep the direct stores: through the stage they lost up to 0.1×.
+///
+/// # Safety
+/// As [`unpack_group`] (without `NT`).
+#[inline(always)]
+unsafe fn unpack_staged<T: Copy, const AVX: bool>(
+    kernel: Kernel,
+    from: *const T,
+    to: *mut T,
+    pitch: usize,
+    cols: usize,
+    g: usize,
+) {
+    let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
+    let s = stage.as_mut_ptr().cast::<T>();
+    // SAFETY: `Tiles::new` made `g·cols` slots fit the stage, which the
+    // kernel writes whole (`g` rows of `cols`) before any of it is read;
+    // the destination rows are the caller's. A byte transpose is only
+    // chosen for 1-byte slots, and its rows are whole 16-byte vectors.
+    unsafe {
+        unpack_group::<T, AVX, false>(kernel, from, s, cols, cols, g);
+        #[cfg(target_arch = "x86_64")]
+        for l in 0..g {
+            copy_row(
+                s.add(l * cols).cast(),
+                to.add(l * pitch).cast(),
+                cols * size_of::<T>(),
+            );
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for l in 0..g {
+            core::ptr::copy_nonoverlapping(s.add(l * cols), to.add(l * pitch), cols);
         }
     }
 }
