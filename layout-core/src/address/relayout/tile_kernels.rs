@@ -221,7 +221,7 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
         if valid != (g, cols) {
             unpack_edge(kernel, from, to, pitch, valid, (cols, g))
         } else if !NT && kernel.transposes() && (pitch * size_of::<T>()).is_multiple_of(ALIASED) {
-            unpack_staged::<T, AVX>(kernel, from, to, pitch, cols, g)
+            unpack_staged::<T, AVX>(kernel, from, to, pitch, valid, (cols, g))
         } else {
             unpack_group::<T, AVX, NT>(kernel, from, to, pitch, cols, g)
         }
@@ -234,56 +234,38 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
 /// ways (8 to 12) or more.
 const ALIASED: usize = 2048;
 
-/// [`unpack_group`] of a byte transpose with ordinary stores, through a
-/// stage, for rows [`ALIASED`] apart: the transposes write 16 bytes of
-/// each of 16 or 32 rows in turn, and those rows' lines, sharing L1
-/// sets, leave it before they are whole and are read back for each
-/// further 16 bytes (pred unpacked into rows of 2048 bytes ran at 0.25×
-/// of the NT copy in cache, 0.73× through the stage; BENCHMARKS.md).
-/// Spread in the stage, each row goes out whole. Rows at other distances
-/// keep the direct stores: through the stage they lost up to 0.1×.
+/// [`unpack`] of an edge group, kept out of the loop: through the stage.
 ///
 /// # Safety
-/// As [`unpack_group`] (without `NT`).
-#[inline(always)]
-unsafe fn unpack_staged<T: Copy, const AVX: bool>(
+/// As [`unpack`], without `AVX` and `NT`.
+#[inline(never)]
+unsafe fn unpack_edge<T: Copy>(
     kernel: Kernel,
     from: *const T,
     to: *mut T,
     pitch: usize,
-    cols: usize,
-    g: usize,
+    valid: (usize, usize),
+    shape: (usize, usize),
 ) {
-    let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
-    let s = stage.as_mut_ptr().cast::<T>();
-    // SAFETY: `Tiles::new` made `g·cols` slots fit the stage, which the
-    // kernel writes whole (`g` rows of `cols`) before any of it is read;
-    // the destination rows are the caller's. A byte transpose is only
-    // chosen for 1-byte slots, and its rows are whole 16-byte vectors.
-    unsafe {
-        unpack_group::<T, AVX, false>(kernel, from, s, cols, cols, g);
-        #[cfg(target_arch = "x86_64")]
-        for l in 0..g {
-            copy_row(
-                s.add(l * cols).cast(),
-                to.add(l * pitch).cast(),
-                cols * size_of::<T>(),
-            );
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        for l in 0..g {
-            core::ptr::copy_nonoverlapping(s.add(l * cols), to.add(l * pitch), cols);
-        }
-    }
+    // SAFETY: the caller's contract.
+    unsafe { unpack_staged::<T, false>(kernel, from, to, pitch, valid, shape) }
 }
 
-/// [`unpack`] of an edge group without lines: spread in a stage, then
-/// the valid part copied.
+/// [`unpack`] through a stage: the group spread there whole, then the
+/// `valid` part of each row copied out, a row at a time. Edge groups take
+/// it (the stage holds the rows and columns past the array), and so do
+/// byte transposes with ordinary stores into rows [`ALIASED`] apart: the
+/// transposes write 16 bytes of each of 16 or 32 rows in turn, and those
+/// rows' lines, sharing L1 sets, leave it before they are whole and are
+/// read back for each further 16 bytes (pred unpacked into rows of 2048
+/// bytes ran at 0.25× of the NT copy in cache, 0.73× through the stage;
+/// BENCHMARKS.md). Rows at other distances keep the direct stores:
+/// through the stage they lost up to 0.1×.
 ///
 /// # Safety
-/// As [`unpack`].
-#[inline(never)]
-unsafe fn unpack_edge<T: Copy>(
+/// As [`unpack`], without `NT`.
+#[inline(always)]
+unsafe fn unpack_staged<T: Copy, const AVX: bool>(
     kernel: Kernel,
     from: *const T,
     to: *mut T,
@@ -293,12 +275,20 @@ unsafe fn unpack_edge<T: Copy>(
 ) {
     let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
     let s = stage.as_mut_ptr().cast::<T>();
-    // SAFETY: as `unpack`: the stage holds the group, which the kernel
-    // writes whole (`g` rows of `cols`) before any of it is read.
+    // SAFETY: `Tiles::new` made `g·cols` slots fit the stage, which the
+    // kernel writes whole (`g` rows of `cols`) before any of it is read;
+    // the valid rows and columns of the destination are the caller's.
     unsafe {
-        unpack_group::<T, false, false>(kernel, from, s, cols, cols, g);
+        unpack_group::<T, AVX, false>(kernel, from, s, cols, cols, g);
         for l in 0..valid.0 {
-            core::ptr::copy_nonoverlapping(s.add(l * cols), to.add(l * pitch), valid.1);
+            let (from, to) = (s.add(l * cols), to.add(l * pitch));
+            #[cfg(target_arch = "x86_64")]
+            if valid.1 == cols && !matches!(kernel, Kernel::Scalar) {
+                // Whole rows of whole 16-byte vectors (`Kernel::new`).
+                copy_row(from.cast(), to.cast(), cols * size_of::<T>());
+                continue;
+            }
+            core::ptr::copy_nonoverlapping(from, to, valid.1);
         }
     }
 }
