@@ -44,7 +44,7 @@ use kernels::run_block;
 use plan::{Leaf, Level, NO_LEVEL, Nest, Walk};
 use streaming::STREAM_THRESHOLD;
 use tile_kernels::{Isa, Kernel, isa};
-use tiles::{Buffers, Tiles};
+use tiles::{Buffers, Stores, Tiles};
 
 /// Why a relayout cannot run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -462,55 +462,41 @@ impl Relayout {
     /// [`Relayout::copy`] by tiles: `src` and `dst` hold exactly the
     /// layouts' slots; no dimension is 0.
     fn copy_tiles<T: Copy>(&self, t: &Tiles, src: &[T], dst: &mut [T], pad: T) {
-        let (b, kernel, stream, isa) = self.tile_setup(t, src, dst, pad);
+        let (b, kernel, how) = self.tile_setup(t, src, dst, pad);
         // SAFETY: `src` and `dst` hold the layouts' slots (checked by
         // `copy`), at least the formula's on each side (`Tiles::new`);
-        // they are distinct borrows; one thread; streaming and AVX2 as
-        // `tile_setup` checked.
-        unsafe { t.copy_bands(b, 0..t.bands(), kernel, stream, isa) };
-        if stream && t.pack {
+        // they are distinct borrows; one thread; stores and extensions
+        // from `Tiles::choose`.
+        unsafe { t.copy_bands(b, 0..t.bands(), kernel, how) };
+        if how.0 != Stores::Ordinary && t.pack {
             streaming::fence();
         }
     }
 
     /// Fills the tail padding of `dst` and chooses how the tiles move:
-    /// the buffers, the kernel, whether to stream (the destination is
-    /// large enough, and for packing aligned and the kernel streams), and
-    /// which extensions the kernels run with.
+    /// the buffers, the kernel, and the stores and extensions
+    /// ([`Tiles::choose`], with at most the extensions this plan allows
+    /// and the CPU runs).
     fn tile_setup<T: Copy>(
         &self,
         t: &Tiles,
         src: &[T],
         dst: &mut [T],
         pad: T,
-    ) -> (Buffers<T>, Kernel, bool, Isa) {
+    ) -> (Buffers<T>, Kernel, (Stores, Isa)) {
         let kernel = Kernel::new(size_of::<T>(), t.group, t.tile_cols);
         // The tiles write the destination's slots before tail padding
         // (the formula's, `Tiles::new` checked); the tail is padding.
         dst[self.dst.tiled_slots() as usize..].fill(pad);
         let big = size_of_val(dst) >= self.stream_threshold && cfg!(target_arch = "x86_64");
-        let stream = big
-            && if t.pack {
-                kernel.streams() && (dst.as_ptr() as usize).is_multiple_of(16)
-            } else {
-                t.tile_rows as usize <= lines::MAX_ROWS
-            };
-        // AVX-512's registers pay where the kernels are the limit: with
-        // the data near the core (ordinary stores), the byte transposes
-        // ran 1.1–1.3× as fast with them; streaming from memory, even or
-        // up to 0.08× of the NT copy slower (BENCHMARKS.md).
-        let most = if stream { Isa::Avx2 } else { Isa::Avx512 };
-        let isa = if kernel.avx2(t.tile_cols * size_of::<T>() as u64) {
-            self.isa.min(most).min(isa())
-        } else {
-            Isa::Sse2
-        };
+        let at = dst.as_ptr().cast::<u8>();
+        let how = t.choose(kernel, at, (size_of::<T>(), big), self.isa.min(isa()));
         let b = Buffers {
             src: src.as_ptr(),
             dst: dst.as_mut_ptr(),
             pad,
         };
-        (b, kernel, stream, isa)
+        (b, kernel, how)
     }
 
     /// [`Relayout::copy_tiles`] in `pieces` rayon tasks, each a
@@ -530,7 +516,7 @@ impl Relayout {
         if pieces == 1 {
             return self.copy_tiles(t, src, dst, pad);
         }
-        let (b, kernel, stream, isa) = self.tile_setup(t, src, dst, pad);
+        let (b, kernel, how) = self.tile_setup(t, src, dst, pad);
         /// The buffers, shared by the tasks: each writes only the
         /// destination slots of its own bands.
         struct Shared<T>(Buffers<T>);
@@ -557,8 +543,8 @@ impl Relayout {
             // disjoint tile rows: disjoint slot ranges in both layouts);
             // `for_each` returns only when every task is done, within
             // the borrows of `src` and `dst`.
-            unsafe { t.copy_bands(shared.get(), range, kernel, stream, isa) };
-            if stream && t.pack {
+            unsafe { t.copy_bands(shared.get(), range, kernel, how) };
+            if how.0 != Stores::Ordinary && t.pack {
                 // This thread's streaming stores, before the join.
                 streaming::fence();
             }

@@ -32,6 +32,21 @@ use super::lines::Stage;
 use super::streaming;
 use super::tile_kernels::{self, Isa, Kernel, MAX_GROUP_BYTES};
 
+/// How a tile copy writes its destination: chosen once per copy, with
+/// the extensions it runs, by [`Tiles::choose`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stores {
+    /// Ordinary stores: the destination is small enough to stay in
+    /// cache, or streaming cannot take it.
+    Ordinary,
+    /// Streaming stores: packing in the destination's order; unpacking
+    /// through [`Lines`], whole lines per destination row.
+    Streaming,
+    /// Unpacking with streaming stores straight from the kernels'
+    /// registers ([`Tiles::direct`]).
+    Direct,
+}
+
 /// A copy between a row-major array and its 2-D tiled form: `batch`
 /// matrices of `rows × cols`, tiles of `tile_rows × tile_cols`, rows
 /// interleaved in groups of `group` inside a tile. In the tiled form,
@@ -295,7 +310,7 @@ macro_rules! entry {
                 &self,
                 b: Buffers<T>,
                 bands: Range<u64>,
-                how: (Kernel, bool, bool),
+                how: (Kernel, Stores),
             ) {
                 // SAFETY: the caller's contract.
                 unsafe { self.copy_with::<T, true>(b, bands, how) }
@@ -354,30 +369,25 @@ pub(super) struct Buffers<T> {
 
 impl Tiles {
     /// Copies bands `bands` (tile rows, counted over all matrices) from
-    /// `b.src` to `b.dst`, padding included, with streaming stores if
-    /// `stream` and the vector extensions `isa`. The tail padding after
-    /// the formula's size is not written.
+    /// `b.src` to `b.dst`, padding included, with `stores` and the
+    /// vector extensions `isa`. The tail padding after the formula's size
+    /// is not written.
     ///
     /// # Safety
     /// `b.src` and `b.dst` must be valid for the layouts' slots (at least
     /// the formula's size on each side, `Relayout::copy` checks), the
     /// destination not overlapping the source; no other thread may touch
-    /// the slots of these bands meanwhile. With `stream`, packing needs a
-    /// [streaming](Kernel::streams) kernel and a 16-byte aligned
-    /// destination, unpacking at most [`super::lines::MAX_ROWS`] tile
-    /// rows; above [`Isa::Sse2`], the CPU runs `isa` ([`isa`]) and the
-    /// kernel takes AVX2 ([`Kernel::avx2`]).
+    /// the slots of these bands meanwhile. `stores` and `isa` are what
+    /// [`Tiles::choose`] gave for this destination and `kernel`, with at
+    /// most the extensions the CPU runs ([`isa`]).
     pub(super) unsafe fn copy_bands<T: Copy>(
         &self,
         b: Buffers<T>,
         bands: Range<u64>,
         kernel: Kernel,
-        stream: bool,
-        isa: Isa,
+        (stores, isa): (Stores, Isa),
     ) {
-        let dst = b.dst.cast_const().cast();
-        let direct = !self.pack && stream && self.direct(dst, size_of::<T>(), kernel, isa);
-        let how = (kernel, stream, direct);
+        let how = (kernel, stores);
         // SAFETY: the caller's contract, passed on; each entry point
         // runs only on a CPU with its extensions.
         unsafe {
@@ -392,6 +402,46 @@ impl Tiles {
         }
     }
 
+    /// How to write the destination at `dst` (slots of `size` bytes;
+    /// `big`: at least the streaming threshold) with `kernel`, and with
+    /// which extensions, at most `limit`: streaming stores where the
+    /// destination is big and the copy can stream (packing: a streaming
+    /// kernel and a 16-byte aligned destination; unpacking: tiles of at
+    /// most [`super::lines::MAX_ROWS`] rows), straight from the kernels
+    /// where [`Tiles::direct`] allows.
+    pub(super) fn choose(
+        &self,
+        kernel: Kernel,
+        dst: *const u8,
+        (size, big): (usize, bool),
+        limit: Isa,
+    ) -> (Stores, Isa) {
+        let stream = big
+            && if self.pack {
+                kernel.streams() && (dst as usize).is_multiple_of(16)
+            } else {
+                self.tile_rows as usize <= super::lines::MAX_ROWS
+            };
+        // AVX-512's registers pay where the kernels are the limit: with
+        // the data near the core (ordinary stores), the byte transposes
+        // ran 1.1–1.3× as fast with them; streaming from memory, even or
+        // up to 0.08× of the NT copy slower (BENCHMARKS.md).
+        let most = if stream { Isa::Avx2 } else { Isa::Avx512 };
+        let isa = if kernel.avx2(self.tile_cols * size as u64) {
+            limit.min(most)
+        } else {
+            Isa::Sse2
+        };
+        let stores = if !stream {
+            Stores::Ordinary
+        } else if !self.pack && self.direct(dst, size, kernel, isa) {
+            Stores::Direct
+        } else {
+            Stores::Streaming
+        };
+        (stores, isa)
+    }
+
     /// [`Tiles::copy_bands`] for one set of extensions: with `AVX`, the
     /// AVX2 kernels (the caller runs with AVX2); `direct`: unpacking
     /// streams straight from the kernels ([`Tiles::direct`]).
@@ -403,22 +453,22 @@ impl Tiles {
         &self,
         b: Buffers<T>,
         bands: Range<u64>,
-        (kernel, stream, direct): (Kernel, bool, bool),
+        (kernel, stores): (Kernel, Stores),
     ) {
         // SAFETY: the caller's contract, passed on.
         unsafe {
-            match (self.pack, stream) {
-                (true, true) => self.pack_bands::<T, true, AVX>(b, bands, kernel),
-                (true, false) => self.pack_bands::<T, false, AVX>(b, bands, kernel),
-                (false, true) if direct => {
+            match (self.pack, stores) {
+                (true, Stores::Ordinary) => self.pack_bands::<T, false, AVX>(b, bands, kernel),
+                (true, _) => self.pack_bands::<T, true, AVX>(b, bands, kernel),
+                (false, Stores::Direct) => {
                     self.unpack_bands::<T, AVX, true>(b, bands, kernel, None);
                     streaming::fence();
                 }
-                // Streaming needs x86_64 (`Relayout` never asks for it
-                // elsewhere): other targets do without the lines' 10 KiB
-                // in this frame.
+                // Streaming needs x86_64 (`Tiles::choose` never asks for
+                // it elsewhere): other targets do without the lines'
+                // 10 KiB in this frame.
                 #[cfg(target_arch = "x86_64")]
-                (false, true) => {
+                (false, Stores::Streaming) => {
                     let (mut lines, mut stage) = (Lines::new(), Stage::new());
                     let stage = stage.0.as_mut_ptr();
                     // The lines hold only parts of these bands' rows,
