@@ -468,9 +468,6 @@ impl Relayout {
         // they are distinct borrows; one thread; stores and extensions
         // from `Tiles::choose`.
         unsafe { t.copy_bands(b, 0..t.bands(), kernel, how) };
-        if how.0 != Stores::Ordinary && t.pack {
-            streaming::fence();
-        }
     }
 
     /// Fills the tail padding of `dst` and chooses how the tiles move:
@@ -538,16 +535,14 @@ impl Relayout {
         let shared = Shared(b);
         (0..pieces).into_par_iter().for_each(|k| {
             let range = cut(bands, k, pieces)..cut(bands, k + 1, pieces);
+            // (`copy_bands` fences this task's streaming stores before
+            // the join.)
             // SAFETY: as in `copy_tiles`, each task with its own bands,
             // whose destination slots no other task writes (bands are
             // disjoint tile rows: disjoint slot ranges in both layouts);
             // `for_each` returns only when every task is done, within
             // the borrows of `src` and `dst`.
             unsafe { t.copy_bands(shared.get(), range, kernel, how) };
-            if how.0 != Stores::Ordinary && t.pack {
-                // This thread's streaming stores, before the join.
-                streaming::fence();
-            }
         });
     }
 

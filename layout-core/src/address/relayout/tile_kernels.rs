@@ -106,7 +106,7 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         // SAFETY: the caller's contract; the kernel was chosen for this
         // slot size, group and row length.
         unsafe {
-            if matches!(kernel, Kernel::Bytes16 | Kernel::Bytes32) && pitch != row {
+            if kernel.transposes() && pitch != row {
                 // Sixteen or more rows of a large array are as many lines
                 // in one cache set (rows a multiple of 4 KiB apart) while
                 // the transposes take 16 bytes of each: gather the rows

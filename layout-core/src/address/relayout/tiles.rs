@@ -370,8 +370,8 @@ pub(super) struct Buffers<T> {
 impl Tiles {
     /// Copies bands `bands` (tile rows, counted over all matrices) from
     /// `b.src` to `b.dst`, padding included, with `stores` and the
-    /// vector extensions `isa`. The tail padding after the formula's size
-    /// is not written.
+    /// vector extensions `isa`, streaming stores fenced before it
+    /// returns. The tail padding after the formula's size is not written.
     ///
     /// # Safety
     /// `b.src` and `b.dst` must be valid for the layouts' slots (at least
@@ -443,8 +443,8 @@ impl Tiles {
     }
 
     /// [`Tiles::copy_bands`] for one set of extensions: with `AVX`, the
-    /// AVX2 kernels (the caller runs with AVX2); `direct`: unpacking
-    /// streams straight from the kernels ([`Tiles::direct`]).
+    /// AVX2 kernels (the caller runs with AVX2); streaming stores are
+    /// fenced before it returns.
     ///
     /// # Safety
     /// As [`Tiles::copy_bands`]; with `AVX`, the CPU runs AVX2.
@@ -459,7 +459,10 @@ impl Tiles {
         unsafe {
             match (self.pack, stores) {
                 (true, Stores::Ordinary) => self.pack_bands::<T, false, AVX>(b, bands, kernel),
-                (true, _) => self.pack_bands::<T, true, AVX>(b, bands, kernel),
+                (true, _) => {
+                    self.pack_bands::<T, true, AVX>(b, bands, kernel);
+                    streaming::fence();
+                }
                 (false, Stores::Direct) => {
                     self.unpack_bands::<T, AVX, true>(b, bands, kernel, None);
                     streaming::fence();
