@@ -17,8 +17,9 @@
 //! with a small shape (`256x2048`: the source stays in L2) that measures
 //! the kernels and the store path without the source's trip from memory;
 //! `avx2` or `sse2` make the last column the aligned relayout limited to
-//! those extensions (`without_avx512`, `without_avx2`) instead of the
-//! one 16 bytes into a line; `huge` asks for transparent huge pages for
+//! those extensions (`without_avx512`, `without_avx2`), `narrow` to
+//! AVX-512's registers without its 512-bit vectors
+//! (`without_avx512_vectors`), instead of the one 16 bytes into a line; `huge` asks for transparent huge pages for
 //! every buffer (`madvise`; the default here is 4 KiB pages).
 //!
 //! Prints one Markdown row per case: the best round's bandwidth of each
@@ -118,6 +119,11 @@ fn main() {
         (Other::Limited(Relayout::without_avx2), "SSE2 only")
     } else if flags.contains(&"avx2") {
         (Other::Limited(Relayout::without_avx512), "AVX2 only")
+    } else if flags.contains(&"narrow") {
+        (
+            Other::Limited(Relayout::without_avx512_vectors),
+            "no 512-bit vectors",
+        )
     } else {
         (Other::Dst16, "dst +16 B")
     };

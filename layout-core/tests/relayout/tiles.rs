@@ -2,7 +2,7 @@
 //! definition, at every position of the destination within a 64-byte
 //! line: streaming stores (forced on for these small arrays), the lines
 //! they join per destination row, the AVX2 kernels (with and without
-//! AVX-512's registers) and the SSE2 ones, ordinary stores, and the
+//! AVX-512's registers), the 512-bit ones, and the SSE2 ones, ordinary stores, and the
 //! scalar kernel of formats no vector kernel takes. Each
 //! copy writes into a buffer with guard regions before and after the
 //! destination and poison in it; the whole buffer must then be the
@@ -57,11 +57,19 @@ fn check_at<T: Unit>(
         for (mode, how) in [
             (plan.streaming_from(0), "streaming"),
             (
+                plan.streaming_from(0).without_avx512_vectors(),
+                "streaming, no 512-bit vectors",
+            ),
+            (
                 plan.streaming_from(0).without_avx512(),
                 "streaming, no AVX-512",
             ),
             (plan.streaming_from(0).without_avx2(), "streaming, no AVX2"),
             (plan.streaming_from(usize::MAX), "ordinary stores"),
+            (
+                plan.streaming_from(usize::MAX).without_avx512_vectors(),
+                "ordinary stores, no 512-bit vectors",
+            ),
             (
                 plan.streaming_from(usize::MAX).without_avx512(),
                 "ordinary stores, no AVX-512",

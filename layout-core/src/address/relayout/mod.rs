@@ -174,7 +174,7 @@ impl Relayout {
             dst_slots: dst.physical_slots(),
             dst_has_padding: dst.physical_slots() != dst.element_count(),
             fast: false,
-            isa: Isa::Avx512,
+            isa: Isa::Avx512Wide,
             tiles: None,
             stream_threshold: STREAM_THRESHOLD,
             src: *src,
@@ -249,8 +249,24 @@ impl Relayout {
     #[doc(hidden)]
     pub const fn without_avx512(self) -> Relayout {
         Relayout {
-            isa: if matches!(self.isa, Isa::Avx512) {
+            isa: if matches!(self.isa, Isa::Avx512 | Isa::Avx512Wide) {
                 Isa::Avx2
+            } else {
+                self.isa
+            },
+            ..self
+        }
+    }
+
+    /// The same plan with AVX-512's registers but not its 512-bit
+    /// vectors (as on AMD's cores; or less, as
+    /// [`Relayout::without_avx512`] says). For tests and benchmarks that
+    /// compare the two.
+    #[doc(hidden)]
+    pub const fn without_avx512_vectors(self) -> Relayout {
+        Relayout {
+            isa: if matches!(self.isa, Isa::Avx512Wide) {
+                Isa::Avx512
             } else {
                 self.isa
             },
@@ -487,7 +503,7 @@ impl Relayout {
         dst[self.dst.tiled_slots() as usize..].fill(pad);
         let big = size_of_val(dst) >= self.stream_threshold && cfg!(target_arch = "x86_64");
         let at = dst.as_ptr().cast::<u8>();
-        let how = t.choose(kernel, at, (size_of::<T>(), big), self.isa.min(isa()));
+        let (kernel, how) = t.choose(kernel, at, (size_of::<T>(), big), self.isa.min(isa()));
         let b = Buffers {
             src: src.as_ptr(),
             dst: dst.as_mut_ptr(),

@@ -393,7 +393,7 @@ impl Tiles {
         unsafe {
             #[cfg(target_arch = "x86_64")]
             match isa {
-                Isa::Avx512 => return self.copy_avx512(b, bands, how),
+                Isa::Avx512 | Isa::Avx512Wide => return self.copy_avx512(b, bands, how),
                 Isa::Avx2 => return self.copy_avx2(b, bands, how),
                 Isa::Sse2 => {}
             }
@@ -408,29 +408,47 @@ impl Tiles {
     /// destination is big and the copy can stream (packing: a streaming
     /// kernel and a 16-byte aligned destination; unpacking: tiles of at
     /// most [`super::lines::MAX_ROWS`] rows), straight from the kernels
-    /// where [`Tiles::direct`] allows.
+    /// where [`Tiles::direct`] allows; and the kernel, widened to
+    /// [`Kernel::Bytes32Wide`] where pred packs with AVX-512.
     pub(super) fn choose(
         &self,
         kernel: Kernel,
         dst: *const u8,
         (size, big): (usize, bool),
         limit: Isa,
-    ) -> (Stores, Isa) {
+    ) -> (Kernel, (Stores, Isa)) {
         let stream = big
             && if self.pack {
                 kernel.streams() && (dst as usize).is_multiple_of(16)
             } else {
                 self.tile_rows as usize <= super::lines::MAX_ROWS
             };
+        // 512-bit transposes for pred's packing (if the CPU has them),
+        // streamed only to whole lines (their 64-byte streaming stores
+        // need them aligned).
+        let wide = self.pack
+            && kernel == Kernel::Bytes32
+            && (!stream || (dst as usize).is_multiple_of(64));
         // AVX-512's registers pay where the kernels are the limit: with
         // the data near the core (ordinary stores), the byte transposes
         // ran 1.1–1.3× as fast with them; streaming from memory, even or
-        // up to 0.08× of the NT copy slower (BENCHMARKS.md).
-        let most = if stream { Isa::Avx2 } else { Isa::Avx512 };
+        // up to 0.08× of the NT copy slower (BENCHMARKS.md); but pred
+        // packs faster with 512-bit vectors either way, where the core
+        // runs them at full rate (`Isa::Avx512Wide`).
+        let most = if stream && !wide {
+            Isa::Avx2
+        } else {
+            Isa::Avx512Wide
+        };
         let isa = if kernel.avx2(self.tile_cols * size as u64) {
             limit.min(most)
         } else {
             Isa::Sse2
+        };
+        let kernel = if wide && isa == Isa::Avx512Wide {
+            Kernel::Bytes32Wide
+        } else {
+            kernel
         };
         let stores = if !stream {
             Stores::Ordinary
@@ -439,7 +457,7 @@ impl Tiles {
         } else {
             Stores::Streaming
         };
-        (stores, isa)
+        (kernel, (stores, isa))
     }
 
     /// [`Tiles::copy_bands`] for one set of extensions: with `AVX`, the
