@@ -28,8 +28,8 @@ pub(super) enum Kernel {
     Bytes16,
     /// Thirty-two 8-bit rows (pred `(32,1)`): 16×16 byte transposes.
     Bytes32,
-    /// [`Kernel::Bytes32`] packing with 512-bit vectors (AVX-512BW; the
-    /// other directions and the SSE2 build run `Bytes32`).
+    /// [`Kernel::Bytes32`] with 512-bit vectors (AVX-512BW), where
+    /// `Tiles::choose` finds them faster; edge groups run `Bytes32`.
     Bytes32Wide,
 }
 
@@ -230,7 +230,11 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
     unsafe {
         if valid != (g, cols) {
             unpack_edge(kernel, from, to, pitch, valid, (cols, g))
-        } else if !NT && kernel.transposes() && (pitch * size_of::<T>()).is_multiple_of(ALIASED) {
+        } else if !NT
+            && kernel.transposes()
+            && kernel != Kernel::Bytes32Wide
+            && (pitch * size_of::<T>()).is_multiple_of(ALIASED)
+        {
             unpack_staged::<T, AVX>(kernel, from, to, pitch, valid, (cols, g))
         } else {
             unpack_group::<T, AVX, NT>(kernel, from, to, pitch, cols, g)
@@ -270,7 +274,8 @@ unsafe fn unpack_edge<T: Copy>(
 /// read back for each further 16 bytes (pred unpacked into rows of 2048
 /// bytes ran at 0.25× of the NT copy in cache, 0.73× through the stage;
 /// BENCHMARKS.md). Rows at other distances keep the direct stores:
-/// through the stage they lost up to 0.1×.
+/// through the stage they lost up to 0.1×. [`Kernel::Bytes32Wide`] needs
+/// no stage: it writes each line whole, in one store.
 ///
 /// # Safety
 /// As [`unpack`], without `NT`.
@@ -872,7 +877,8 @@ mod avx2 {
                         }
                     }
                 }
-                Kernel::Bytes32 | Kernel::Bytes32Wide => {
+                Kernel::Bytes32Wide => super::avx512::unpack::<NT>(from, to, pitch, row),
+                Kernel::Bytes32 => {
                     for k in (0..row).step_by(16) {
                         // Columns k..k+16, rows 0-15 and 16-31 in the two
                         // lanes: the transpose gives rows l and l + 16.
@@ -910,7 +916,7 @@ mod avx512 {
     /// three rounds of interleaving turn each lane's 8×16 bytes into 2
     /// columns × 8 rows, and one qword permute puts each column's 32 rows
     /// together. 32 shuffles per 512 bytes where the AVX2 kernel needs 64
-    /// (and 16 more to load): on the Xeon it packs pred 0.07–0.16× of the
+    /// (and 16 more to load): on the Xeon it packs pred 0.03–0.17× of the
     /// NT copy faster (BENCHMARKS.md).
     ///
     /// Rows apart in memory are gathered first, like the other
@@ -972,6 +978,65 @@ mod avx512 {
                         _mm512_stream_si512(p.cast(), v);
                     } else {
                         _mm512_storeu_si512(p.cast(), v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`super::unpack_group`] of 32 rows of bytes with AVX-512BW, 64
+    /// columns and 16 rows at a time: 128-bit lane `j` of vector `k`
+    /// (`k < 16`) holds 16 rows of column `16j + k`, and four rounds of
+    /// interleaving (the 16×16 byte transpose in each lane) make vector
+    /// `l` row `l`'s 64 columns, one store each: 32 shuffles and 24
+    /// inserts per 512 bytes where the AVX2 kernel needs 64 shuffles and
+    /// 16 extracts. `Tiles::choose` takes it with ordinary stores into
+    /// rows of whole lines, where each store writes one whole line (so
+    /// rows 2048 bytes apart need no stage): on the Xeon in cache,
+    /// 0.3–0.55× of the NT copy faster. Streaming, it lost 0.05–0.1×
+    /// from memory, straight from the registers or through the lines
+    /// (BENCHMARKS.md).
+    ///
+    /// # Safety
+    /// As [`super::unpack_group`], `row` a multiple of 64; the CPU runs
+    /// AVX-512F and BW; with `NT`, each row's part 64-byte aligned.
+    #[target_feature(enable = "avx2,avx512f,avx512bw")]
+    pub(super) unsafe fn unpack<const NT: bool>(
+        from: *const u8,
+        to: *mut u8,
+        pitch: usize,
+        row: usize,
+    ) {
+        // SAFETY: reads inside the group's `32·row` input bytes, writes
+        // inside its rows' `row` bytes; the CPU runs the extensions.
+        unsafe {
+            for h in (0..row).step_by(64) {
+                for half in 0..2 {
+                    // 16 bytes: column `c`'s rows `16·half..`.
+                    let at = |c: usize| _mm_loadu_si128(from.add(c * 32 + 16 * half).cast());
+                    let mut x: [__m512i; 16] = core::array::from_fn(|k| {
+                        let v = _mm512_castsi128_si512(at(h + k));
+                        let v = _mm512_inserti32x4::<1>(v, at(h + 16 + k));
+                        let v = _mm512_inserti32x4::<2>(v, at(h + 32 + k));
+                        _mm512_inserti32x4::<3>(v, at(h + 48 + k))
+                    });
+                    for _ in 0..4 {
+                        x = core::array::from_fn(|i| {
+                            let (a, b) = (x[i / 2], x[i / 2 + 8]);
+                            if i % 2 == 0 {
+                                _mm512_unpacklo_epi8(a, b)
+                            } else {
+                                _mm512_unpackhi_epi8(a, b)
+                            }
+                        });
+                    }
+                    for (l, v) in x.into_iter().enumerate() {
+                        let p = to.add((16 * half + l) * pitch + h);
+                        if NT {
+                            _mm512_stream_si512(p.cast(), v);
+                        } else {
+                            _mm512_storeu_si512(p.cast(), v);
+                        }
                     }
                 }
             }

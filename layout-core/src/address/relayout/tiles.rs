@@ -409,7 +409,7 @@ impl Tiles {
     /// kernel and a 16-byte aligned destination; unpacking: tiles of at
     /// most [`super::lines::MAX_ROWS`] rows), straight from the kernels
     /// where [`Tiles::direct`] allows; and the kernel, widened to
-    /// [`Kernel::Bytes32Wide`] where pred packs with AVX-512.
+    /// [`Kernel::Bytes32Wide`] where that pays.
     pub(super) fn choose(
         &self,
         kernel: Kernel,
@@ -423,32 +423,34 @@ impl Tiles {
             } else {
                 self.tile_rows as usize <= super::lines::MAX_ROWS
             };
-        // 512-bit transposes for pred's packing (if the CPU has them),
-        // streamed only to whole lines (their 64-byte streaming stores
-        // need them aligned).
-        let wide = self.pack
-            && kernel == Kernel::Bytes32
-            && (!stream || (dst as usize).is_multiple_of(64));
-        // AVX-512's registers pay where the kernels are the limit: with
-        // the data near the core (ordinary stores), the byte transposes
-        // ran 1.1–1.3× as fast with them; streaming from memory, even or
-        // up to 0.08× of the NT copy slower (BENCHMARKS.md); but pred
-        // packs faster with 512-bit vectors either way, where the core
-        // runs them at full rate (`Isa::Avx512Wide`).
-        let most = if stream && !wide {
-            Isa::Avx2
-        } else {
-            Isa::Avx512Wide
-        };
         let isa = if kernel.avx2(self.tile_cols * size as u64) {
-            limit.min(most)
+            limit
         } else {
             Isa::Sse2
         };
-        let kernel = if wide && isa == Isa::Avx512Wide {
-            Kernel::Bytes32Wide
+        // pred's byte transposes in 512-bit vectors where the core runs
+        // them at full rate: packing streams them only to whole lines
+        // (64-byte streaming stores need them aligned); unpacking takes
+        // them with ordinary stores into rows of whole lines only
+        // (streaming, or across lines, they lost; BENCHMARKS.md).
+        let wide = isa == Isa::Avx512Wide
+            && kernel == Kernel::Bytes32
+            && if self.pack {
+                !stream || (dst as usize).is_multiple_of(64)
+            } else {
+                !stream && self.lines(dst, size)
+            };
+        // AVX-512's registers pay where the kernels are the limit: with
+        // the data near the core (ordinary stores), the byte transposes
+        // ran 1.1–1.3× as fast with them; streaming from memory, even or
+        // up to 0.08× of the NT copy slower (BENCHMARKS.md). The 512-bit
+        // transposes pay either way.
+        let (kernel, isa) = if wide {
+            (Kernel::Bytes32Wide, isa)
+        } else if stream {
+            (kernel, isa.min(Isa::Avx2))
         } else {
-            kernel
+            (kernel, isa)
         };
         let stores = if !stream {
             Stores::Ordinary
@@ -517,15 +519,20 @@ impl Tiles {
     /// then waits four rounds of four rows); single rows (f32) were even
     /// (their lines already stream straight from the source).
     fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
+        (matches!(kernel, Kernel::Pairs16 | Kernel::Pairs8)
+            || kernel == Kernel::Quads8 && isa >= Isa::Avx2)
+            && self.lines(dst, size)
+    }
+
+    /// Whether every part of a destination row that a row group writes
+    /// (`C` elements of `size` bytes from a column that is a multiple of
+    /// `C`, into a destination at `dst`) is whole 64-byte lines.
+    fn lines(&self, dst: *const u8, size: usize) -> bool {
         let lines = |n: u64| {
             n.checked_mul(size as u64)
                 .is_some_and(|b| b.is_multiple_of(64))
         };
-        (matches!(kernel, Kernel::Pairs16 | Kernel::Pairs8)
-            || kernel == Kernel::Quads8 && isa >= Isa::Avx2)
-            && (dst as usize).is_multiple_of(64)
-            && lines(self.cols)
-            && lines(self.tile_cols)
+        (dst as usize).is_multiple_of(64) && lines(self.cols) && lines(self.tile_cols)
     }
 
     /// Asks for source lines ahead of packing tile `j` (column `col0`) of
