@@ -445,8 +445,18 @@ impl Tiles {
         // ran 1.1–1.3× as fast with them; streaming from memory, even or
         // up to 0.08× of the NT copy slower (BENCHMARKS.md). The 512-bit
         // transposes pay either way.
+        // s8's unpacking in 512-bit vectors likewise, streamed (straight
+        // from the registers or through the lines) or with ordinary
+        // stores into rows of whole lines (across lines it lost).
+        let quads = isa == Isa::Avx512Wide
+            && kernel == Kernel::Quads8
+            && !self.pack
+            && (self.tile_cols * size as u64).is_multiple_of(64)
+            && (stream || self.lines(dst, size));
         let (kernel, isa) = if wide {
             (Kernel::Bytes32Wide, isa)
+        } else if quads {
+            (Kernel::Quads8Wide, isa)
         } else if stream {
             (kernel, isa.min(Isa::Avx2))
         } else {
@@ -519,8 +529,10 @@ impl Tiles {
     /// then waits four rounds of four rows); single rows (f32) were even
     /// (their lines already stream straight from the source).
     fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
-        (matches!(kernel, Kernel::Pairs16 | Kernel::Pairs8)
-            || kernel == Kernel::Quads8 && isa >= Isa::Avx2)
+        (matches!(
+            kernel,
+            Kernel::Pairs16 | Kernel::Pairs8 | Kernel::Quads8Wide
+        ) || kernel == Kernel::Quads8 && isa >= Isa::Avx2)
             && self.lines(dst, size)
     }
 
