@@ -917,6 +917,47 @@ mod avx512 {
 
     use super::Stage;
 
+    /// `rounds` perfect shuffles of `x`'s bytes: vector `i` interleaved
+    /// with vector `i + N/2`, the low halves of each 128-bit lane to
+    /// vector `2i`, the high ones to `2i + 1`. Each round rotates a byte's
+    /// address (vector bits, then the bits within the lane) one bit left.
+    ///
+    /// # Safety
+    /// The CPU runs AVX-512BW (the caller enables it).
+    #[inline(always)]
+    unsafe fn interleave<const N: usize>(mut x: [__m512i; N], rounds: usize) -> [__m512i; N] {
+        for _ in 0..rounds {
+            // SAFETY: the caller's: AVX-512BW is on.
+            x = core::array::from_fn(|i| unsafe {
+                let (a, b) = (x[i / 2], x[i / 2 + N / 2]);
+                if i % 2 == 0 {
+                    _mm512_unpacklo_epi8(a, b)
+                } else {
+                    _mm512_unpackhi_epi8(a, b)
+                }
+            });
+        }
+        x
+    }
+
+    /// 64 bytes to `p`: a streaming store with `NT` (`p` 64-byte
+    /// aligned), else an ordinary one.
+    ///
+    /// # Safety
+    /// `p` writable for 64 bytes, aligned with `NT`; the CPU runs
+    /// AVX-512F.
+    #[inline(always)]
+    unsafe fn put<const NT: bool>(p: *mut u8, v: __m512i) {
+        // SAFETY: the caller's.
+        unsafe {
+            if NT {
+                _mm512_stream_si512(p.cast(), v)
+            } else {
+                _mm512_storeu_si512(p.cast(), v)
+            }
+        }
+    }
+
     /// [`super::pack`] of 32 rows of bytes with AVX-512BW, 16 columns at
     /// a time: row `l + 8j` in 128-bit lane `j` of vector `l` (`l < 8`),
     /// three rounds of interleaving turn each lane's 8×16 bytes into 2
@@ -961,30 +1002,17 @@ mod avx512 {
             let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
             for k in (0..row).step_by(16) {
                 let at = |l: usize| _mm_loadu_si128(rows.add(l * pitch + k).cast());
-                let mut x: [__m512i; 8] = core::array::from_fn(|l| {
+                let x: [__m512i; 8] = core::array::from_fn(|l| {
                     let v = _mm512_castsi128_si512(at(l));
                     let v = _mm512_inserti32x4::<1>(v, at(l + 8));
                     let v = _mm512_inserti32x4::<2>(v, at(l + 16));
                     _mm512_inserti32x4::<3>(v, at(l + 24))
                 });
-                for _ in 0..3 {
-                    x = core::array::from_fn(|i| {
-                        let (a, b) = (x[i / 2], x[i / 2 + 4]);
-                        if i % 2 == 0 {
-                            _mm512_unpacklo_epi8(a, b)
-                        } else {
-                            _mm512_unpackhi_epi8(a, b)
-                        }
-                    });
-                }
-                for (i, v) in x.into_iter().enumerate() {
-                    let v = _mm512_permutexvar_epi64(order, v);
-                    let p = out.add((k + 2 * i) * 32);
-                    if NT {
-                        _mm512_stream_si512(p.cast(), v);
-                    } else {
-                        _mm512_storeu_si512(p.cast(), v);
-                    }
+                for (i, v) in interleave(x, 3).into_iter().enumerate() {
+                    put::<NT>(
+                        out.add((k + 2 * i) * 32),
+                        _mm512_permutexvar_epi64(order, v),
+                    );
                 }
             }
         }
@@ -1020,29 +1048,14 @@ mod avx512 {
                 for half in 0..2 {
                     // 16 bytes: column `c`'s rows `16·half..`.
                     let at = |c: usize| _mm_loadu_si128(from.add(c * 32 + 16 * half).cast());
-                    let mut x: [__m512i; 16] = core::array::from_fn(|k| {
+                    let x: [__m512i; 16] = core::array::from_fn(|k| {
                         let v = _mm512_castsi128_si512(at(h + k));
                         let v = _mm512_inserti32x4::<1>(v, at(h + 16 + k));
                         let v = _mm512_inserti32x4::<2>(v, at(h + 32 + k));
                         _mm512_inserti32x4::<3>(v, at(h + 48 + k))
                     });
-                    for _ in 0..4 {
-                        x = core::array::from_fn(|i| {
-                            let (a, b) = (x[i / 2], x[i / 2 + 8]);
-                            if i % 2 == 0 {
-                                _mm512_unpacklo_epi8(a, b)
-                            } else {
-                                _mm512_unpackhi_epi8(a, b)
-                            }
-                        });
-                    }
-                    for (l, v) in x.into_iter().enumerate() {
-                        let p = to.add((16 * half + l) * pitch + h);
-                        if NT {
-                            _mm512_stream_si512(p.cast(), v);
-                        } else {
-                            _mm512_storeu_si512(p.cast(), v);
-                        }
+                    for (l, v) in interleave(x, 4).into_iter().enumerate() {
+                        put::<NT>(to.add((16 * half + l) * pitch + h), v);
                     }
                 }
             }
@@ -1097,12 +1110,7 @@ mod avx512 {
                     _mm512_shuffle_i64x2::<0b11_10_11_10>(q, q2),
                 ];
                 for (r, v) in rows.into_iter().enumerate() {
-                    let p = to.add(r * pitch + k);
-                    if NT {
-                        _mm512_stream_si512(p.cast(), v);
-                    } else {
-                        _mm512_storeu_si512(p.cast(), v);
-                    }
+                    put::<NT>(to.add(r * pitch + k), v);
                 }
             }
         }
