@@ -11,7 +11,16 @@ use core::mem::size_of;
 /// gathered in a buffer of this size on the stack.
 pub(super) const MAX_GROUP_BYTES: usize = 4096;
 
-/// Which kernel moves a row group; chosen once per copy by [`Kernel::new`].
+/// Which kernel moves a row group; chosen once per copy by [`Kernel::new`]
+/// and `Tiles::choose`.
+///
+/// The wide kernels ([`Kernel::Bytes32Wide`], [`Kernel::Quads8Wide`]) need
+/// more than their callers' contracts below say of `AVX` (AVX2, rows of
+/// whole 32-byte vectors, 16-byte alignment for `NT`): the CPU runs
+/// AVX-512F and BW, rows of whole 64-byte vectors when unpacking (of at
+/// most 128 bytes when packing), and 64-byte aligned stores with `NT`.
+/// Only `Tiles::choose` makes them, under those conditions and with
+/// [`Isa::Avx512Wide`], whose entry point enables the extensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kernel {
     /// Element by element (any size and group).
@@ -25,14 +34,16 @@ pub(super) enum Kernel {
     /// Four 8-bit rows (s8 `(4,1)`).
     Quads8,
     /// [`Kernel::Quads8`] unpacking with 512-bit vectors (AVX-512BW),
-    /// where `Tiles::choose` finds them faster.
+    /// where `Tiles::choose` finds them faster; edge groups run the SSE2
+    /// `Quads8`.
     Quads8Wide,
     /// Sixteen 8-bit rows: 16×16 byte transposes.
     Bytes16,
     /// Thirty-two 8-bit rows (pred `(32,1)`): 16×16 byte transposes.
     Bytes32,
     /// [`Kernel::Bytes32`] with 512-bit vectors (AVX-512BW), where
-    /// `Tiles::choose` finds them faster; edge groups run `Bytes32`.
+    /// `Tiles::choose` finds them faster; edge groups run the SSE2
+    /// `Bytes32`.
     Bytes32Wide,
 }
 
@@ -98,7 +109,8 @@ pub(super) struct Stage(pub(super) [u8; MAX_GROUP_BYTES]);
 /// [stream](Kernel::streams).
 ///
 /// With `AVX`, the caller runs with AVX2 enabled and the rows are whole
-/// 32-byte vectors ([`Kernel::avx2`]).
+/// 32-byte vectors ([`Kernel::avx2`]); a wide kernel needs more (see
+/// [`Kernel`]).
 #[inline(always)]
 pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
     kernel: Kernel,
@@ -113,7 +125,8 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         let (from, out) = (from.cast::<u8>(), out.cast::<u8>());
         let (pitch, row) = (pitch * size_of::<T>(), cols * size_of::<T>());
         // SAFETY: the caller's contract; the kernel was chosen for this
-        // slot size, group and row length.
+        // slot size, group and row length (and a wide one only where its
+        // conditions hold: see `Kernel`).
         unsafe {
             if AVX && kernel == Kernel::Bytes32Wide {
                 avx512::pack::<NT>(from, pitch, out, row);
@@ -584,9 +597,10 @@ pub(crate) enum Isa {
     /// operations, with 32 vector registers instead of 16.
     Avx512,
     /// [`Isa::Avx512`], and 512-bit vectors where they pay
-    /// ([`Kernel::Bytes32Wide`]): on Intel's cores, which run 512-bit
-    /// shuffles at the rate of 256-bit ones (AMD's Zen 4 at half of it;
-    /// the kernel is measured on a Xeon only).
+    /// ([`Kernel::Bytes32Wide`], [`Kernel::Quads8Wide`]): on Intel's
+    /// cores, which run 512-bit shuffles at the rate of 256-bit ones
+    /// (AMD's Zen 4 at half of it; the kernels are measured on a Xeon
+    /// only).
     Avx512Wide,
 }
 
@@ -663,7 +677,8 @@ fn detect() -> Isa {
 
 /// The AVX2 kernels: the SSE2 ones on 32-byte vectors (two tiles' worth
 /// of columns per transpose for the byte groups), with byte shuffles
-/// where SSE2 needs shifts and masks. Only called with AVX2 enabled.
+/// where SSE2 needs shifts and masks. Only called with AVX2 enabled (and
+/// AVX-512F/BW for the wide kernels they hand on to `avx512`).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use core::arch::x86_64::{
@@ -806,7 +821,8 @@ mod avx2 {
     /// [`super::x86::unpack`] with AVX2: `row` a multiple of 32.
     ///
     /// # Safety
-    /// As [`super::unpack_group`]; AVX2 is on.
+    /// As [`super::unpack_group`]; AVX2 is on (and what a wide kernel
+    /// needs, see [`Kernel`]).
     #[inline(always)]
     pub(super) unsafe fn unpack<const NT: bool>(
         kernel: Kernel,
@@ -816,7 +832,8 @@ mod avx2 {
         row: usize,
     ) {
         // SAFETY: every load is inside the group's input, every
-        // store inside a destination row; AVX2 is on.
+        // store inside a destination row; AVX2 is on (and a wide kernel's
+        // conditions hold, the caller's contract).
         unsafe {
             let input = |k: usize| load(from.add(k));
             let out = |l: usize, k: usize, v| put::<NT>(to.add(l * pitch + k), v);
@@ -904,7 +921,8 @@ mod avx2 {
     }
 }
 
-/// The 512-bit byte transposes of pred's 32 rows.
+/// The wide kernels: 512-bit byte transposes of pred's 32 rows, and
+/// s8's quads unpacked.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use core::arch::x86_64::{
@@ -1027,7 +1045,7 @@ mod avx512 {
     /// 16 extracts. `Tiles::choose` takes it with ordinary stores into
     /// rows of whole lines, where each store writes one whole line (so
     /// rows 2048 bytes apart need no stage): on the Xeon in cache,
-    /// 0.3–0.55× of the NT copy faster. Streaming, it lost 0.05–0.1×
+    /// 0.2–0.5× of the NT copy faster. Streaming, it lost 0.05–0.1×
     /// from memory, straight from the registers or through the lines
     /// (BENCHMARKS.md).
     ///

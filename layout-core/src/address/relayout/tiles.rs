@@ -327,7 +327,8 @@ entry!(
 entry!(
     /// The AVX2 kernels on AVX-512VL's 32 vector registers: the byte
     /// transposes (pred's 32 rows) keep their 16-row blocks in registers
-    /// instead of spilling them.
+    /// instead of spilling them; and the wide kernels, with 512-bit
+    /// vectors.
     copy_avx512,
     "avx2,avx512f,avx512vl,avx512bw"
 );
@@ -377,9 +378,11 @@ impl Tiles {
     /// `b.src` and `b.dst` must be valid for the layouts' slots (at least
     /// the formula's size on each side, `Relayout::copy` checks), the
     /// destination not overlapping the source; no other thread may touch
-    /// the slots of these bands meanwhile. `stores` and `isa` are what
-    /// [`Tiles::choose`] gave for this destination and `kernel`, with at
-    /// most the extensions the CPU runs ([`isa`]).
+    /// the slots of these bands meanwhile. `kernel`, `stores` and `isa`
+    /// are what [`Tiles::choose`] returned for this destination, with at
+    /// most the extensions the CPU runs (`isa()`): a wide kernel it
+    /// returns runs only with the extensions and on the rows it was
+    /// chosen for.
     pub(super) unsafe fn copy_bands<T: Copy>(
         &self,
         b: Buffers<T>,
@@ -409,7 +412,8 @@ impl Tiles {
     /// kernel and a 16-byte aligned destination; unpacking: tiles of at
     /// most [`super::lines::MAX_ROWS`] rows), straight from the kernels
     /// where [`Tiles::direct`] allows; and the kernel, widened to
-    /// [`Kernel::Bytes32Wide`] where that pays.
+    /// [`Kernel::Bytes32Wide`] or [`Kernel::Quads8Wide`] where that pays
+    /// (only with [`Isa::Avx512Wide`]).
     pub(super) fn choose(
         &self,
         kernel: Kernel,
@@ -443,8 +447,8 @@ impl Tiles {
         // AVX-512's registers pay where the kernels are the limit: with
         // the data near the core (ordinary stores), the byte transposes
         // ran 1.1–1.3× as fast with them; streaming from memory, even or
-        // up to 0.08× of the NT copy slower (BENCHMARKS.md). The 512-bit
-        // transposes pay either way.
+        // up to 0.08× of the NT copy slower (BENCHMARKS.md): streaming
+        // runs the AVX2 build unless a wide kernel was chosen.
         // s8's unpacking in 512-bit vectors likewise, streamed (straight
         // from the registers or through the lines) or with ordinary
         // stores into rows of whole lines (across lines it lost).
@@ -526,8 +530,10 @@ impl Tiles {
     /// (BENCHMARKS.md): pairs of rows (bf16 `(2,1)`) gain about 0.16× the
     /// NT copy over joining lines; quads (s8 `(4,1)`) 0–0.14× with AVX2's
     /// 32-byte stores but lose 0.2–0.25× with SSE2's 16-byte ones (each line
-    /// then waits four rounds of four rows); single rows (f32) were even
-    /// (their lines already stream straight from the source).
+    /// then waits four rounds of four rows), and with AVX-512's 64-byte
+    /// ones ([`Kernel::Quads8Wide`], a whole line a store) 0.2–0.4× ahead
+    /// of AVX2's; single rows (f32) were even (their lines already stream
+    /// straight from the source).
     fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
         (matches!(
             kernel,
