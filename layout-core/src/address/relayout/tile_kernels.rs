@@ -17,8 +17,8 @@ pub(super) const MAX_GROUP_BYTES: usize = 4096;
 /// The wide kernels ([`Kernel::Bytes32Wide`], [`Kernel::Quads8Wide`]) need
 /// more than their callers' contracts below say of `AVX` (AVX2, rows of
 /// whole 32-byte vectors, 16-byte alignment for `NT`): the CPU runs
-/// AVX-512F and BW, rows of whole 64-byte vectors when unpacking (of at
-/// most 128 bytes when packing), and 64-byte aligned stores with `NT`.
+/// AVX-512F and BW, rows of whole 64-byte vectors when unpacking, and
+/// 64-byte aligned stores with `NT`.
 /// Only `Tiles::choose` makes them, under those conditions and with
 /// [`Isa::Avx512Wide`], whose entry point enables the extensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,12 +73,21 @@ impl Kernel {
     }
 
     /// Whether the kernel transposes 16×16 bytes (groups of 16 or 32
-    /// rows).
+    /// rows): packing gathers their rows first (x86_64 only).
+    #[cfg(target_arch = "x86_64")]
     pub(super) const fn transposes(self) -> bool {
         matches!(
             self,
             Kernel::Bytes16 | Kernel::Bytes32 | Kernel::Bytes32Wide
         )
+    }
+
+    /// Whether unpacking writes 16 bytes of each of 16 or 32 rows in turn
+    /// (the 16×16 byte transposes), leaving their lines part-written
+    /// meanwhile; [`Kernel::Bytes32Wide`] writes each line whole, in one
+    /// store (see `ALIASED`).
+    pub(super) const fn fills_rows_piecewise(self) -> bool {
+        matches!(self, Kernel::Bytes16 | Kernel::Bytes32)
     }
 
     /// Whether the AVX2 kernels take rows of `row` bytes: whole 32-byte
@@ -128,10 +137,6 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         // slot size, group and row length (and a wide one only where its
         // conditions hold: see `Kernel`).
         unsafe {
-            if AVX && kernel == Kernel::Bytes32Wide {
-                avx512::pack::<NT>(from, pitch, out, row);
-                return;
-            }
             if kernel.transposes() && pitch != row {
                 // Sixteen or more rows of a large array are as many lines
                 // in one cache set (rows a multiple of 4 KiB apart) while
@@ -247,8 +252,7 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
         if valid != (g, cols) {
             unpack_edge(kernel, from, to, pitch, valid, (cols, g))
         } else if !NT
-            && kernel.transposes()
-            && kernel != Kernel::Bytes32Wide
+            && kernel.fills_rows_piecewise()
             && (pitch * size_of::<T>()).is_multiple_of(ALIASED)
         {
             unpack_staged::<T, AVX>(kernel, from, to, pitch, valid, (cols, g))
@@ -290,8 +294,8 @@ unsafe fn unpack_edge<T: Copy>(
 /// read back for each further 16 bytes (pred unpacked into rows of 2048
 /// bytes ran at 0.25× of the NT copy in cache, 0.73× through the stage;
 /// BENCHMARKS.md). Rows at other distances keep the direct stores:
-/// through the stage they lost up to 0.1×. [`Kernel::Bytes32Wide`] needs
-/// no stage: it writes each line whole, in one store.
+/// through the stage they lost up to 0.1×. So do kernels that write each
+/// line whole ([`Kernel::fills_rows_piecewise`]).
 ///
 /// # Safety
 /// As [`unpack`], without `NT`.
@@ -799,7 +803,8 @@ mod avx2 {
                         put::<NT>(o.add(96), _mm256_permute2x128_si256::<0x31>(o2, o3));
                     }
                 }
-                Kernel::Bytes32 | Kernel::Bytes32Wide => {
+                Kernel::Bytes32Wide => super::avx512::pack::<NT>(from, pitch, out, row),
+                Kernel::Bytes32 => {
                     for k in (0..row).step_by(16) {
                         // Rows l and l + 16 of columns k..k+16: the
                         // transpose gives each column's 32 rows.
@@ -933,8 +938,6 @@ mod avx512 {
         _mm512_unpacklo_epi8,
     };
 
-    use super::Stage;
-
     /// `rounds` perfect shuffles of `x`'s bytes: vector `i` interleaved
     /// with vector `i + N/2`, the low halves of each 128-bit lane to
     /// vector `2i`, the high ones to `2i + 1`. Each round rotates a byte's
@@ -984,16 +987,16 @@ mod avx512 {
     /// (and 16 more to load): on the Xeon it packs pred 0.03–0.17× of the
     /// NT copy faster (BENCHMARKS.md).
     ///
-    /// Rows apart in memory are gathered first, like the other
-    /// transposes' (see [`super::pack`]). The gather is 16-byte pieces,
-    /// and so are the loads from it: a load that spans several stores
-    /// still in the store buffer cannot take its bytes from them and
-    /// waits (64-byte loads of a stage laid out for them ran no faster
-    /// than the AVX2 kernel).
+    /// Its rows come gathered in [`super::pack`]'s stage where they are
+    /// apart in memory, written 16 bytes at a time; so they are read 16
+    /// bytes at a time: a load that spans several stores still in the
+    /// store buffer cannot take its bytes from them and waits (64-byte
+    /// loads of a stage laid out for them ran no faster than the AVX2
+    /// kernel).
     ///
     /// # Safety
-    /// As [`super::pack`] (`row` a multiple of 16 and at most 128); the
-    /// CPU runs AVX-512F and BW; with `NT`, `out` 64-byte aligned.
+    /// As [`super::pack`] (`row` a multiple of 16); the CPU runs AVX-512F
+    /// and BW; with `NT`, `out` 64-byte aligned.
     #[target_feature(enable = "avx2,avx512f,avx512bw")]
     pub(super) unsafe fn pack<const NT: bool>(
         from: *const u8,
@@ -1001,25 +1004,14 @@ mod avx512 {
         out: *mut u8,
         row: usize,
     ) {
-        let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
-        let s = stage.as_mut_ptr().cast::<u8>();
-        // SAFETY: reads inside the group's rows, writes inside the stage
-        // (`row / 16` blocks of 512 bytes, at most 4096) and the group's
+        // SAFETY: reads inside the group's 32 rows, writes inside its
         // output; the CPU runs the extensions.
         unsafe {
-            let (rows, pitch) = if pitch == row {
-                (from, pitch)
-            } else {
-                for l in 0..32 {
-                    super::copy_row(from.add(l * pitch), s.add(l * row), row);
-                }
-                (s.cast_const(), row)
-            };
             // Each lane: column 2i's 8 rows, then column 2i + 1's; lanes
             // hold rows 0-7, 8-15, 16-23, 24-31.
             let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
             for k in (0..row).step_by(16) {
-                let at = |l: usize| _mm_loadu_si128(rows.add(l * pitch + k).cast());
+                let at = |l: usize| _mm_loadu_si128(from.add(l * pitch + k).cast());
                 let x: [__m512i; 8] = core::array::from_fn(|l| {
                     let v = _mm512_castsi128_si512(at(l));
                     let v = _mm512_inserti32x4::<1>(v, at(l + 8));

@@ -432,39 +432,34 @@ impl Tiles {
         } else {
             Isa::Sse2
         };
-        // pred's byte transposes in 512-bit vectors where the core runs
-        // them at full rate: packing streams them only to whole lines
-        // (64-byte streaming stores need them aligned); unpacking takes
-        // them with ordinary stores into rows of whole lines only
-        // (streaming, or across lines, they lost; BENCHMARKS.md).
-        let wide = isa == Isa::Avx512Wide
-            && kernel == Kernel::Bytes32
-            && if self.pack {
-                !stream || (dst as usize).is_multiple_of(64)
-            } else {
-                !stream && self.lines(dst, size)
-            };
-        // AVX-512's registers pay where the kernels are the limit: with
-        // the data near the core (ordinary stores), the byte transposes
-        // ran 1.1–1.3× as fast with them; streaming from memory, even or
-        // up to 0.08× of the NT copy slower (BENCHMARKS.md): streaming
-        // runs the AVX2 build unless a wide kernel was chosen.
-        // s8's unpacking in 512-bit vectors likewise, streamed (straight
-        // from the registers or through the lines) or with ordinary
-        // stores into rows of whole lines (across lines it lost).
-        let quads = isa == Isa::Avx512Wide
-            && kernel == Kernel::Quads8
-            && !self.pack
-            && (self.tile_cols * size as u64).is_multiple_of(64)
-            && (stream || self.lines(dst, size));
-        let (kernel, isa) = if wide {
-            (Kernel::Bytes32Wide, isa)
-        } else if quads {
-            (Kernel::Quads8Wide, isa)
-        } else if stream {
-            (kernel, isa.min(Isa::Avx2))
-        } else {
-            (kernel, isa)
+        // The 512-bit kernels, where the core runs them at full rate and
+        // they measured faster (BENCHMARKS.md): pred packing, streamed
+        // only to whole lines (64-byte streaming stores need them
+        // aligned); pred unpacking with ordinary stores into rows of
+        // whole lines (streamed, or across lines, it lost); s8 unpacking
+        // streamed (straight from the registers or through the lines) or
+        // into rows of whole lines.
+        let whole_rows = self.lines(dst, size);
+        let wide = match kernel {
+            _ if isa != Isa::Avx512Wide => None,
+            Kernel::Bytes32 if self.pack => {
+                (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
+            }
+            Kernel::Bytes32 => (!stream && whole_rows).then_some(Kernel::Bytes32Wide),
+            Kernel::Quads8 if !self.pack => ((self.tile_cols * size as u64).is_multiple_of(64)
+                && (stream || whole_rows))
+                .then_some(Kernel::Quads8Wide),
+            _ => None,
+        };
+        // Otherwise AVX-512's registers pay where the kernels are the
+        // limit: with the data near the core (ordinary stores), the byte
+        // transposes ran 1.1–1.3× as fast with them; streaming from
+        // memory, even or up to 0.08× of the NT copy slower, so streaming
+        // runs the AVX2 build.
+        let (kernel, isa) = match wide {
+            Some(wide) => (wide, isa),
+            None if stream => (kernel, isa.min(Isa::Avx2)),
+            None => (kernel, isa),
         };
         let stores = if !stream {
             Stores::Ordinary
