@@ -19,8 +19,14 @@
 //! `avx2` or `sse2` make the last column the aligned relayout limited to
 //! those extensions (`without_avx512`, `without_avx2`), `narrow` to
 //! AVX-512's registers without its 512-bit vectors
-//! (`without_avx512_vectors`), instead of the one 16 bytes into a line; `huge` asks for transparent huge pages for
-//! every buffer (`madvise`; the default here is 4 KiB pages).
+//! (`without_avx512_vectors`), `noahead` without asking for source lines
+//! ahead (`without_read_ahead`), instead of the one 16 bytes into a line;
+//! `at16` puts the destinations of both relayout columns 16 bytes into a
+//! line (with one of those flags: the pair compared off the line grid);
+//! `ahead` makes the second column the NT copy asking for its source 4
+//! KiB ahead (`common::nt_copy_reading_ahead`) instead of eight streams;
+//! `huge` asks for transparent huge pages for every buffer (`madvise`;
+//! the default here is 4 KiB pages).
 //!
 //! Prints one Markdown row per case: the best round's bandwidth of each
 //! and the ratios of the best times (the least disturbed rounds) and of
@@ -33,7 +39,7 @@ use std::time::{Duration, Instant};
 use xla_layout::Relayout;
 
 mod common;
-use common::{Buffer, FORMATS, bytes_of, nt_copy, nt_copy_parts, tiled};
+use common::{Buffer, FORMATS, bytes_of, nt_copy, nt_copy_parts, nt_copy_reading_ahead, tiled};
 
 /// What the last column runs.
 #[derive(Clone, Copy)]
@@ -44,25 +50,43 @@ enum Other {
     Limited(fn(Relayout) -> Relayout),
 }
 
+/// The flags that change what is timed.
+#[derive(Clone, Copy)]
+struct Flags {
+    stream: bool,
+    other: Other,
+    huge: bool,
+    /// Both relayouts 16 bytes into a line.
+    at16: bool,
+    /// The NT copy reading ahead instead of eight streams.
+    ahead: bool,
+}
+
 /// Times of the NT copy, the aligned relayout, the `other` one and the
-/// eight-stream copy, one of each per round; and the bytes each copy
-/// moves.
+/// eight-stream copy (or the NT copy reading ahead), one of each per
+/// round; and the bytes each copy moves.
 fn rounds<T: Copy + Default>(
     from: &str,
     to: &str,
-    (n, stream, other, huge): (usize, bool, Other, bool),
+    (n, f): (usize, Flags),
     value: fn(usize) -> T,
 ) -> ([Vec<Duration>; 4], usize) {
     let (src_t, dst_t) = (tiled(from), tiled(to));
     let plan = Relayout::new(&src_t, &dst_t).unwrap();
-    let plan = if stream { plan.streaming_from(0) } else { plan };
-    let (offset, plan2) = match other {
+    let plan = if f.stream {
+        plan.streaming_from(0)
+    } else {
+        plan
+    };
+    let (offset, plan2) = match f.other {
         Other::Dst16 => (16, plan),
         Other::Limited(limit) => (0, limit(plan)),
     };
+    let (first, offset) = if f.at16 { (16, 16) } else { (0, offset) };
+    let huge = f.huge;
     let src = Buffer::with_pages(src_t.physical_slots() as usize, 0, value, huge);
     let slots = dst_t.physical_slots() as usize;
-    let mut dst = Buffer::with_pages(slots, 0, |_| T::default(), huge);
+    let mut dst = Buffer::with_pages(slots, first, |_| T::default(), huge);
     let mut dst16 = Buffer::with_pages(slots, offset, |_| T::default(), huge);
     let bytes = src_t.element_count() as usize * size_of::<T>();
     let mut copy = Buffer::with_pages(bytes, 0, |_| 0u8, huge);
@@ -84,7 +108,12 @@ fn rounds<T: Copy + Default>(
             plan2.copy(black_box(src), dst16.get_mut(), pad).unwrap()
         }));
         out[3].push(time(&mut || {
-            nt_copy_parts(black_box(&bytes_of(src)[..bytes]), copy.get_mut())
+            let src = black_box(&bytes_of(src)[..bytes]);
+            if f.ahead {
+                nt_copy_reading_ahead(src, copy.get_mut(), 4096)
+            } else {
+                nt_copy_parts(src, copy.get_mut())
+            }
         }));
     }
     // Both wrote the same bytes.
@@ -113,26 +142,47 @@ fn main() {
         None => vec![(8192, 8192), (8191, 8190)],
     };
     let flags: Vec<&str> = args.get(3).map_or(vec![], |a| a.split(',').collect());
-    let stream = flags.contains(&"stream");
-    let huge = flags.contains(&"huge");
-    let (other, other_name) = if flags.contains(&"sse2") {
+    let flag = |name| flags.contains(&name);
+    let (other, other_name) = if flag("sse2") {
         (Other::Limited(Relayout::without_avx2), "SSE2 only")
-    } else if flags.contains(&"avx2") {
+    } else if flag("avx2") {
         (Other::Limited(Relayout::without_avx512), "AVX2 only")
-    } else if flags.contains(&"narrow") {
+    } else if flag("narrow") {
         (
             Other::Limited(Relayout::without_avx512_vectors),
             "no 512-bit vectors",
         )
+    } else if flag("noahead") {
+        (
+            Other::Limited(Relayout::without_read_ahead),
+            "no read-ahead",
+        )
     } else {
         (Other::Dst16, "dst +16 B")
     };
+    let f = Flags {
+        stream: flag("stream"),
+        other,
+        huge: flag("huge"),
+        at16: flag("at16"),
+        ahead: flag("ahead"),
+    };
+    let second = if f.ahead {
+        "NT read-ahead"
+    } else {
+        "8 streams"
+    };
+    let other_name = match (f.at16, other) {
+        (true, Other::Limited(_)) => format!("{other_name} (+16 B)"),
+        _ => other_name.to_string(),
+    };
     println!(
-        "{n} rounds; GiB/s of the best round; ratios to the NT copy (or the 8-stream copy) of the best and (median) times."
+        "{n} rounds; GiB/s of the best round; ratios to the NT copy (or the {second} copy) of the best and (median) times."
     );
     println!();
     println!(
-        "| case | NT copy | 8 streams | relayout | ÷ NT copy | ÷ 8 streams | {other_name} | ÷ NT copy |"
+        "| case | NT copy | {second} | relayout{at} | ÷ NT copy | ÷ {second} | {other_name} | ÷ NT copy |",
+        at = if f.at16 { " (+16 B)" } else { "" }
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (rows, cols) in shapes {
@@ -145,9 +195,9 @@ fn main() {
                     continue;
                 }
                 let (mut t, bytes) = match ty {
-                    "bf16" => rounds::<u16>(from, to, (n, stream, other, huge), |k| k as u16),
-                    "f32" => rounds::<f32>(from, to, (n, stream, other, huge), |k| k as f32),
-                    _ => rounds::<u8>(from, to, (n, stream, other, huge), |k| k as u8),
+                    "bf16" => rounds::<u16>(from, to, (n, f), |k| k as u16),
+                    "f32" => rounds::<f32>(from, to, (n, f), |k| k as f32),
+                    _ => rounds::<u8>(from, to, (n, f), |k| k as u8),
                 };
                 for v in &mut t {
                     v.sort();

@@ -274,6 +274,23 @@ impl Relayout {
         }
     }
 
+    /// The same plan without asking for source lines ahead of the tile
+    /// copies' reads (software prefetch). For benchmarks that measure
+    /// what the hints gain.
+    #[doc(hidden)]
+    pub const fn without_read_ahead(self) -> Relayout {
+        Relayout {
+            tiles: match self.tiles {
+                Some(t) => Some(Tiles {
+                    read_ahead: false,
+                    ..t
+                }),
+                None => None,
+            },
+            ..self
+        }
+    }
+
     /// The same plan without the tile-by-tile path: the general walk (for
     /// tests and benchmarks that compare the two).
     #[doc(hidden)]

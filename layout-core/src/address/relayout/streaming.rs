@@ -424,5 +424,23 @@ pub(super) fn fence() {
     };
 }
 
+/// Asks for the lines of `bytes` bytes from `p` to be loaded (a hint: no
+/// access is made, and `p` may be any address).
+#[inline(always)]
+pub(super) fn prefetch(p: *const u8, bytes: usize) {
+    // Not under Miri: a hint changes nothing it could check.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    for k in (0..bytes).step_by(64) {
+        // SAFETY: a prefetch reads nothing; `wrapping_add` makes no claim
+        // about the address.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(
+                p.wrapping_add(k).cast(),
+            )
+        };
+    }
+    let _ = (p, bytes);
+}
+
 /// Destinations at least this large are written with streaming stores.
 pub(super) const STREAM_THRESHOLD: usize = 8 << 20;
