@@ -20,7 +20,9 @@
 //! those extensions (`without_avx512`, `without_avx2`), `narrow` to
 //! AVX-512's registers without its 512-bit vectors
 //! (`without_avx512_vectors`), `noahead` without asking for source lines
-//! ahead (`without_read_ahead`), instead of the one 16 bytes into a line;
+//! ahead (`without_read_ahead`), `same` the same plan again (how far the
+//! two columns differ when nothing differs: within 0.03 here), instead
+//! of the one 16 bytes into a line;
 //! `at16` puts the destinations of both relayout columns 16 bytes into a
 //! line (with one of those flags: the pair compared off the line grid);
 //! `ahead` makes the second column the NT copy asking for its source 4
@@ -142,6 +144,12 @@ fn main() {
         None => vec![(8192, 8192), (8191, 8190)],
     };
     let flags: Vec<&str> = args.get(3).map_or(vec![], |a| a.split(',').collect());
+    let known = [
+        "stream", "avx2", "sse2", "narrow", "noahead", "same", "at16", "ahead", "huge",
+    ];
+    if let Some(bad) = flags.iter().find(|f| !known.contains(f)) {
+        panic!("unknown flag {bad:?}: the flags are {known:?}");
+    }
     let flag = |name| flags.contains(&name);
     let (other, other_name) = if flag("sse2") {
         (Other::Limited(Relayout::without_avx2), "SSE2 only")
@@ -157,6 +165,8 @@ fn main() {
             Other::Limited(Relayout::without_read_ahead),
             "no read-ahead",
         )
+    } else if flag("same") {
+        (Other::Limited(|plan| plan), "the same")
     } else {
         (Other::Dst16, "dst +16 B")
     };
