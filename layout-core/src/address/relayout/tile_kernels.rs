@@ -612,28 +612,49 @@ pub(crate) enum Isa {
 /// asked once with `cpuid` (no `std` needed); [`Isa::Sse2`] under Miri,
 /// which cannot run the others, and off x86_64.
 pub(super) fn isa() -> Isa {
+    cpu().0
+}
+
+/// Whether the CPU is Intel's (`cpuid`'s vendor, asked once; false under
+/// Miri and off x86_64): where the tile copies' choices measured on a
+/// Xeon only are taken ([`Isa::Avx512Wide`], unpacking's read-ahead).
+pub(super) fn intel() -> bool {
+    cpu().1
+}
+
+/// [`isa`] and [`intel`], asked of `cpuid` once.
+fn cpu() -> (Isa, bool) {
     use core::sync::atomic::{AtomicU8, Ordering};
-    // 0: not asked yet, else 1 + the `Isa`'s position.
+    // 0: not asked yet, else 1 + the `Isa`'s position, plus 16 for Intel.
     static KNOWN: AtomicU8 = AtomicU8::new(0);
-    match KNOWN.load(Ordering::Relaxed) {
+    let known = match KNOWN.load(Ordering::Relaxed) {
+        0 => {
+            let (isa, intel) = if cfg!(miri) {
+                (Isa::Sse2, false)
+            } else {
+                detect()
+            };
+            let known = (isa as u8 + 1) | u8::from(intel) << 4;
+            KNOWN.store(known, Ordering::Relaxed);
+            known
+        }
+        known => known,
+    };
+    let isa = match known & 15 {
         1 => Isa::Sse2,
         2 => Isa::Avx2,
         3 => Isa::Avx512,
-        4 => Isa::Avx512Wide,
-        _ => {
-            let isa = if cfg!(miri) { Isa::Sse2 } else { detect() };
-            KNOWN.store(isa as u8 + 1, Ordering::Relaxed);
-            isa
-        }
-    }
+        _ => Isa::Avx512Wide,
+    };
+    (isa, known & 16 != 0)
 }
 
 /// `cpuid` leaf 1 (AVX, and XSAVE enabled by the OS), `xgetbv` (the OS
 /// saves the SSE and AVX state, and for AVX-512 the mask and upper
 /// vector registers), leaf 7 (AVX2; AVX-512F, BW, VL), leaf 0's vendor
-/// (Intel's cores get [`Isa::Avx512Wide`]).
+/// (Intel's cores get [`Isa::Avx512Wide`]); and whether it is Intel.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-fn detect() -> Isa {
+fn detect() -> (Isa, bool) {
     use core::arch::x86_64::{__cpuid, __cpuid_count};
     /// XCR0, the register-state bits the OS saves.
     ///
@@ -653,30 +674,31 @@ fn detect() -> Isa {
     // when the highest leaf reaches it; `xgetbv` only with OSXSAVE.
     unsafe {
         let leaf0 = __cpuid(0);
-        if leaf0.eax < 7 {
-            return Isa::Sse2;
-        }
         // "GenuineIntel", in EBX, EDX, ECX.
         let intel = (leaf0.ebx, leaf0.edx, leaf0.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+        if leaf0.eax < 7 {
+            return (Isa::Sse2, intel);
+        }
         let ecx = __cpuid(1).ecx;
         let (osxsave, avx) = (ecx & (1 << 27) != 0, ecx & (1 << 28) != 0);
         if !(osxsave && avx) {
-            return Isa::Sse2;
+            return (Isa::Sse2, intel);
         }
         let (state, ebx) = (xcr0(), __cpuid_count(7, 0).ebx);
-        if state & AVX_STATE != AVX_STATE || ebx & (1 << 5) == 0 {
+        let isa = if state & AVX_STATE != AVX_STATE || ebx & (1 << 5) == 0 {
             Isa::Sse2
         } else if state & AVX512_STATE == AVX512_STATE && ebx & AVX512_BITS == AVX512_BITS {
             if intel { Isa::Avx512Wide } else { Isa::Avx512 }
         } else {
             Isa::Avx2
-        }
+        };
+        (isa, intel)
     }
 }
 
 #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-fn detect() -> Isa {
-    Isa::Sse2
+fn detect() -> (Isa, bool) {
+    (Isa::Sse2, false)
 }
 
 /// The AVX2 kernels: the SSE2 ones on 32-byte vectors (two tiles' worth

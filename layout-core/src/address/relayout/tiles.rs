@@ -523,6 +523,16 @@ impl Tiles {
             && self.lines(dst, size)
     }
 
+    /// Whether unpacking with streaming stores asks for its source ahead
+    /// of its reads (see [`Lines::write`]): on Intel's cores, where it
+    /// was measured (a Xeon: 0.1–0.25× of the NT copy gained from memory,
+    /// 0.02–0.05× lost with the source in L2). Not on AMD's: there an
+    /// earlier form (a span or a band ahead at once) lost, and the EPYC
+    /// that measured it was not at hand for this one.
+    fn unpacking_reads_ahead(&self) -> bool {
+        self.read_ahead && tile_kernels::intel()
+    }
+
     /// Whether every part of a destination row that a row group writes
     /// (`C` elements of `size` bytes from a column that is a multiple of
     /// `C`, into a destination at `dst`) is whole 64-byte lines.
@@ -682,6 +692,7 @@ impl Tiles {
             self.group as usize,
         );
         let tile = tr * tc;
+        let ahead = self.unpacking_reads_ahead();
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
@@ -694,11 +705,9 @@ impl Tiles {
                 let col0 = j * tc;
                 let width = tc.min(cols - col0);
                 for q in 0..tr / g {
-                    if NT && self.read_ahead {
-                        // The same group of the next tile: with
-                        // streaming stores the source comes from memory
-                        // (see `Lines::write`; here bf16 gained about
-                        // 0.1× the NT copy, s8 0.1–0.15×).
+                    if NT && ahead {
+                        // The same group of the next tile (here bf16
+                        // gained about 0.1× the NT copy, s8 0–0.15×).
                         streaming::prefetch(
                             b.src.wrapping_add(from + tile).cast(),
                             g * tc * size_of::<T>(),
@@ -764,6 +773,7 @@ impl Tiles {
             Some(span) => (span, tr),
             None => (1, g),
         };
+        let reads_ahead = self.unpacking_reads_ahead();
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
@@ -815,7 +825,7 @@ impl Tiles {
                         for l in 0..valid {
                             let to = b.dst.add(dst + (h + l) * cols + col0);
                             let from = part.add(l * pitch).cast::<u8>();
-                            let ahead = match self.read_ahead {
+                            let ahead = match reads_ahead {
                                 true => next.cast::<u8>().wrapping_add(l * share),
                                 false => core::ptr::null(),
                             };
