@@ -122,13 +122,14 @@ impl Lines {
     /// with AVX2 (SSSE3's byte shuffle joins a line's held and new bytes).
     ///
     /// `ahead` is where the caller reads next (it may be any address: a
-    /// hint never faults), or null for no hints. Between the kernels' reads the stage's writes
-    /// issue no loads, so the hardware's prefetchers stop running ahead
-    /// of them and the next span's reads wait for memory; one hint per
-    /// line written keeps the reads going during the writes. Measured
-    /// interleaved from memory (BENCHMARKS.md), through this stage: bf16
-    /// and s8 gained about 0.2× the NT copy, f32 0.25×, pred 0.15×; asked
-    /// for in one burst per span, or per row, they gained less.
+    /// hint never faults), or null for no hints. Between the kernels'
+    /// reads, the stage's writes issue no loads, so the hardware's
+    /// prefetchers stop running ahead of them and the next span's reads
+    /// wait for memory; one hint per line written keeps the reads going
+    /// during the writes. Measured interleaved from memory
+    /// (BENCHMARKS.md), through this stage: bf16 and s8 gained about 0.2×
+    /// the NT copy, f32 0.25×, pred 0.1–0.2×; asked for in one burst per
+    /// span, or a row's share before each row, they gained less.
     ///
     /// # Safety
     /// `from` must be readable and `to` writable for `n` bytes, and stay
