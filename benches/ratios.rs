@@ -1,8 +1,9 @@
 //! The relayout of each TPU format against the copy limit, interleaved:
 //! each round times the non-temporal copy (`common::nt_copy`) of the
-//! array's bytes, the fastest copy found (`common::nt_copy_parts`, eight
-//! streams), then the relayout into a 64-byte aligned destination,
-//! then into a destination 16 bytes into a line, so that the four share
+//! array's bytes, the relayout into a 64-byte aligned destination, the
+//! relayout into a destination 16 bytes into a line (or what `FLAGS`
+//! put in that column), then the fastest copy found
+//! (`common::nt_copy_parts`, eight streams), so that the four share
 //! whatever the (shared, noisy) machine is doing at that moment. The
 //! ratios of criterion's `tpu` group come from benchmarks run minutes
 //! apart; these come from the same rounds.
@@ -12,28 +13,29 @@
 //! ```
 //!
 //! By default (or with `""`) the two shapes of the `tpu` group (8192²
-//! and 8191×8190); `ROWSxCOLS` runs one other. `FLAGS`, comma-separated: `stream` writes
-//! with streaming stores whatever the size (`Relayout::streaming_from(0)`):
-//! with a small shape (`256x2048`: the source stays in L2) that measures
-//! the kernels and the store path without the source's trip from memory;
-//! `avx2` or `sse2` make the last column the aligned relayout limited to
-//! those extensions (`without_avx512`, `without_avx2`), `narrow` to
-//! AVX-512's registers without its 512-bit vectors
-//! (`without_avx512_vectors`), `noahead` without asking for source lines
-//! ahead (`without_read_ahead`), `same` the same plan again (how far the
-//! two columns differ when nothing differs: within 0.03 here), instead
-//! of the one 16 bytes into a line;
-//! `at16` puts the destinations of both relayout columns 16 bytes into a
-//! line (with one of those flags: the pair compared off the line grid);
-//! `ahead` makes the second column the NT copy asking for its source 4
-//! KiB ahead (`common::nt_copy_reading_ahead`) instead of eight streams;
-//! `huge` asks for transparent huge pages for every buffer (`madvise`;
-//! the default here is 4 KiB pages).
+//! and 8191×8190); `ROWSxCOLS` runs one other. `FLAGS`, comma-separated:
+//! `stream` writes with streaming stores whatever the size
+//! (`Relayout::streaming_from(0)`): with a small shape (`256x2048`: the
+//! source stays in L2) that measures the kernels and the store path
+//! without the source's trip from memory; `huge` asks for transparent
+//! huge pages for every buffer (`madvise`; the default here is 4 KiB
+//! pages). At most one of these puts the aligned relayout limited in
+//! some way in the third column instead of the one 16 bytes into a line:
+//! `avx2` or `sse2` to those extensions (`without_avx512`,
+//! `without_avx2`), `narrow` to AVX-512's registers without its 512-bit
+//! vectors (`without_avx512_vectors`), `noahead` without asking for
+//! source lines ahead (`without_read_ahead`), `same` the same plan again
+//! (how far the two columns differ when nothing differs: within 0.03
+//! here). `at16` puts the destinations of both relayout columns 16 bytes
+//! into a line (with one of those: the pair compared off the line grid;
+//! alone: the same plan twice there). `ahead` makes the last copy the NT
+//! copy asking for its source 4 KiB ahead
+//! (`common::nt_copy_reading_ahead`) instead of eight streams.
 //!
 //! Prints one Markdown row per case: the best round's bandwidth of each
 //! and the ratios of the best times (the least disturbed rounds) and of
-//! the median times: to the NT copy, and for the aligned relayout also
-//! to the eight-stream copy (`÷ 8 streams`).
+//! the median times: to the NT copy, and for the first relayout also to
+//! the last copy (`÷ 8 streams` or `÷ NT read-ahead`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -143,12 +145,18 @@ fn main() {
         }
         None => vec![(8192, 8192), (8191, 8190)],
     };
-    let flags: Vec<&str> = args.get(3).map_or(vec![], |a| a.split(',').collect());
+    let flags: Vec<&str> = args
+        .get(3)
+        .map_or(vec![], |a| a.split(',').filter(|f| !f.is_empty()).collect());
     let known = [
         "stream", "avx2", "sse2", "narrow", "noahead", "same", "at16", "ahead", "huge",
     ];
     if let Some(bad) = flags.iter().find(|f| !known.contains(f)) {
         panic!("unknown flag {bad:?}: the flags are {known:?}");
+    }
+    let column = ["avx2", "sse2", "narrow", "noahead", "same"];
+    if flags.iter().filter(|f| column.contains(f)).count() > 1 {
+        panic!("at most one of {column:?}: they share a column");
     }
     let flag = |name| flags.contains(&name);
     let (other, other_name) = if flag("sse2") {

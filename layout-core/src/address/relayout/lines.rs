@@ -122,19 +122,21 @@ impl Lines {
     /// with AVX2 (SSSE3's byte shuffle joins a line's held and new bytes).
     ///
     /// `ahead` is where the caller reads next (it may be any address: a
-    /// hint never faults), or null for no hints. Between the kernels'
-    /// reads, the stage's writes issue no loads, so the hardware's
-    /// prefetchers stop running ahead of them and the next span's reads
-    /// wait for memory; one hint per line written keeps the reads going
-    /// during the writes. Measured interleaved from memory
-    /// (BENCHMARKS.md), through this stage: bf16 and s8 gained about 0.2×
-    /// the NT copy, f32 0.25×, pred 0.1–0.2×; asked for in one burst per
-    /// span, or a row's share before each row, they gained less.
+    /// hint never faults), or null for no hints. With streaming stores
+    /// going out, the hardware's prefetchers did not keep the source
+    /// coming, and each span's reads waited for memory; one hint per
+    /// line written keeps the reads going during the writes. Measured
+    /// interleaved from memory (BENCHMARKS.md), through this stage: bf16
+    /// and s8 gained about 0.2× the NT copy, f32 (whose rows go out
+    /// straight from the source) 0.25×, pred 0.1–0.2×; asked for in one
+    /// burst per span, or a row's share before each row, they gained
+    /// less.
     ///
     /// # Safety
     /// `from` must be readable and `to` writable for `n` bytes, and stay
     /// writable until the next [`Lines::flush`]; `row < MAX_ROWS`; the
-    /// destinations of different rows' writes must not overlap.
+    /// destinations of different rows' writes must not overlap. `ahead`
+    /// is never accessed (only hinted at), so it has no requirement.
     #[inline(always)]
     pub(super) unsafe fn write<const AVX: bool>(
         &mut self,
@@ -182,6 +184,10 @@ impl Lines {
         };
         let mut held = self.held[row].bytes.as_mut_ptr();
         let len = self.len[row];
+        // One line of `ahead` asked for per line streamed, in order (no
+        // closure: inside `#[target_feature]` callers closures were not
+        // always inlined).
+        let mut hint = ahead;
         // SAFETY: reads stay in `from[..n]` and in the tables,
         // writes in `to[..n]`, in the held line's destination (writable
         // by the contract of the write that held it) and in `held` (192
@@ -193,8 +199,9 @@ impl Lines {
             let mut k;
             if len > 0 && self.at[row].add(len) == to && n >= 64 - len {
                 // This part completes the held line.
-                if !ahead.is_null() {
-                    super::streaming::prefetch(ahead, 1);
+                if !hint.is_null() {
+                    super::streaming::prefetch(hint, 1);
+                    hint = hint.wrapping_add(64);
                 }
                 let at = self.at[row];
                 let need = 64 - len;
@@ -243,10 +250,9 @@ impl Lines {
                 k = head;
             }
             while k + 64 <= n {
-                // The line after the one asked for with the held line
-                // (or the first, if none was held).
-                if !ahead.is_null() {
-                    super::streaming::prefetch(ahead.wrapping_add(k + 64), 1);
+                if !hint.is_null() {
+                    super::streaming::prefetch(hint, 1);
+                    hint = hint.wrapping_add(64);
                 }
                 if AVX {
                     // 32-byte loads, as the AVX2 kernels stored the stage,

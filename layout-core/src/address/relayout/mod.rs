@@ -275,8 +275,9 @@ impl Relayout {
     }
 
     /// The same plan without asking for source lines ahead of the tile
-    /// copies' reads (software prefetch). For benchmarks that measure
-    /// what the hints gain.
+    /// copies' reads (software prefetch; packing still touches the next
+    /// band's pages, a read). For benchmarks that measure what the hints
+    /// gain.
     #[doc(hidden)]
     pub const fn without_read_ahead(self) -> Relayout {
         Relayout {

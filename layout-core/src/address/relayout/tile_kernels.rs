@@ -624,6 +624,7 @@ pub(super) fn intel() -> bool {
 
 /// [`isa`] and [`intel`], asked of `cpuid` once.
 fn cpu() -> (Isa, bool) {
+    const _: () = assert!((Isa::Avx512Wide as u8) < 15, "1 + an Isa fits in 4 bits");
     use core::sync::atomic::{AtomicU8, Ordering};
     // 0: not asked yet, else 1 + the `Isa`'s position, plus 16 for Intel.
     static KNOWN: AtomicU8 = AtomicU8::new(0);
@@ -640,11 +641,13 @@ fn cpu() -> (Isa, bool) {
         }
         known => known,
     };
+    // Only 1–4 are stored; anything else would be a bug here, and the
+    // least set of extensions is the answer that cannot be wrong.
     let isa = match known & 15 {
-        1 => Isa::Sse2,
         2 => Isa::Avx2,
         3 => Isa::Avx512,
-        _ => Isa::Avx512Wide,
+        4 => Isa::Avx512Wide,
+        _ => Isa::Sse2,
     };
     (isa, known & 16 != 0)
 }

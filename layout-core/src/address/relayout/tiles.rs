@@ -525,8 +525,8 @@ impl Tiles {
 
     /// Whether unpacking with streaming stores asks for its source ahead
     /// of its reads (see [`Lines::write`]): on Intel's cores, where it
-    /// was measured (a Xeon: 0.1–0.25× of the NT copy gained from memory,
-    /// 0.02–0.05× lost with the source in L2). Not on AMD's: there an
+    /// was measured (a Xeon: 0.05–0.25× of the NT copy gained from
+    /// memory, 0.02–0.06× lost with the source in L2). Not on AMD's: there an
     /// earlier form (a span or a band ahead at once) lost, and the EPYC
     /// that measured it was not at hand for this one.
     fn unpacking_reads_ahead(&self) -> bool {
@@ -817,10 +817,10 @@ impl Tiles {
                             }
                             (s.cast_const(), pitch)
                         };
-                        // The next span's source (in the next band after
-                        // the last span), in one share for each row
-                        // written.
-                        let next = b.src.wrapping_add(first + (j + span) * tile + h * tc);
+                        // The next span's source (the next band's first
+                        // tiles after the last span), in one share for
+                        // each row written.
+                        let next = b.src.wrapping_add(first + (j + tiles) * tile + h * tc);
                         let share = (tiles * rows_at_once * tc * size).div_ceil(valid.max(1));
                         for l in 0..valid {
                             let to = b.dst.add(dst + (h + l) * cols + col0);
