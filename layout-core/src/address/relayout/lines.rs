@@ -184,9 +184,7 @@ impl Lines {
         };
         let mut held = self.held[row].bytes.as_mut_ptr();
         let len = self.len[row];
-        // One line of `ahead` asked for per line streamed, in order (no
-        // closure: inside `#[target_feature]` callers closures were not
-        // always inlined).
+        // One line of `ahead` asked for per line streamed, in order.
         let mut hint = ahead;
         // SAFETY: reads stay in `from[..n]` and in the tables,
         // writes in `to[..n]`, in the held line's destination (writable
@@ -199,10 +197,7 @@ impl Lines {
             let mut k;
             if len > 0 && self.at[row].add(len) == to && n >= 64 - len {
                 // This part completes the held line.
-                if !hint.is_null() {
-                    super::streaming::prefetch(hint, 1);
-                    hint = hint.wrapping_add(64);
-                }
+                ask_next(&mut hint);
                 let at = self.at[row];
                 let need = 64 - len;
                 let (whole, part) = (len / 16, len % 16);
@@ -250,10 +245,7 @@ impl Lines {
                 k = head;
             }
             while k + 64 <= n {
-                if !hint.is_null() {
-                    super::streaming::prefetch(hint, 1);
-                    hint = hint.wrapping_add(64);
-                }
+                ask_next(&mut hint);
                 if AVX {
                     // 32-byte loads, as the AVX2 kernels stored the stage,
                     // and 32-byte streaming stores (`to + k` starts a
@@ -287,6 +279,17 @@ impl Lines {
                 self.at[row] = to.add(k);
             }
         }
+    }
+}
+
+/// Asks for the line at `hint` and moves it on by a line; nothing if it
+/// is null (no hints wanted).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn ask_next(hint: &mut *const u8) {
+    if !hint.is_null() {
+        super::streaming::prefetch(*hint, 1);
+        *hint = hint.wrapping_add(64);
     }
 }
 
