@@ -24,7 +24,9 @@
 //! `avx2` or `sse2` to those extensions (`without_avx512`,
 //! `without_avx2`), `narrow` to AVX-512's registers without its 512-bit
 //! vectors (`without_avx512_vectors`), `noahead` without asking for
-//! source lines ahead (`without_read_ahead`), `same` the same plan again
+//! source lines ahead (`without_read_ahead`), `dstorder` or `srcorder`
+//! packing with streaming stores in the destination's or the source's
+//! order wherever it can (`packing_in_source_order`), `same` the same plan again
 //! (how far the two columns differ when nothing differs: within 0.03
 //! here). `at16` puts the destinations of both relayout columns 16 bytes
 //! into a line (with one of those: the pair compared off the line grid;
@@ -149,12 +151,15 @@ fn main() {
         .get(3)
         .map_or(vec![], |a| a.split(',').filter(|f| !f.is_empty()).collect());
     let known = [
-        "stream", "avx2", "sse2", "narrow", "noahead", "same", "at16", "ahead", "huge",
+        "stream", "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "same", "at16",
+        "ahead", "huge",
     ];
     if let Some(bad) = flags.iter().find(|f| !known.contains(f)) {
         panic!("unknown flag {bad:?}: the flags are {known:?}");
     }
-    let column = ["avx2", "sse2", "narrow", "noahead", "same"];
+    let column = [
+        "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "same",
+    ];
     if flags.iter().filter(|f| column.contains(f)).count() > 1 {
         panic!("at most one of {column:?}: they share a column");
     }
@@ -172,6 +177,16 @@ fn main() {
         (
             Other::Limited(Relayout::without_read_ahead),
             "no read-ahead",
+        )
+    } else if flag("dstorder") {
+        (
+            Other::Limited(|plan| plan.packing_in_source_order(false)),
+            "dst order",
+        )
+    } else if flag("srcorder") {
+        (
+            Other::Limited(|plan| plan.packing_in_source_order(true)),
+            "src order",
         )
     } else if flag("same") {
         (Other::Limited(|plan| plan), "the same")

@@ -78,13 +78,19 @@ impl Case {
         let plans = [
             self.pair.plan.streaming_from(usize::MAX),
             self.pair.plan.streaming_from(0),
+            // Packing in the source's order (Zen 5's; Miri counts as no
+            // family of cores, so it is asked for here).
+            self.pair
+                .plan
+                .streaming_from(0)
+                .packing_in_source_order(true),
             self.pair.plan.without_tiles().streaming_from(usize::MAX),
             self.pair.plan.without_tiles().streaming_from(0),
         ];
         let plans = if self.walk_too {
             &plans[..]
         } else {
-            &plans[..2]
+            &plans[..3]
         };
         for plan in plans {
             let ran = offsets

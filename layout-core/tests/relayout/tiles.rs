@@ -2,7 +2,8 @@
 //! definition, at every position of the destination within a 64-byte
 //! line: streaming stores (forced on for these small arrays), the lines
 //! they join per destination row, the AVX2 kernels (with and without
-//! AVX-512's registers), the 512-bit ones, and the SSE2 ones, ordinary stores, and the
+//! AVX-512's registers), the 512-bit ones, and the SSE2 ones, packing in
+//! the source's and the destination's order, ordinary stores, and the
 //! scalar kernel of formats no vector kernel takes. Each
 //! copy writes into a buffer with guard regions before and after the
 //! destination and poison in it; the whole buffer must then be the
@@ -65,6 +66,22 @@ fn check_at<T: Unit>(
                 "streaming, no AVX-512",
             ),
             (plan.streaming_from(0).without_avx2(), "streaming, no AVX2"),
+            // Packing in either order whatever the CPU (each runs on the
+            // family of cores it was measured faster on).
+            (
+                plan.streaming_from(0).packing_in_source_order(true),
+                "streaming, in the source's order",
+            ),
+            (
+                plan.streaming_from(0)
+                    .packing_in_source_order(true)
+                    .without_avx2(),
+                "streaming, in the source's order, no AVX2",
+            ),
+            (
+                plan.streaming_from(0).packing_in_source_order(false),
+                "streaming, in the destination's order",
+            ),
             (plan.streaming_from(usize::MAX), "ordinary stores"),
             (
                 plan.streaming_from(usize::MAX).without_avx512_vectors(),

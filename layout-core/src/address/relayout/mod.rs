@@ -292,6 +292,24 @@ impl Relayout {
         }
     }
 
+    /// The same plan packing with streaming stores in the source's order
+    /// (`true`) or the destination's (`false`) wherever either can run,
+    /// instead of the order measured faster on this family of cores. For
+    /// tests and benchmarks that compare the two.
+    #[doc(hidden)]
+    pub const fn packing_in_source_order(self, yes: bool) -> Relayout {
+        Relayout {
+            tiles: match self.tiles {
+                Some(t) => Some(Tiles {
+                    source_order: Some(yes),
+                    ..t
+                }),
+                None => None,
+            },
+            ..self
+        }
+    }
+
     /// The same plan without the tile-by-tile path: the general walk (for
     /// tests and benchmarks that compare the two).
     #[doc(hidden)]

@@ -615,49 +615,76 @@ pub(super) fn isa() -> Isa {
     cpu().0
 }
 
-/// Whether the CPU is Intel's (`cpuid`'s vendor, asked once; false under
-/// Miri and off x86_64): where the tile copies' choices measured on a
-/// Xeon only are taken ([`Isa::Avx512Wide`], unpacking's read-ahead).
-pub(super) fn intel() -> bool {
+/// The cores whose measurements choose between ways of copying
+/// (BENCHMARKS.md): a choice measured on one family of cores is taken
+/// on that family only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Core {
+    /// Intel's (measured on a Xeon, family 6 model 207).
+    Intel,
+    /// AMD's Zen 5 and later (family 0x1A and up; measured on an EPYC
+    /// of family 0x1A).
+    Zen5,
+    /// Any other, and every core under Miri and off x86_64.
+    Other,
+}
+
+/// The family of cores the copies run on, asked of `cpuid` once.
+pub(super) fn core() -> Core {
     cpu().1
 }
 
-/// [`isa`] and [`intel`], asked of `cpuid` once.
-fn cpu() -> (Isa, bool) {
+/// Whether the CPU is Intel's: where the tile copies' choices measured
+/// on a Xeon only are taken ([`Isa::Avx512Wide`], unpacking's
+/// read-ahead).
+pub(super) fn intel() -> bool {
+    core() == Core::Intel
+}
+
+/// [`isa`] and [`core`], asked of `cpuid` once.
+fn cpu() -> (Isa, Core) {
     const _: () = assert!((Isa::Avx512Wide as u8) < 15, "1 + an Isa fits in 4 bits");
     use core::sync::atomic::{AtomicU8, Ordering};
-    // 0: not asked yet, else 1 + the `Isa`'s position, plus 16 for Intel.
+    // 0: not asked yet, else 1 + the `Isa`'s position, plus 16 times
+    // the `Core`'s.
     static KNOWN: AtomicU8 = AtomicU8::new(0);
     let known = match KNOWN.load(Ordering::Relaxed) {
         0 => {
-            let (isa, intel) = if cfg!(miri) {
-                (Isa::Sse2, false)
+            let (isa, core) = if cfg!(miri) {
+                (Isa::Sse2, Core::Other)
             } else {
                 detect()
             };
-            let known = (isa as u8 + 1) | u8::from(intel) << 4;
+            let known = (isa as u8 + 1) | (core as u8) << 4;
             KNOWN.store(known, Ordering::Relaxed);
             known
         }
         known => known,
     };
-    // Only 1–4 are stored; anything else would be a bug here, and the
-    // least set of extensions is the answer that cannot be wrong.
+    // Only the values above are stored; anything else would be a bug
+    // here, and the least set of extensions (and no family's choices) is
+    // the answer that cannot be wrong.
     let isa = match known & 15 {
         2 => Isa::Avx2,
         3 => Isa::Avx512,
         4 => Isa::Avx512Wide,
         _ => Isa::Sse2,
     };
-    (isa, known & 16 != 0)
+    let core = match known >> 4 {
+        0 => Core::Intel,
+        1 => Core::Zen5,
+        _ => Core::Other,
+    };
+    (isa, core)
 }
 
-/// `cpuid` leaf 1 (AVX, and XSAVE enabled by the OS), `xgetbv` (the OS
-/// saves the SSE and AVX state, and for AVX-512 the mask and upper
-/// vector registers), leaf 7 (AVX2; AVX-512F, BW, VL), leaf 0's vendor
-/// (Intel's cores get [`Isa::Avx512Wide`]); and whether it is Intel.
+/// `cpuid` leaf 1 (AVX, and XSAVE enabled by the OS; the family),
+/// `xgetbv` (the OS saves the SSE and AVX state, and for AVX-512 the mask
+/// and upper vector registers), leaf 7 (AVX2; AVX-512F, BW, VL), leaf
+/// 0's vendor (Intel's cores get [`Isa::Avx512Wide`]); and the family of
+/// cores.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-fn detect() -> (Isa, bool) {
+fn detect() -> (Isa, Core) {
     use core::arch::x86_64::{__cpuid, __cpuid_count};
     /// XCR0, the register-state bits the OS saves.
     ///
@@ -677,31 +704,59 @@ fn detect() -> (Isa, bool) {
     // when the highest leaf reaches it; `xgetbv` only with OSXSAVE.
     unsafe {
         let leaf0 = __cpuid(0);
-        // "GenuineIntel", in EBX, EDX, ECX.
-        let intel = (leaf0.ebx, leaf0.edx, leaf0.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+        let vendor = (leaf0.ebx, leaf0.edx, leaf0.ecx);
+        let leaf1 = __cpuid(1);
+        let core = core_of(vendor, leaf1.eax);
         if leaf0.eax < 7 {
-            return (Isa::Sse2, intel);
+            return (Isa::Sse2, core);
         }
-        let ecx = __cpuid(1).ecx;
+        let ecx = leaf1.ecx;
         let (osxsave, avx) = (ecx & (1 << 27) != 0, ecx & (1 << 28) != 0);
         if !(osxsave && avx) {
-            return (Isa::Sse2, intel);
+            return (Isa::Sse2, core);
         }
         let (state, ebx) = (xcr0(), __cpuid_count(7, 0).ebx);
         let isa = if state & AVX_STATE != AVX_STATE || ebx & (1 << 5) == 0 {
             Isa::Sse2
         } else if state & AVX512_STATE == AVX512_STATE && ebx & AVX512_BITS == AVX512_BITS {
-            if intel { Isa::Avx512Wide } else { Isa::Avx512 }
+            if core == Core::Intel {
+                Isa::Avx512Wide
+            } else {
+                Isa::Avx512
+            }
         } else {
             Isa::Avx2
         };
-        (isa, intel)
+        (isa, core)
+    }
+}
+
+/// The family of cores from `cpuid` leaf 0's vendor (EBX, EDX, ECX) and
+/// leaf 1's EAX: its family is the base family (bits 8–11), plus the
+/// extended family (bits 20–27) when the base is 0xF.
+#[cfg_attr(not(all(target_arch = "x86_64", not(miri))), allow(dead_code))]
+const fn core_of(vendor: (u32, u32, u32), eax: u32) -> Core {
+    // "GenuineIntel" and "AuthenticAMD".
+    const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+    const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+    let base = (eax >> 8) & 0xF;
+    let family = if base == 0xF {
+        base + ((eax >> 20) & 0xFF)
+    } else {
+        base
+    };
+    if vendor.0 == INTEL.0 && vendor.1 == INTEL.1 && vendor.2 == INTEL.2 {
+        Core::Intel
+    } else if vendor.0 == AMD.0 && vendor.1 == AMD.1 && vendor.2 == AMD.2 && family >= 0x1A {
+        Core::Zen5
+    } else {
+        Core::Other
     }
 }
 
 #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-fn detect() -> (Isa, bool) {
-    (Isa::Sse2, false)
+fn detect() -> (Isa, Core) {
+    (Isa::Sse2, Core::Other)
 }
 
 /// The AVX2 kernels: the SSE2 ones on 32-byte vectors (two tiles' worth
@@ -1149,5 +1204,55 @@ mod avx512 {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Core, core_of};
+
+    /// `cpuid` leaf 0's vendor words (EBX, EDX, ECX) of Intel and AMD.
+    const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+    const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+
+    #[test]
+    fn the_vendor_words_spell_the_vendors() {
+        let text = |(b, d, c): (u32, u32, u32)| {
+            let mut t = [0u8; 12];
+            t[..4].copy_from_slice(&b.to_le_bytes());
+            t[4..8].copy_from_slice(&d.to_le_bytes());
+            t[8..].copy_from_slice(&c.to_le_bytes());
+            t
+        };
+        assert_eq!(&text(INTEL), b"GenuineIntel");
+        assert_eq!(&text(AMD), b"AuthenticAMD");
+    }
+
+    #[test]
+    fn families_of_cores() {
+        // Leaf 1's EAX as the CPUs report it: base family 0xF with an
+        // extended family of 0xB (Zen 5, family 0x1A, model 2), 0xA
+        // (Zen 4, 0x19) and 0x8 (Zen 2, 0x17); Intel's family 6.
+        let zen5 = 0x00B0_0F20;
+        let zen4 = 0x00A0_0F11;
+        let zen2 = 0x0083_0F10;
+        let emerald_rapids = 0x000C_06F2;
+        assert_eq!(core_of(AMD, zen5), Core::Zen5);
+        assert_eq!(core_of(AMD, zen4), Core::Other);
+        assert_eq!(core_of(AMD, zen2), Core::Other);
+        assert_eq!(core_of(INTEL, emerald_rapids), Core::Intel);
+        // A later AMD family counts as Zen 5's; another vendor as none.
+        assert_eq!(core_of(AMD, 0x00C0_0F00), Core::Zen5);
+        assert_eq!(core_of((0, 0, 0), zen5), Core::Other);
+    }
+
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[test]
+    fn this_cpu_is_classified_as_its_leaves_say() {
+        use core::arch::x86_64::__cpuid;
+        let (l0, l1) = (__cpuid(0), __cpuid(1));
+        let core = core_of((l0.ebx, l0.edx, l0.ecx), l1.eax);
+        assert_eq!(super::core(), core);
+        assert_eq!(super::intel(), core == Core::Intel);
     }
 }

@@ -42,6 +42,10 @@ pub(super) enum Stores {
     /// Streaming stores: packing in the destination's order; unpacking
     /// through [`Lines`], whole lines per destination row.
     Streaming,
+    /// Packing with streaming stores in the source's order
+    /// ([`Tiles::in_source_order`]): each row group across the band, its
+    /// part of every tile in turn.
+    SourceOrder,
     /// Unpacking with streaming stores straight from the kernels'
     /// registers ([`Tiles::direct`]).
     Direct,
@@ -68,6 +72,11 @@ pub(super) struct Tiles {
     /// Whether the copy asks for source lines ahead of its reads
     /// (software prefetch); off only to measure what they gain.
     pub(super) read_ahead: bool,
+    /// Whether packing with streaming stores runs in the source's order
+    /// where it can ([`Tiles::in_source_order`]): `None` where the
+    /// measurements of the core say so; set only to measure either
+    /// order on any core.
+    pub(super) source_order: Option<bool>,
 }
 
 impl Tiles {
@@ -112,6 +121,7 @@ impl Tiles {
             grid_rows: rows.div_ceil(tile_rows),
             grid_cols: cols.div_ceil(tile_cols),
             read_ahead: true,
+            source_order: None,
         };
         // Row groups of slots of a byte must fit the edge buffer.
         match group.checked_mul(tile_cols) {
@@ -449,6 +459,8 @@ impl Tiles {
         };
         let stores = if !stream {
             Stores::Ordinary
+        } else if self.pack && self.in_source_order(dst, size) {
+            Stores::SourceOrder
         } else if !self.pack && self.direct(dst, size, kernel, isa) {
             Stores::Direct
         } else {
@@ -473,9 +485,12 @@ impl Tiles {
         // SAFETY: the caller's contract, passed on.
         unsafe {
             match (self.pack, stores) {
-                (true, Stores::Ordinary) => self.pack_bands::<T, false, AVX>(b, bands, kernel),
-                (true, _) => {
-                    self.pack_bands::<T, true, AVX>(b, bands, kernel);
+                (true, Stores::Ordinary) => {
+                    self.pack_bands::<T, false, AVX>(b, bands, kernel, false)
+                }
+                (true, stores) => {
+                    let rows_first = stores == Stores::SourceOrder;
+                    self.pack_bands::<T, true, AVX>(b, bands, kernel, rows_first);
                     streaming::fence();
                 }
                 (false, Stores::Direct) => {
@@ -523,6 +538,29 @@ impl Tiles {
             && self.lines(dst, size)
     }
 
+    /// Whether packing with streaming stores into `dst` (slots of `size`
+    /// bytes) runs in the source's order: a band's row groups in turn,
+    /// each across the band, its part of each tile written where that
+    /// tile goes. The source is then read as one stream (`g` rows at
+    /// once, each to its end), instead of a band's `R` rows a tile's
+    /// width at a time. On AMD's Zen 5 that pays: reading `R` rows
+    /// together ran at 0.6–0.75× of the NT copy from memory whatever the
+    /// prefetching, in the source's order at 0.95–1.05× (BENCHMARKS.md).
+    /// Only where every part is whole lines (64-byte aligned
+    /// destination, `g·C` slots a multiple of 64 bytes: a line left half
+    /// written until the next row group comes costs a slow partial
+    /// write), and with more than one row group a tile (else the orders
+    /// are the same). Not on Intel's cores, where the destination's order
+    /// was measured (and met the NT copy).
+    fn in_source_order(&self, dst: *const u8, size: usize) -> bool {
+        let part = self.group * self.tile_cols * size as u64;
+        let measured = tile_kernels::core() == tile_kernels::Core::Zen5;
+        self.source_order.unwrap_or(measured)
+            && self.group < self.tile_rows
+            && part.is_multiple_of(64)
+            && (dst as usize).is_multiple_of(64)
+    }
+
     /// Whether unpacking with streaming stores asks for its source ahead
     /// of its reads (see [`Lines::write`]): on Intel's cores, where it
     /// was measured (a Xeon: 0.05–0.25× of the NT copy gained from
@@ -542,6 +580,27 @@ impl Tiles {
                 .is_some_and(|b| b.is_multiple_of(64))
         };
         (dst as usize).is_multiple_of(64) && lines(self.cols) && lines(self.tile_cols)
+    }
+
+    /// Asks for share `k` of the band after the one whose `rows` rows
+    /// start at slot `src`, packing in the source's order: the band split
+    /// into one share per row group and tile, in memory order, so that
+    /// the next band arrives in L2 as one stream while this one's row
+    /// groups are read (row pairs and quads on Zen 5 gained 0.05–0.15× of
+    /// the NT copy with it; single rows need none: their one stream is
+    /// the source's). Harmless past the source's end, as below.
+    #[inline(always)]
+    fn prefetch_next_band<T>(&self, from: *const T, (src, rows): (usize, usize), k: usize) {
+        if !self.read_ahead || self.group == 1 {
+            return;
+        }
+        let cols = self.cols as usize;
+        let shares = (self.grid_cols * (self.tile_rows / self.group)) as usize;
+        let share = (rows * cols * size_of::<T>())
+            .div_ceil(shares)
+            .next_multiple_of(64);
+        let next = from.wrapping_add(src + rows * cols).cast::<u8>();
+        streaming::prefetch(next.wrapping_add(k * share), share);
     }
 
     /// Asks for source lines ahead of packing tile `j` (column `col0`) of
@@ -583,7 +642,10 @@ impl Tiles {
     }
 
     /// Packing: each band's tiles in order, each tile's row groups in
-    /// order: the destination is written from start to end.
+    /// order: the destination is written from start to end. With
+    /// `rows_first`, each band's row groups in order, each across the
+    /// band (the source read from start to end: see
+    /// [`Tiles::in_source_order`]).
     ///
     /// # Safety
     /// As [`Tiles::copy_bands`]; with `NT`, the destination of every row
@@ -595,6 +657,7 @@ impl Tiles {
         b: Buffers<T>,
         bands: Range<u64>,
         kernel: Kernel,
+        rows_first: bool,
     ) {
         let (rows, cols) = (self.rows as usize, self.cols as usize);
         let (tr, tc, g) = (
@@ -602,7 +665,7 @@ impl Tiles {
             self.tile_cols as usize,
             self.group as usize,
         );
-        let tile = tr * tc;
+        let (tile, grid_cols) = (tr * tc, self.grid_cols as usize);
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
@@ -611,7 +674,21 @@ impl Tiles {
             let row0 = i * tr;
             // The band's first source row and first destination slot.
             let src = m * rows * cols + row0 * cols;
-            let mut out = band as usize * self.grid_cols as usize * tile;
+            let out = band as usize * grid_cols * tile;
+            let at = (src, out, row0);
+            if rows_first {
+                let band_rows = tr.min(rows - row0);
+                for q in 0..tr / g {
+                    for j in 0..grid_cols {
+                        let k = q * grid_cols + j;
+                        self.prefetch_next_band(b.src, (src, band_rows), k);
+                        // SAFETY: the caller's contract, for this band;
+                        // `q < R/g`, `j` below the grid's columns.
+                        unsafe { self.pack_group::<T, NT, AVX>(b, kernel, at, (q, j)) };
+                    }
+                }
+                continue;
+            }
             let band_rows = tr.min(rows - row0);
             if NT && 1 < g && g < tr {
                 // The next band, after this one in the source (see
@@ -623,42 +700,60 @@ impl Tiles {
                 // slots (the caller's contract).
                 unsafe { touch_pages(b.src, next..next + band_rows * cols, end) };
             }
-            for j in 0..self.grid_cols as usize {
-                let col0 = j * tc;
-                let width = tc.min(cols - col0);
+            for j in 0..grid_cols {
                 if NT {
-                    self.prefetch_ahead(b.src, (src, band_rows), (j, col0));
+                    self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
                 }
                 for q in 0..tr / g {
-                    let r = row0 + q * g;
-                    // SAFETY: the group's source rows are below `rows`
-                    // (or gathered with padding), its `g·C` destination
-                    // slots inside the band; the caller's contract.
-                    unsafe {
-                        if width == tc && r + g <= rows {
-                            let from = b.src.add(src + q * g * cols + col0);
-                            let to = b.dst.add(out);
-                            tile_kernels::pack::<T, NT, AVX>(kernel, from, cols, to, tc, g);
-                        } else {
-                            let valid = rows.saturating_sub(r).min(g);
-                            // Past the source when the whole group is
-                            // padding (`valid == 0`): `pack_edge` then
-                            // reads nothing, and the address is not
-                            // claimed to be in bounds.
-                            let from = b.src.wrapping_add(src + q * g * cols + col0);
-                            tile_kernels::pack_edge::<T, NT>(
-                                kernel,
-                                from,
-                                cols,
-                                (valid, width),
-                                b.dst.add(out),
-                                (tc, g),
-                                b.pad,
-                            );
-                        }
-                    }
-                    out += g * tc;
+                    // SAFETY: as above.
+                    unsafe { self.pack_group::<T, NT, AVX>(b, kernel, at, (q, j)) };
                 }
+            }
+        }
+    }
+
+    /// Packs row group `q` of tile `j` of the band whose first source
+    /// row `row0` starts at slot `src` and whose first tile at slot
+    /// `out`: its `g·C` destination slots, padding included.
+    ///
+    /// # Safety
+    /// As [`Tiles::pack_bands`], for that band; `q < R/g`, `j` below the
+    /// grid's columns.
+    #[inline(always)]
+    unsafe fn pack_group<T: Copy, const NT: bool, const AVX: bool>(
+        &self,
+        b: Buffers<T>,
+        kernel: Kernel,
+        (src, out, row0): (usize, usize, usize),
+        (q, j): (usize, usize),
+    ) {
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let (tc, g) = (self.tile_cols as usize, self.group as usize);
+        let (r, col0) = (row0 + q * g, j * tc);
+        let width = tc.min(cols - col0);
+        let to = out + (j * self.tile_rows as usize + q * g) * tc;
+        // SAFETY: the group's source rows are below `rows` (or gathered
+        // with padding), its `g·C` destination slots inside the band;
+        // the caller's contract.
+        unsafe {
+            if width == tc && r + g <= rows {
+                let from = b.src.add(src + q * g * cols + col0);
+                tile_kernels::pack::<T, NT, AVX>(kernel, from, cols, b.dst.add(to), tc, g);
+            } else {
+                let valid = rows.saturating_sub(r).min(g);
+                // Past the source when the whole group is padding
+                // (`valid == 0`): `pack_edge` then reads nothing, and the
+                // address is not claimed to be in bounds.
+                let from = b.src.wrapping_add(src + q * g * cols + col0);
+                tile_kernels::pack_edge::<T, NT>(
+                    kernel,
+                    from,
+                    cols,
+                    (valid, width),
+                    b.dst.add(to),
+                    (tc, g),
+                    b.pad,
+                );
             }
         }
     }
