@@ -603,8 +603,9 @@ pub(crate) enum Isa {
     /// [`Isa::Avx512`], and 512-bit vectors where they pay
     /// ([`Kernel::Bytes32Wide`], [`Kernel::Quads8Wide`]): on Intel's
     /// cores, which run 512-bit shuffles at the rate of 256-bit ones
-    /// (AMD's Zen 4 at half of it; the kernels are measured on a Xeon
-    /// only).
+    /// (AMD's Zen 4 at half of it). Not on Zen 5 either, whose 512-bit
+    /// units are full width: there the wide kernels ran even with the
+    /// narrow ones or up to 0.1× of the NT copy behind (BENCHMARKS.md).
     Avx512Wide,
 }
 
@@ -632,13 +633,6 @@ pub(super) enum Core {
 /// The family of cores the copies run on, asked of `cpuid` once.
 pub(super) fn core() -> Core {
     cpu().1
-}
-
-/// Whether the CPU is Intel's: where the tile copies' choices measured
-/// on a Xeon only are taken ([`Isa::Avx512Wide`], unpacking's
-/// read-ahead).
-pub(super) fn intel() -> bool {
-    core() == Core::Intel
 }
 
 /// [`isa`] and [`core`], asked of `cpuid` once.
@@ -1253,6 +1247,5 @@ mod tests {
         let (l0, l1) = (__cpuid(0), __cpuid(1));
         let core = core_of((l0.ebx, l0.edx, l0.ecx), l1.eax);
         assert_eq!(super::core(), core);
-        assert_eq!(super::intel(), core == Core::Intel);
     }
 }

@@ -562,13 +562,22 @@ impl Tiles {
     }
 
     /// Whether unpacking with streaming stores asks for its source ahead
-    /// of its reads (see [`Lines::write`]): on Intel's cores, where it
-    /// was measured (a Xeon: 0.05–0.25× of the NT copy gained from
-    /// memory, 0.02–0.06× lost with the source in L2). Not on AMD's: there an
-    /// earlier form (a span or a band ahead at once) lost, and the EPYC
-    /// that measured it was not at hand for this one.
-    fn unpacking_reads_ahead(&self) -> bool {
-        self.read_ahead && tile_kernels::intel()
+    /// of its reads: through the lines (`direct` false; see
+    /// [`Lines::write`]) on Intel's cores and Zen 5, straight from the
+    /// kernels' registers on Intel's only. Measured (BENCHMARKS.md): on a
+    /// Xeon 0.05–0.25× of the NT copy gained from memory, 0.02–0.06× lost
+    /// with the source in L2; on Zen 5 through the lines 0.03–0.2×
+    /// gained, straight from the registers 0.05–0.1× lost. Not on AMD's
+    /// Zen 4: there an earlier form (a span or a band ahead at once) lost,
+    /// and the EPYC that measured it was not at hand for this one.
+    fn unpacking_reads_ahead(&self, direct: bool) -> bool {
+        use tile_kernels::Core;
+        self.read_ahead
+            && match tile_kernels::core() {
+                Core::Intel => true,
+                Core::Zen5 => !direct,
+                Core::Other => false,
+            }
     }
 
     /// Whether every part of a destination row that a row group writes
@@ -787,7 +796,7 @@ impl Tiles {
             self.group as usize,
         );
         let tile = tr * tc;
-        let ahead = self.unpacking_reads_ahead();
+        let ahead = self.unpacking_reads_ahead(true);
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
@@ -868,7 +877,7 @@ impl Tiles {
             Some(span) => (span, tr),
             None => (1, g),
         };
-        let reads_ahead = self.unpacking_reads_ahead();
+        let reads_ahead = self.unpacking_reads_ahead(false);
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
