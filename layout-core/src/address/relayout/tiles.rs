@@ -542,16 +542,18 @@ impl Tiles {
     /// bytes) runs in the source's order: a band's row groups in turn,
     /// each across the band, its part of each tile written where that
     /// tile goes. The source is then read as one stream (`g` rows at
-    /// once, each to its end), instead of a band's `R` rows a tile's
-    /// width at a time. On AMD's Zen 5 that pays: reading `R` rows
-    /// together ran at 0.6–0.75× of the NT copy from memory whatever the
-    /// prefetching, in the source's order at 0.95–1.05× (BENCHMARKS.md).
-    /// Only where every part is whole lines (64-byte aligned
-    /// destination, `g·C` slots a multiple of 64 bytes: a line left half
-    /// written until the next row group comes costs a slow partial
-    /// write), and with more than one row group a tile (else the orders
-    /// are the same). Not on Intel's cores, where the destination's order
-    /// was measured (and met the NT copy).
+    /// once, each to its end, the next group asked for ahead: see
+    /// [`Tiles::prefetch_next_group`]) instead of a band's `R` rows a
+    /// tile's width at a time, `R` streams that Zen 5's prefetchers
+    /// follow poorly. Measured there against the destination's order
+    /// (BENCHMARKS.md): f32 0.60–0.64× → 0.86–0.95× of the NT copy, bf16
+    /// 0.64–0.69× → 0.71–0.86×, s8 0.71–0.85× → 0.76–1.0×. Only where
+    /// every part is whole lines (a 64-byte aligned destination, `g·C`
+    /// slots a multiple of 64 bytes: a line left half written until the
+    /// next row group comes costs a slow partial write), and with more
+    /// than one row group a tile (else the orders are one). Not on
+    /// Intel's cores, where the destination's order was measured (and met
+    /// the NT copy), nor on others, unmeasured.
     fn in_source_order(&self, dst: *const u8, size: usize) -> bool {
         let part = self.group * self.tile_cols * size as u64;
         let measured = tile_kernels::core() == tile_kernels::Core::Zen5;
@@ -591,25 +593,27 @@ impl Tiles {
         (dst as usize).is_multiple_of(64) && lines(self.cols) && lines(self.tile_cols)
     }
 
-    /// Asks for share `k` of the band after the one whose `rows` rows
-    /// start at slot `src`, packing in the source's order: the band split
-    /// into one share per row group and tile, in memory order, so that
-    /// the next band arrives in L2 as one stream while this one's row
-    /// groups are read (row pairs and quads on Zen 5 gained 0.05–0.15× of
-    /// the NT copy with it; single rows need none: their one stream is
-    /// the source's). Harmless past the source's end, as below.
+    /// Asks for share `j` of the `g` rows from slot `next` (the row
+    /// group after the one being packed, in the source's order), the rows
+    /// split into one share per tile, in memory order: so that they
+    /// arrive as one stream while this group's rows are read, `g` of them
+    /// at once, which the hardware prefetchers follow poorly. Measured on
+    /// Zen 5 (BENCHMARKS.md): against none, row pairs gained 0.1–0.15× of
+    /// the NT copy and quads 0.1–0.2×; a share of the next band (eight
+    /// rows ahead) gained about half as much, two groups ahead a little
+    /// less, four groups ahead less again. Single rows need none: theirs
+    /// is one stream already. Harmless past the source's end, as below.
     #[inline(always)]
-    fn prefetch_next_band<T>(&self, from: *const T, (src, rows): (usize, usize), k: usize) {
-        if !self.read_ahead || self.group == 1 {
+    fn prefetch_next_group<T>(&self, from: *const T, next: usize, j: usize) {
+        let (g, cols) = (self.group as usize, self.cols as usize);
+        if !self.read_ahead || g == 1 {
             return;
         }
-        let cols = self.cols as usize;
-        let shares = (self.grid_cols * (self.tile_rows / self.group)) as usize;
-        let share = (rows * cols * size_of::<T>())
-            .div_ceil(shares)
+        let share = (g * cols * size_of::<T>())
+            .div_ceil(self.grid_cols as usize)
             .next_multiple_of(64);
-        let next = from.wrapping_add(src + rows * cols).cast::<u8>();
-        streaming::prefetch(next.wrapping_add(k * share), share);
+        let next = from.wrapping_add(next).cast::<u8>();
+        streaming::prefetch(next.wrapping_add(j * share), share);
     }
 
     /// Asks for source lines ahead of packing tile `j` (column `col0`) of
@@ -686,11 +690,9 @@ impl Tiles {
             let out = band as usize * grid_cols * tile;
             let at = (src, out, row0);
             if rows_first {
-                let band_rows = tr.min(rows - row0);
                 for q in 0..tr / g {
                     for j in 0..grid_cols {
-                        let k = q * grid_cols + j;
-                        self.prefetch_next_band(b.src, (src, band_rows), k);
+                        self.prefetch_next_group(b.src, src + (q + 1) * g * cols, j);
                         // SAFETY: the caller's contract, for this band;
                         // `q < R/g`, `j` below the grid's columns.
                         unsafe { self.pack_group::<T, NT, AVX>(b, kernel, at, (q, j)) };
