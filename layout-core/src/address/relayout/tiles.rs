@@ -616,6 +616,29 @@ impl Tiles {
         streaming::prefetch(next.wrapping_add(j * share), share);
     }
 
+    /// Asks for share `k` of the band after the one whose `rows` rows
+    /// start at slot `src`, packing in the destination's order on Zen 5:
+    /// the band split into one share per row group and tile, in memory
+    /// order, a share asked for with each group (not a tile's worth at
+    /// once, as [`Tiles::prefetch_ahead`] does). Measured there
+    /// interleaved against that, 16 bytes into a line (BENCHMARKS.md):
+    /// f32 0.55–0.59× → 0.75–0.87× of the NT copy, bf16 0.61–0.69× →
+    /// 0.73–0.82×, s8 and pred even. (`benches/streams.rs` shows the same
+    /// of the reads alone.) Harmless past the source's end, as below.
+    #[inline(always)]
+    fn prefetch_band_share<T>(&self, from: *const T, (src, rows): (usize, usize), k: usize) {
+        if !self.read_ahead {
+            return;
+        }
+        let cols = self.cols as usize;
+        let shares = (self.grid_cols * (self.tile_rows / self.group)) as usize;
+        let share = (rows * cols * size_of::<T>())
+            .div_ceil(shares)
+            .next_multiple_of(64);
+        let next = from.wrapping_add(src + rows * cols).cast::<u8>();
+        streaming::prefetch(next.wrapping_add(k * share), share);
+    }
+
     /// Asks for source lines ahead of packing tile `j` (column `col0`) of
     /// the band whose `rows` rows start at slot `src`. Interleaved rows
     /// (`g > 1`): a share of the *next* band, in memory order, so that
@@ -711,11 +734,18 @@ impl Tiles {
                 // slots (the caller's contract).
                 unsafe { touch_pages(b.src, next..next + band_rows * cols, end) };
             }
+            // Zen 5 asks for the next band a share with each group (see
+            // `prefetch_band_share`), others a tile's worth at a time.
+            let spread = tile_kernels::core() == tile_kernels::Core::Zen5;
             for j in 0..grid_cols {
-                if NT {
+                if NT && !spread {
                     self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
                 }
                 for q in 0..tr / g {
+                    if NT && spread {
+                        let k = j * (tr / g) + q;
+                        self.prefetch_band_share(b.src, (src, band_rows), k);
+                    }
                     // SAFETY: as above.
                     unsafe { self.pack_group::<T, NT, AVX>(b, kernel, at, (q, j)) };
                 }
