@@ -26,7 +26,9 @@
 //! vectors (`without_avx512_vectors`), `noahead` without asking for
 //! source lines ahead (`without_read_ahead`), `dstorder` or `srcorder`
 //! packing with streaming stores in the destination's or the source's
-//! order wherever it can (`packing_in_source_order`), `same` the same plan again
+//! order wherever it can (`packing_in_source_order`), `pipe` or `nopipe`
+//! pred's packing a software pipeline deep or a tile at a time
+//! (`packing_pipelined`), `same` the same plan again
 //! (how far the two columns differ when nothing differs: within 0.03
 //! here). `at16` puts the destinations of both relayout columns 16 bytes
 //! into a line (with one of those: the pair compared off the line grid;
@@ -151,14 +153,14 @@ fn main() {
         .get(3)
         .map_or(vec![], |a| a.split(',').filter(|f| !f.is_empty()).collect());
     let known = [
-        "stream", "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "same", "at16",
-        "ahead", "huge",
+        "stream", "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "pipe", "nopipe",
+        "same", "at16", "ahead", "huge",
     ];
     if let Some(bad) = flags.iter().find(|f| !known.contains(f)) {
         panic!("unknown flag {bad:?}: the flags are {known:?}");
     }
     let column = [
-        "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "same",
+        "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "pipe", "nopipe", "same",
     ];
     if flags.iter().filter(|f| column.contains(f)).count() > 1 {
         panic!("at most one of {column:?}: they share a column");
@@ -187,6 +189,16 @@ fn main() {
         (
             Other::Limited(|plan| plan.packing_in_source_order(true)),
             "src order",
+        )
+    } else if flag("pipe") {
+        (
+            Other::Limited(|plan| plan.packing_pipelined(true)),
+            "pipelined",
+        )
+    } else if flag("nopipe") {
+        (
+            Other::Limited(|plan| plan.packing_pipelined(false)),
+            "not pipelined",
         )
     } else if flag("same") {
         (Other::Limited(|plan| plan), "the same")

@@ -3,7 +3,8 @@
 //! line: streaming stores (forced on for these small arrays), the lines
 //! they join per destination row, the AVX2 kernels (with and without
 //! AVX-512's registers), the 512-bit ones, and the SSE2 ones, packing in
-//! the source's and the destination's order, ordinary stores, and the
+//! the source's and the destination's order, pred's a pipeline deep and
+//! not, ordinary stores, and the
 //! scalar kernel of formats no vector kernel takes. Each
 //! copy writes into a buffer with guard regions before and after the
 //! destination and poison in it; the whole buffer must then be the
@@ -81,6 +82,16 @@ fn check_at<T: Unit>(
             (
                 plan.streaming_from(0).packing_in_source_order(false),
                 "streaming, in the destination's order",
+            ),
+            // pred's packing a pipeline deep or a tile at a time (each
+            // runs on the family of cores it was measured faster on).
+            (
+                plan.streaming_from(0).packing_pipelined(true),
+                "streaming, pipelined",
+            ),
+            (
+                plan.streaming_from(0).packing_pipelined(false),
+                "streaming, not pipelined",
             ),
             (plan.streaming_from(usize::MAX), "ordinary stores"),
             (

@@ -310,6 +310,25 @@ impl Relayout {
         }
     }
 
+    /// The same plan packing pred's tiles a software pipeline deep
+    /// (`true`: each tile's rows gathered while the one before is
+    /// transposed) or a tile at a time (`false`) wherever either can run,
+    /// instead of the way measured faster on this family of cores. For
+    /// tests and benchmarks that compare the two.
+    #[doc(hidden)]
+    pub const fn packing_pipelined(self, yes: bool) -> Relayout {
+        Relayout {
+            tiles: match self.tiles {
+                Some(t) => Some(Tiles {
+                    pipeline: Some(yes),
+                    ..t
+                }),
+                None => None,
+            },
+            ..self
+        }
+    }
+
     /// The same plan without the tile-by-tile path: the general walk (for
     /// tests and benchmarks that compare the two).
     #[doc(hidden)]

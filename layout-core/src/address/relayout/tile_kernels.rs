@@ -191,6 +191,51 @@ unsafe fn copy_row(from: *const u8, to: *mut u8, row: usize) {
     }
 }
 
+/// Gathers `g` rows of `row` bytes (a multiple of 16) from `from`
+/// (`pitch` apart) into `stage`, one after another.
+///
+/// # Safety
+/// The rows readable, `stage` writable for `g·row` bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn gather(
+    from: *const u8,
+    pitch: usize,
+    stage: *mut u8,
+    (row, g): (usize, usize),
+) {
+    for l in 0..g {
+        // SAFETY: the caller's.
+        unsafe { copy_row(from.add(l * pitch), stage.add(l * row), row) };
+    }
+}
+
+/// [`Kernel::Bytes32`]'s pack (AVX2, streaming stores) of a gathered
+/// tile at `now` (32 rows of `row` bytes, `row` a multiple of 16, `row`
+/// apart) to `out`, gathering the next tile's rows (`next`: from, pitch,
+/// stage) a share with each 16 columns transposed, and asking for
+/// `ahead` (first byte, bytes a row) as it gathers each row: so that
+/// the reads of the next tile go out while this one's stores do
+/// (`Tiles::pack_band_pipelined`).
+///
+/// # Safety
+/// The CPU runs AVX2; `now` readable and `out` (16-byte aligned)
+/// writable for `32·row` bytes; `next`'s 32 rows of `row` bytes, `pitch`
+/// apart, readable, its stage writable for `32·row` bytes and apart from
+/// `now` and `out`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn pack_bytes32_gathering(
+    now: *const u8,
+    out: *mut u8,
+    row: usize,
+    next: Option<(*const u8, usize, *mut u8)>,
+    ahead: Option<(*const u8, usize)>,
+) {
+    // SAFETY: the caller's.
+    unsafe { avx2::pack_bytes32_gathering(now, out, row, next, ahead) }
+}
+
 /// Packs an edge row group: only `valid.0` rows of `valid.1` elements are
 /// in the array; every other slot of the group's `g·cols` is `pad`.
 ///
@@ -893,6 +938,42 @@ mod avx2 {
                 }
                 Kernel::Bytes16 => super::x86::pack::<NT>(kernel, from, pitch, out, row),
                 Kernel::Scalar => unreachable!(),
+            }
+        }
+    }
+
+    /// [`super::pack_bytes32_gathering`], inline.
+    ///
+    /// # Safety
+    /// As there.
+    #[inline(always)]
+    pub(super) unsafe fn pack_bytes32_gathering(
+        now: *const u8,
+        out: *mut u8,
+        row: usize,
+        next: Option<(*const u8, usize, *mut u8)>,
+        ahead: Option<(*const u8, usize)>,
+    ) {
+        let blocks = row / 16;
+        let per = 32usize.div_ceil(blocks);
+        // SAFETY: the caller's contract.
+        unsafe {
+            for (b, k) in (0..row).step_by(16).enumerate() {
+                let t = transpose16(core::array::from_fn(|l| {
+                    let lo = now.add(l * row + k);
+                    _mm256_loadu2_m128i(lo.add(16 * row).cast(), lo.cast())
+                }));
+                for (c, v) in t.into_iter().enumerate() {
+                    put::<true>(out.add((k + c) * 32), v);
+                }
+                if let Some((from, pitch, stage)) = next {
+                    for l in b * per..((b + 1) * per).min(32) {
+                        if let Some((p, bytes)) = ahead {
+                            super::super::streaming::prefetch(p.wrapping_add(l * bytes), bytes);
+                        }
+                        super::copy_row(from.add(l * pitch), stage.add(l * row), row);
+                    }
+                }
             }
         }
     }

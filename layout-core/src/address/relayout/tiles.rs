@@ -77,6 +77,10 @@ pub(super) struct Tiles {
     /// measurements of the core say so; set only to measure either
     /// order on any core.
     pub(super) source_order: Option<bool>,
+    /// Whether pred's packing runs a software pipeline deep
+    /// ([`Tiles::pipelines`]): `None` where the measurements of the core
+    /// say so; set only to measure or test either way on any core.
+    pub(super) pipeline: Option<bool>,
 }
 
 impl Tiles {
@@ -122,6 +126,7 @@ impl Tiles {
             grid_cols: cols.div_ceil(tile_cols),
             read_ahead: true,
             source_order: None,
+            pipeline: None,
         };
         // Row groups of slots of a byte must fit the edge buffer.
         match group.checked_mul(tile_cols) {
@@ -737,7 +742,18 @@ impl Tiles {
             // Zen 5 asks for the next band a share with each group (see
             // `prefetch_band_share`), others a tile's worth at a time.
             let spread = tile_kernels::core() == tile_kernels::Core::Zen5;
-            for j in 0..grid_cols {
+            // The whole tiles of a whole band of pred's 32 rows
+            // pipelined (see `Tiles::pipelines`), the rest as below.
+            #[cfg(target_arch = "x86_64")]
+            let first = match NT && AVX && self.pipelines(kernel, size_of::<T>(), band_rows) {
+                // SAFETY: the caller's contract, for this band; the
+                // conditions of `pipelines`.
+                true => unsafe { self.pack_band_pipelined(b, (src, out)) },
+                false => 0,
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let first = 0;
+            for j in first..grid_cols {
                 if NT && !spread {
                     self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
                 }
@@ -797,6 +813,88 @@ impl Tiles {
                 );
             }
         }
+    }
+
+    /// Whether packing a band of `band_rows` rows (slots of `size`
+    /// bytes, with `kernel`, streaming stores and AVX2) runs its whole
+    /// tiles through [`Tiles::pack_band_pipelined`]: pred's 32-row byte
+    /// transposes on Zen 5 (or where asked for, to measure and test),
+    /// for whole bands of more than one tile.
+    #[cfg(target_arch = "x86_64")]
+    fn pipelines(&self, kernel: Kernel, size: usize, band_rows: usize) -> bool {
+        let measured = tile_kernels::core() == tile_kernels::Core::Zen5;
+        self.pipeline.unwrap_or(measured)
+            && kernel == Kernel::Bytes32
+            && size == 1
+            && self.group == self.tile_rows
+            && band_rows == self.tile_rows as usize
+            && self.cols > self.tile_cols
+    }
+
+    /// Packs the whole tiles of a band of pred's 32 rows (row `src` of the
+    /// source, slot `out` of the destination) a software pipeline deep:
+    /// each tile's rows gathered while the one before is transposed and
+    /// streamed out (`tile_kernels::pack_bytes32_gathering`), the next
+    /// band asked for a row at a time. Returns how many tiles it packed
+    /// (those of whole width).
+    ///
+    /// Why: packing gathers a tile's 32 rows (reads, no stores), then
+    /// transposes them (streaming stores, no reads from memory), so the
+    /// reads and the writes of one core took turns; measured on Zen 5
+    /// (BENCHMARKS.md), against packing a tile at a time with the next
+    /// band asked for a share a tile: 0.51× → 0.60–0.66× of the NT copy at
+    /// 8192², 0.41–0.46× → 0.51–0.55× at 8191×8190.
+    ///
+    /// # Safety
+    /// As [`Tiles::pack_bands`] with `NT` and `AVX`, for this band;
+    /// [`Tiles::pipelines`] holds.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn pack_band_pipelined<T: Copy>(
+        &self,
+        b: Buffers<T>,
+        (src, out): (usize, usize),
+    ) -> usize {
+        let (cols, tc, tr) = (
+            self.cols as usize,
+            self.tile_cols as usize,
+            self.tile_rows as usize,
+        );
+        let (from, to) = (b.src.cast::<u8>(), b.dst.cast::<u8>());
+        let whole = cols / tc;
+        let mut stages = [const { tile_kernels::Stage([0; MAX_GROUP_BYTES]) }; 2];
+        let [first, second] = &mut stages;
+        let (mut now, mut next) = (first.0.as_mut_ptr(), second.0.as_mut_ptr());
+        // The next band, a share a tile in memory order, a share of that
+        // a row.
+        let share = (tr * cols)
+            .div_ceil(self.grid_cols as usize)
+            .next_multiple_of(64);
+        let per_row = (share / tr).next_multiple_of(64);
+        let ahead = from.wrapping_add(src + tr * cols);
+        // SAFETY: tile `j < whole` of this band is `tr` rows of `tc` bytes
+        // (slots are bytes) inside the source, its `tr·tc` slots inside the
+        // destination (the caller's contract); each stage holds a tile
+        // (`Tiles::new` made `g·C` fit); the destination is 16-byte
+        // aligned where packing streams.
+        unsafe {
+            tile_kernels::gather(from.add(src), cols, now, (tc, tr));
+            for j in 0..whole {
+                let gather = (j + 1 < whole).then(|| (from.add(src + (j + 1) * tc), cols, next));
+                let ask = self
+                    .read_ahead
+                    .then_some((ahead.wrapping_add(j * share), per_row));
+                tile_kernels::pack_bytes32_gathering(
+                    now,
+                    to.add(out + j * tr * tc),
+                    tc,
+                    gather,
+                    ask,
+                );
+                core::mem::swap(&mut now, &mut next);
+            }
+        }
+        whole
     }
 
     /// Unpacking: each band's tiles in order (the source read from start
