@@ -197,6 +197,9 @@ fn main() {
         r: arg(2, 8),
         w: arg(3, 512),
     };
+    assert!(rounds > 0, "at least one round");
+    // Every pattern's groups divide the band (quads: four rows).
+    assert!(g.r.is_multiple_of(4), "R must be a multiple of 4");
     let band = g.r * g.pitch;
     let n = (256 << 20) / band * band;
     #[cfg(not(target_arch = "x86_64"))]

@@ -75,24 +75,18 @@ impl Case {
         // The host ↔ TPU tile formats take the tile path (`tiles.rs`);
         // `without_tiles` keeps the block kernels of the general walk
         // covered for them too (for other layouts the two plans are one).
-        let plans = [
-            self.pair.plan.streaming_from(usize::MAX),
-            self.pair.plan.streaming_from(0),
-            // Packing in the source's order (Zen 5's; Miri counts as no
-            // family of cores, so it is asked for here).
-            self.pair
-                .plan
-                .streaming_from(0)
-                .packing_in_source_order(true),
-            self.pair.plan.without_tiles().streaming_from(usize::MAX),
-            self.pair.plan.without_tiles().streaming_from(0),
-        ];
-        let plans = if self.walk_too {
-            &plans[..]
+        let plan = self.pair.plan;
+        let mut plans = vec![plan.streaming_from(usize::MAX), plan.streaming_from(0)];
+        if self.walk_too {
+            plans.push(plan.without_tiles().streaming_from(usize::MAX));
+            plans.push(plan.without_tiles().streaming_from(0));
         } else {
-            &plans[..3]
-        };
-        for plan in plans {
+            // The tile kernels' cases (`every_tile_kernel`) also pack in
+            // the source's order (Zen 5's: Miri counts as no family of
+            // cores, so it is asked for here).
+            plans.push(plan.streaming_from(0).packing_in_source_order(true));
+        }
+        for plan in &plans {
             let ran = offsets
                 .iter()
                 .filter(|&&offset| self.check_at::<T>(plan, Some(offset)))

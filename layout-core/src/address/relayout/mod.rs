@@ -820,6 +820,56 @@ mod tests {
         }
     }
 
+    /// Forcing a choice made per family of cores takes its path, so that
+    /// the sweep of `tests/relayout/tiles.rs`, which forces each, runs
+    /// them on every machine.
+    #[test]
+    fn forced_choices_are_taken() {
+        use super::tiles::Stores;
+        let t = |s: &str| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+        #[repr(align(64))]
+        struct Line([u8; 128]);
+        let line = Line([0; 128]);
+        let (aligned, off) = (line.0.as_ptr(), line.0[16..].as_ptr());
+        for (ty, size, tile) in [
+            ("bf16", 2, "T(8,128)(2,1)"),
+            ("s8", 1, "T(8,128)(4,1)"),
+            ("f32", 4, "T(8,128)"),
+        ] {
+            let (host, tpu) = (
+                format!("{ty}[64,512]{{1,0}}"),
+                format!("{ty}[64,512]{{1,0:{tile}}}"),
+            );
+            let plan = Relayout::new(&t(&host), &t(&tpu)).unwrap();
+            for (yes, want) in [(true, Stores::SourceOrder), (false, Stores::Streaming)] {
+                let tiles = plan.packing_in_source_order(yes).tiles.unwrap();
+                let kernel = Kernel::new(size, tiles.group, tiles.tile_cols);
+                let stores = |at| tiles.choose(kernel, at, (size, true), Isa::Sse2).1.0;
+                assert_eq!(stores(aligned), want, "{tpu}, source order {yes}");
+                // Off the line grid, parts would leave lines half written.
+                assert_eq!(stores(off), Stores::Streaming, "{tpu} at +16 B");
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let pred = |dims: &str| {
+                let (host, tpu) = (
+                    format!("pred[{dims}]{{1,0}}"),
+                    format!("pred[{dims}]{{1,0:T(32,128)(32,1)}}"),
+                );
+                Relayout::new(&t(&host), &t(&tpu)).unwrap()
+            };
+            let two_wide = pred("64,256");
+            let yes = two_wide.packing_pipelined(true).tiles.unwrap();
+            assert!(yes.pipelines(Kernel::Bytes32, 1, 32));
+            assert!(!yes.pipelines(Kernel::Bytes32, 1, 31), "a band cut short");
+            let no = two_wide.packing_pipelined(false).tiles.unwrap();
+            assert!(!no.pipelines(Kernel::Bytes32, 1, 32));
+            let one_wide = pred("64,200").packing_pipelined(true).tiles.unwrap();
+            assert!(!one_wide.pipelines(Kernel::Bytes32, 1, 32), "one tile wide");
+        }
+    }
+
     /// `(pack, batch, rows, cols, tile rows, tile cols, group)` of the
     /// tile copy `Relayout::new` finds, if any.
     fn tiles(from: &str, to: &str) -> Option<(bool, u64, u64, u64, u64, u64, u64)> {

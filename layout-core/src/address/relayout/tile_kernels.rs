@@ -144,9 +144,7 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
                 // first, reading each line once.
                 let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
                 let s = stage.as_mut_ptr().cast::<u8>();
-                for l in 0..g {
-                    copy_row(from.add(l * pitch), s.add(l * row), row);
-                }
+                gather(from, pitch, s, (row, g));
                 if AVX {
                     avx2::pack::<NT>(kernel, s, row, out, row)
                 } else {
@@ -191,11 +189,12 @@ unsafe fn copy_row(from: *const u8, to: *mut u8, row: usize) {
     }
 }
 
-/// Gathers `g` rows of `row` bytes (a multiple of 16) from `from`
-/// (`pitch` apart) into `stage`, one after another.
+/// Gathers `g` rows of `row` bytes from `from` (`pitch` apart) into
+/// `stage`, one after another.
 ///
 /// # Safety
-/// The rows readable, `stage` writable for `g·row` bytes.
+/// `row` is a multiple of 16; the rows readable, `stage` writable for
+/// `g·row` bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) unsafe fn gather(
@@ -211,18 +210,17 @@ pub(super) unsafe fn gather(
 }
 
 /// [`Kernel::Bytes32`]'s pack (AVX2, streaming stores) of a gathered
-/// tile at `now` (32 rows of `row` bytes, `row` a multiple of 16, `row`
-/// apart) to `out`, gathering the next tile's rows (`next`: from, pitch,
-/// stage) a share with each 16 columns transposed, and asking for
-/// `ahead` (first byte, bytes a row) as it gathers each row: so that
-/// the reads of the next tile go out while this one's stores do
-/// (`Tiles::pack_band_pipelined`).
+/// tile at `now` (32 rows of `row` bytes, `row` apart) to `out`,
+/// gathering the next tile's rows (`next`: from, pitch, stage) a share
+/// with each 16 columns transposed, and asking for `ahead` (first byte,
+/// bytes a row) a row's share at a time: so that the next tile's reads
+/// go out while this one's stores do (`Tiles::pack_band_pipelined`).
 ///
 /// # Safety
-/// The CPU runs AVX2; `now` readable and `out` (16-byte aligned)
-/// writable for `32·row` bytes; `next`'s 32 rows of `row` bytes, `pitch`
-/// apart, readable, its stage writable for `32·row` bytes and apart from
-/// `now` and `out`.
+/// The CPU runs AVX2; `row` is a multiple of 16; `now` readable and
+/// `out` (16-byte aligned) writable for `32·row` bytes; `next`'s 32 rows
+/// of `row` bytes, `pitch` apart, readable, its stage writable for
+/// `32·row` bytes and apart from `now` and `out`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn pack_bytes32_gathering(
@@ -233,7 +231,7 @@ pub(super) unsafe fn pack_bytes32_gathering(
     ahead: Option<(*const u8, usize)>,
 ) {
     // SAFETY: the caller's.
-    unsafe { avx2::pack_bytes32_gathering(now, out, row, next, ahead) }
+    unsafe { avx2::pack_bytes32::<true>((now, row), out, row, next, ahead) }
 }
 
 /// Packs an edge row group: only `valid.0` rows of `valid.1` elements are
@@ -676,11 +674,11 @@ pub(super) enum Core {
 }
 
 /// The family of cores the copies run on, asked of `cpuid` once.
-pub(super) fn core() -> Core {
+pub(super) fn family() -> Core {
     cpu().1
 }
 
-/// [`isa`] and [`core`], asked of `cpuid` once.
+/// [`isa`] and [`family`], asked of `cpuid` once.
 fn cpu() -> (Isa, Core) {
     const _: () = assert!((Isa::Avx512Wide as u8) < 15, "1 + an Isa fits in 4 bits");
     use core::sync::atomic::{AtomicU8, Ordering};
@@ -770,14 +768,16 @@ fn detect() -> (Isa, Core) {
     }
 }
 
+/// `cpuid` leaf 0's vendor words (EBX, EDX, ECX): "GenuineIntel".
+const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
+/// "AuthenticAMD".
+const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+
 /// The family of cores from `cpuid` leaf 0's vendor (EBX, EDX, ECX) and
 /// leaf 1's EAX: its family is the base family (bits 8–11), plus the
 /// extended family (bits 20–27) when the base is 0xF.
 #[cfg_attr(not(all(target_arch = "x86_64", not(miri))), allow(dead_code))]
 const fn core_of(vendor: (u32, u32, u32), eax: u32) -> Core {
-    // "GenuineIntel" and "AuthenticAMD".
-    const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
-    const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
     let base = (eax >> 8) & 0xF;
     let family = if base == 0xF {
         base + ((eax >> 20) & 0xFF)
@@ -923,54 +923,50 @@ mod avx2 {
                     }
                 }
                 Kernel::Bytes32Wide => super::avx512::pack::<NT>(from, pitch, out, row),
-                Kernel::Bytes32 => {
-                    for k in (0..row).step_by(16) {
-                        // Rows l and l + 16 of columns k..k+16: the
-                        // transpose gives each column's 32 rows.
-                        let t = transpose16(core::array::from_fn(|l| {
-                            let lo = from.add(l * pitch + k);
-                            _mm256_loadu2_m128i(lo.add(16 * pitch).cast(), lo.cast())
-                        }));
-                        for (c, v) in t.into_iter().enumerate() {
-                            put::<NT>(out.add((k + c) * 32), v);
-                        }
-                    }
-                }
+                Kernel::Bytes32 => pack_bytes32::<NT>((from, pitch), out, row, None, None),
                 Kernel::Bytes16 => super::x86::pack::<NT>(kernel, from, pitch, out, row),
                 Kernel::Scalar => unreachable!(),
             }
         }
     }
 
-    /// [`super::pack_bytes32_gathering`], inline.
+    /// [`Kernel::Bytes32`]'s pack: 32 rows of `row` bytes (a multiple
+    /// of 16) from `from`, `pitch` apart, to `out`; with `next` (from,
+    /// pitch, stage), gathering the next group's rows into its stage a
+    /// share with each 16 columns transposed, and with `ahead` (first
+    /// byte, bytes a row) asking for a row's share with each row that
+    /// share covers (see [`super::pack_bytes32_gathering`]).
     ///
     /// # Safety
-    /// As there.
+    /// As [`super::pack`] for these rows; `next`'s 32 rows of `row` bytes
+    /// readable and its stage writable for `32·row` bytes, apart from the
+    /// rest; AVX2 is on.
     #[inline(always)]
-    pub(super) unsafe fn pack_bytes32_gathering(
-        now: *const u8,
+    pub(super) unsafe fn pack_bytes32<const NT: bool>(
+        (from, pitch): (*const u8, usize),
         out: *mut u8,
         row: usize,
         next: Option<(*const u8, usize, *mut u8)>,
         ahead: Option<(*const u8, usize)>,
     ) {
-        let blocks = row / 16;
-        let per = 32usize.div_ceil(blocks);
+        let per = 32usize.div_ceil(row / 16);
         // SAFETY: the caller's contract.
         unsafe {
             for (b, k) in (0..row).step_by(16).enumerate() {
+                // Rows l and l + 16 of columns k..k+16: the transpose
+                // gives each column's 32 rows.
                 let t = transpose16(core::array::from_fn(|l| {
-                    let lo = now.add(l * row + k);
-                    _mm256_loadu2_m128i(lo.add(16 * row).cast(), lo.cast())
+                    let lo = from.add(l * pitch + k);
+                    _mm256_loadu2_m128i(lo.add(16 * pitch).cast(), lo.cast())
                 }));
                 for (c, v) in t.into_iter().enumerate() {
-                    put::<true>(out.add((k + c) * 32), v);
+                    put::<NT>(out.add((k + c) * 32), v);
                 }
-                if let Some((from, pitch, stage)) = next {
-                    for l in b * per..((b + 1) * per).min(32) {
-                        if let Some((p, bytes)) = ahead {
-                            super::super::streaming::prefetch(p.wrapping_add(l * bytes), bytes);
-                        }
+                for l in b * per..((b + 1) * per).min(32) {
+                    if let Some((p, bytes)) = ahead {
+                        super::super::streaming::prefetch(p.wrapping_add(l * bytes), bytes);
+                    }
+                    if let Some((from, pitch, stage)) = next {
                         super::copy_row(from.add(l * pitch), stage.add(l * row), row);
                     }
                 }
@@ -1284,11 +1280,7 @@ mod avx512 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Core, core_of};
-
-    /// `cpuid` leaf 0's vendor words (EBX, EDX, ECX) of Intel and AMD.
-    const INTEL: (u32, u32, u32) = (0x756e_6547, 0x4965_6e69, 0x6c65_746e);
-    const AMD: (u32, u32, u32) = (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+    use super::{AMD, Core, INTEL, core_of};
 
     #[test]
     fn the_vendor_words_spell_the_vendors() {
@@ -1327,6 +1319,6 @@ mod tests {
         use core::arch::x86_64::__cpuid;
         let (l0, l1) = (__cpuid(0), __cpuid(1));
         let core = core_of((l0.ebx, l0.edx, l0.ecx), l1.eax);
-        assert_eq!(super::core(), core);
+        assert_eq!(super::family(), core);
     }
 }

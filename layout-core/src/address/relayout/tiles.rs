@@ -360,6 +360,12 @@ unsafe fn touch_pages<T: Copy>(from: *const T, slots: Range<usize>, end: usize) 
     }
 }
 
+/// One of `parts` equal shares of `bytes` bytes, in whole 64-byte lines:
+/// what a copy asks for ahead with each piece it copies.
+const fn share(bytes: usize, parts: usize) -> usize {
+    bytes.div_ceil(parts).next_multiple_of(64)
+}
+
 /// The destination and source of one copy, as raw parts: the unit a
 /// thread works on is a range of bands, each writing its own slots.
 #[derive(Clone, Copy)]
@@ -551,8 +557,9 @@ impl Tiles {
     /// [`Tiles::prefetch_next_group`]) instead of a band's `R` rows a
     /// tile's width at a time, `R` streams that Zen 5's prefetchers
     /// follow poorly. Measured there against the destination's order
-    /// (BENCHMARKS.md): f32 0.60–0.64× → 0.86–0.95× of the NT copy, bf16
-    /// 0.64–0.69× → 0.71–0.86×, s8 0.71–0.85× → 0.76–1.0×. Only where
+    /// with its own asking ahead (BENCHMARKS.md, "On Zen 5"): f32
+    /// 0.83–0.88× → 0.89–0.98× of the NT copy, bf16 ahead by 0.03–0.1×
+    /// in most runs, s8 about even. Only where
     /// every part is whole lines (a 64-byte aligned destination, `g·C`
     /// slots a multiple of 64 bytes: a line left half written until the
     /// next row group comes costs a slow partial write), and with more
@@ -561,7 +568,7 @@ impl Tiles {
     /// the NT copy), nor on others, unmeasured.
     fn in_source_order(&self, dst: *const u8, size: usize) -> bool {
         let part = self.group * self.tile_cols * size as u64;
-        let measured = tile_kernels::core() == tile_kernels::Core::Zen5;
+        let measured = tile_kernels::family() == tile_kernels::Core::Zen5;
         self.source_order.unwrap_or(measured)
             && self.group < self.tile_rows
             && part.is_multiple_of(64)
@@ -574,13 +581,13 @@ impl Tiles {
     /// kernels' registers on Intel's only. Measured (BENCHMARKS.md): on a
     /// Xeon 0.05–0.25× of the NT copy gained from memory, 0.02–0.06× lost
     /// with the source in L2; on Zen 5 through the lines 0.03–0.2×
-    /// gained, straight from the registers 0.05–0.1× lost. Not on AMD's
+    /// gained, straight from the registers 0.03–0.1× lost. Not on AMD's
     /// Zen 4: there an earlier form (a span or a band ahead at once) lost,
     /// and the EPYC that measured it was not at hand for this one.
     fn unpacking_reads_ahead(&self, direct: bool) -> bool {
         use tile_kernels::Core;
         self.read_ahead
-            && match tile_kernels::core() {
+            && match tile_kernels::family() {
                 Core::Intel => true,
                 Core::Zen5 => !direct,
                 Core::Other => false,
@@ -603,20 +610,18 @@ impl Tiles {
     /// split into one share per tile, in memory order: so that they
     /// arrive as one stream while this group's rows are read, `g` of them
     /// at once, which the hardware prefetchers follow poorly. Measured on
-    /// Zen 5 (BENCHMARKS.md): against none, row pairs gained 0.1–0.15× of
-    /// the NT copy and quads 0.1–0.2×; a share of the next band (eight
-    /// rows ahead) gained about half as much, two groups ahead a little
-    /// less, four groups ahead less again. Single rows need none: theirs
-    /// is one stream already. Harmless past the source's end, as below.
+    /// Zen 5 (BENCHMARKS.md, "On Zen 5"): about 0.1× of the NT copy more
+    /// than asking for a share of the next band, for row pairs and quads;
+    /// two groups ahead a little less, four less again. Single rows need
+    /// none: theirs is one stream already. Harmless past the source's
+    /// end, as below.
     #[inline(always)]
     fn prefetch_next_group<T>(&self, from: *const T, next: usize, j: usize) {
         let (g, cols) = (self.group as usize, self.cols as usize);
         if !self.read_ahead || g == 1 {
             return;
         }
-        let share = (g * cols * size_of::<T>())
-            .div_ceil(self.grid_cols as usize)
-            .next_multiple_of(64);
+        let share = share(g * cols * size_of::<T>(), self.grid_cols as usize);
         let next = from.wrapping_add(next).cast::<u8>();
         streaming::prefetch(next.wrapping_add(j * share), share);
     }
@@ -628,7 +633,8 @@ impl Tiles {
     /// once, as [`Tiles::prefetch_ahead`] does). Measured there
     /// interleaved against that, 16 bytes into a line (BENCHMARKS.md):
     /// f32 0.55–0.59× → 0.75–0.87× of the NT copy, bf16 0.61–0.69× →
-    /// 0.73–0.82×, s8 and pred even. (`benches/streams.rs` shows the same
+    /// 0.73–0.82×, s8 and pred even (a throwaway switch; no flag selects
+    /// the other form on Zen 5). (`benches/streams.rs` shows the same
     /// of the reads alone.) Harmless past the source's end, as below.
     #[inline(always)]
     fn prefetch_band_share<T>(&self, from: *const T, (src, rows): (usize, usize), k: usize) {
@@ -637,9 +643,7 @@ impl Tiles {
         }
         let cols = self.cols as usize;
         let shares = (self.grid_cols * (self.tile_rows / self.group)) as usize;
-        let share = (rows * cols * size_of::<T>())
-            .div_ceil(shares)
-            .next_multiple_of(64);
+        let share = share(rows * cols * size_of::<T>(), shares);
         let next = from.wrapping_add(src + rows * cols).cast::<u8>();
         streaming::prefetch(next.wrapping_add(k * share), share);
     }
@@ -652,8 +656,10 @@ impl Tiles {
     /// prefetchers); single rows (`g = 1`): the next tile's part of each
     /// row. Chosen by measurement: the band ahead gave bf16 0.06–0.2×, s8
     /// 0.17–0.34× and pred 0.01–0.09× of the NT copy more than the tile
-    /// ahead, f32 up to 0.15× less (BENCHMARKS.md). Past the source's end the hints are harmless: a
-    /// prefetch never faults, and no memory is accessed.
+    /// ahead, f32 up to 0.15× less (BENCHMARKS.md; on the EPYCs and the
+    /// Xeon: Zen 5 asks with each group instead, see
+    /// [`Tiles::prefetch_band_share`]). Past the source's end the hints
+    /// are harmless: a prefetch never faults, and no memory is accessed.
     #[inline(always)]
     fn prefetch_ahead<T>(
         &self,
@@ -667,8 +673,7 @@ impl Tiles {
             return;
         }
         if self.group > 1 {
-            let band = rows * cols * size;
-            let share = band.div_ceil(self.grid_cols as usize).next_multiple_of(64);
+            let share = share(rows * cols * size, self.grid_cols as usize);
             let next = from.wrapping_add(src + rows * cols).cast::<u8>();
             streaming::prefetch(next.wrapping_add(j * share), share);
         } else {
@@ -707,6 +712,9 @@ impl Tiles {
             self.group as usize,
         );
         let (tile, grid_cols) = (tr * tc, self.grid_cols as usize);
+        // Zen 5 asks for the next band a share with each group (see
+        // `prefetch_band_share`), others a tile's worth at a time.
+        let spread = tile_kernels::family() == tile_kernels::Core::Zen5;
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
@@ -718,6 +726,8 @@ impl Tiles {
             let out = band as usize * grid_cols * tile;
             let at = (src, out, row0);
             if rows_first {
+                // No pages touched ahead: the source's order reads one
+                // stream, whose pages come in turn.
                 for q in 0..tr / g {
                     for j in 0..grid_cols {
                         self.prefetch_next_group(b.src, src + (q + 1) * g * cols, j);
@@ -739,15 +749,12 @@ impl Tiles {
                 // slots (the caller's contract).
                 unsafe { touch_pages(b.src, next..next + band_rows * cols, end) };
             }
-            // Zen 5 asks for the next band a share with each group (see
-            // `prefetch_band_share`), others a tile's worth at a time.
-            let spread = tile_kernels::core() == tile_kernels::Core::Zen5;
             // The whole tiles of a whole band of pred's 32 rows
             // pipelined (see `Tiles::pipelines`), the rest as below.
             #[cfg(target_arch = "x86_64")]
             let first = match NT && AVX && self.pipelines(kernel, size_of::<T>(), band_rows) {
-                // SAFETY: the caller's contract, for this band; the
-                // conditions of `pipelines`.
+                // SAFETY: the caller's contract, for this band (with
+                // `AVX`, it runs with AVX2); the conditions of `pipelines`.
                 true => unsafe { self.pack_band_pipelined(b, (src, out)) },
                 false => 0,
             };
@@ -819,16 +826,18 @@ impl Tiles {
     /// bytes, with `kernel`, streaming stores and AVX2) runs its whole
     /// tiles through [`Tiles::pack_band_pipelined`]: pred's 32-row byte
     /// transposes on Zen 5 (or where asked for, to measure and test),
-    /// for whole bands of more than one tile.
+    /// for whole bands at least two tiles wide (one tile has nothing to
+    /// overlap) whose rows are whole vectors.
     #[cfg(target_arch = "x86_64")]
-    fn pipelines(&self, kernel: Kernel, size: usize, band_rows: usize) -> bool {
-        let measured = tile_kernels::core() == tile_kernels::Core::Zen5;
+    pub(super) fn pipelines(&self, kernel: Kernel, size: usize, band_rows: usize) -> bool {
+        let measured = tile_kernels::family() == tile_kernels::Core::Zen5;
         self.pipeline.unwrap_or(measured)
             && kernel == Kernel::Bytes32
             && size == 1
             && self.group == self.tile_rows
+            && self.tile_cols.is_multiple_of(16)
             && band_rows == self.tile_rows as usize
-            && self.cols > self.tile_cols
+            && self.cols / self.tile_cols >= 2
     }
 
     /// Packs the whole tiles of a band of pred's 32 rows (row `src` of the
@@ -846,8 +855,8 @@ impl Tiles {
     /// 8192², 0.41–0.46× → 0.51–0.55× at 8191×8190.
     ///
     /// # Safety
-    /// As [`Tiles::pack_bands`] with `NT` and `AVX`, for this band;
-    /// [`Tiles::pipelines`] holds.
+    /// As [`Tiles::pack_bands`] with `NT` and `AVX` (the CPU runs AVX2),
+    /// for this band; [`Tiles::pipelines`] holds.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     unsafe fn pack_band_pipelined<T: Copy>(
@@ -860,23 +869,30 @@ impl Tiles {
             self.tile_cols as usize,
             self.tile_rows as usize,
         );
+        // Slots are bytes (`pipelines`), so slot offsets are byte offsets.
+        debug_assert_eq!(size_of::<T>(), 1);
         let (from, to) = (b.src.cast::<u8>(), b.dst.cast::<u8>());
         let whole = cols / tc;
-        let mut stages = [const { tile_kernels::Stage([0; MAX_GROUP_BYTES]) }; 2];
+        // The band's last row ends inside the source: what the gathers
+        // read (`whole·C ≤ cols` bytes of each of its rows) is in it.
+        debug_assert!(src + tr * cols <= (self.batch * self.rows * self.cols) as usize);
+        let mut stages = [const { core::mem::MaybeUninit::<tile_kernels::Stage>::uninit() }; 2];
         let [first, second] = &mut stages;
-        let (mut now, mut next) = (first.0.as_mut_ptr(), second.0.as_mut_ptr());
+        let (mut now, mut next) = (
+            first.as_mut_ptr().cast::<u8>(),
+            second.as_mut_ptr().cast::<u8>(),
+        );
         // The next band, a share a tile in memory order, a share of that
         // a row.
-        let share = (tr * cols)
-            .div_ceil(self.grid_cols as usize)
-            .next_multiple_of(64);
+        let share = share(tr * cols, self.grid_cols as usize);
         let per_row = (share / tr).next_multiple_of(64);
         let ahead = from.wrapping_add(src + tr * cols);
         // SAFETY: tile `j < whole` of this band is `tr` rows of `tc` bytes
-        // (slots are bytes) inside the source, its `tr·tc` slots inside the
-        // destination (the caller's contract); each stage holds a tile
-        // (`Tiles::new` made `g·C` fit); the destination is 16-byte
-        // aligned where packing streams.
+        // inside the source, its `tr·tc` slots inside the destination (the
+        // caller's contract); each stage holds a tile (`Tiles::new` made
+        // `g·C` fit) and is written (gathered) before it is read; `tc` is a
+        // multiple of 16 (`pipelines`); the destination is 16-byte aligned
+        // where packing streams; the caller runs with AVX2 (`AVX`).
         unsafe {
             tile_kernels::gather(from.add(src), cols, now, (tc, tr));
             for j in 0..whole {
