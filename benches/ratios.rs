@@ -49,13 +49,16 @@ use xla_layout::Relayout;
 mod common;
 use common::{Buffer, FORMATS, bytes_of, nt_copy, nt_copy_parts, nt_copy_reading_ahead, tiled};
 
+/// A plan changed in one way, for the third column.
+type Limit = fn(Relayout) -> Relayout;
+
 /// What the last column runs.
 #[derive(Clone, Copy)]
 enum Other {
     /// The destination 16 bytes into a line.
     Dst16,
     /// Aligned, with at most these extensions.
-    Limited(fn(Relayout) -> Relayout),
+    Limited(Limit),
 }
 
 /// The flags that change what is timed.
@@ -152,58 +155,46 @@ fn main() {
     let flags: Vec<&str> = args
         .get(3)
         .map_or(vec![], |a| a.split(',').filter(|f| !f.is_empty()).collect());
-    let known = [
-        "stream", "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "pipe", "nopipe",
-        "same", "at16", "ahead", "huge",
+    // The flags that share the third column, each a plan limited or
+    // changed in one way, with the column's name.
+    let column: [(&str, Limit, &str); 9] = [
+        ("sse2", Relayout::without_avx2, "SSE2 only"),
+        ("avx2", Relayout::without_avx512, "AVX2 only"),
+        (
+            "narrow",
+            Relayout::without_avx512_vectors,
+            "no 512-bit vectors",
+        ),
+        ("noahead", Relayout::without_read_ahead, "no read-ahead"),
+        (
+            "dstorder",
+            |p| p.packing_in_source_order(false),
+            "dst order",
+        ),
+        ("srcorder", |p| p.packing_in_source_order(true), "src order"),
+        ("pipe", |p| p.packing_pipelined(true), "pipelined"),
+        ("nopipe", |p| p.packing_pipelined(false), "not pipelined"),
+        ("same", |p| p, "the same"),
     ];
-    if let Some(bad) = flags.iter().find(|f| !known.contains(f)) {
-        panic!("unknown flag {bad:?}: the flags are {known:?}");
+    let others = ["stream", "at16", "ahead", "huge"];
+    let known = || column.iter().map(|c| c.0).chain(others);
+    if let Some(bad) = flags.iter().find(|f| !known().any(|k| k == **f)) {
+        panic!(
+            "unknown flag {bad:?}: the flags are {:?}",
+            known().collect::<Vec<_>>()
+        );
     }
-    let column = [
-        "avx2", "sse2", "narrow", "noahead", "dstorder", "srcorder", "pipe", "nopipe", "same",
-    ];
-    if flags.iter().filter(|f| column.contains(f)).count() > 1 {
-        panic!("at most one of {column:?}: they share a column");
+    let chosen: Vec<_> = column.iter().filter(|c| flags.contains(&c.0)).collect();
+    if chosen.len() > 1 {
+        panic!(
+            "at most one of {:?}: they share a column",
+            column.map(|c| c.0)
+        );
     }
     let flag = |name| flags.contains(&name);
-    let (other, other_name) = if flag("sse2") {
-        (Other::Limited(Relayout::without_avx2), "SSE2 only")
-    } else if flag("avx2") {
-        (Other::Limited(Relayout::without_avx512), "AVX2 only")
-    } else if flag("narrow") {
-        (
-            Other::Limited(Relayout::without_avx512_vectors),
-            "no 512-bit vectors",
-        )
-    } else if flag("noahead") {
-        (
-            Other::Limited(Relayout::without_read_ahead),
-            "no read-ahead",
-        )
-    } else if flag("dstorder") {
-        (
-            Other::Limited(|plan| plan.packing_in_source_order(false)),
-            "dst order",
-        )
-    } else if flag("srcorder") {
-        (
-            Other::Limited(|plan| plan.packing_in_source_order(true)),
-            "src order",
-        )
-    } else if flag("pipe") {
-        (
-            Other::Limited(|plan| plan.packing_pipelined(true)),
-            "pipelined",
-        )
-    } else if flag("nopipe") {
-        (
-            Other::Limited(|plan| plan.packing_pipelined(false)),
-            "not pipelined",
-        )
-    } else if flag("same") {
-        (Other::Limited(|plan| plan), "the same")
-    } else {
-        (Other::Dst16, "dst +16 B")
+    let (other, other_name) = match chosen.first() {
+        Some(&&(_, limit, name)) => (Other::Limited(limit), name),
+        None => (Other::Dst16, "dst +16 B"),
     };
     let f = Flags {
         stream: flag("stream"),
