@@ -851,8 +851,8 @@ impl Tiles {
     /// transposes them (streaming stores, no reads from memory), so the
     /// reads and the writes of one core took turns; measured on Zen 5
     /// (BENCHMARKS.md), against packing a tile at a time with the next
-    /// band asked for a share a tile: 0.51× → 0.60–0.66× of the NT copy at
-    /// 8192², 0.41–0.46× → 0.51–0.55× at 8191×8190.
+    /// band asked for a share a tile: 0.50–0.56× → 0.81–0.82× of the NT
+    /// copy at 8192², 0.44–0.46× → 0.66–0.72× at 8191×8190.
     ///
     /// # Safety
     /// As [`Tiles::pack_bands`] with `NT` and `AVX` (the CPU runs AVX2),
