@@ -623,7 +623,9 @@ impl Tiles {
         }
         let share = share(g * cols * size_of::<T>(), self.grid_cols as usize);
         let next = from.wrapping_add(next).cast::<u8>();
-        streaming::prefetch(next.wrapping_add(j * share), share);
+        // Into L1: the group is read a band's width later (`T0` measured
+        // ahead of `T1` here, see `streaming::prefetch_near`).
+        streaming::prefetch_near(next.wrapping_add(j * share), share);
     }
 
     /// Asks for share `k` of the band after the one whose `rows` rows
