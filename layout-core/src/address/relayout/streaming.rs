@@ -424,21 +424,12 @@ pub(super) fn fence() {
     };
 }
 
-/// Asks for the lines of `bytes` bytes from `p` to be loaded (a hint: no
-/// access is made, and `p` may be any address).
+/// Asks for the lines of `bytes` bytes from `p` to be loaded into L2
+/// (`T1`; a hint: no access is made, and `p` may be any address).
 #[inline(always)]
 pub(super) fn prefetch(p: *const u8, bytes: usize) {
-    // Not under Miri: a hint changes nothing it could check.
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    for k in (0..bytes).step_by(64) {
-        // SAFETY: a prefetch reads nothing; `wrapping_add` makes no claim
-        // about the address.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(
-                p.wrapping_add(k).cast(),
-            )
-        };
-    }
+    ask::<{ core::arch::x86_64::_MM_HINT_T1 }>(p, bytes);
     let _ = (p, bytes);
 }
 
@@ -449,16 +440,20 @@ pub(super) fn prefetch(p: *const u8, bytes: usize) {
 #[inline(always)]
 pub(super) fn prefetch_near(p: *const u8, bytes: usize) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
+    ask::<{ core::arch::x86_64::_MM_HINT_T0 }>(p, bytes);
+    let _ = (p, bytes);
+}
+
+/// A prefetch with `HINT` of every line of `bytes` bytes from `p`. Not
+/// under Miri: a hint changes nothing it could check.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+fn ask<const HINT: i32>(p: *const u8, bytes: usize) {
     for k in (0..bytes).step_by(64) {
         // SAFETY: a prefetch reads nothing; `wrapping_add` makes no claim
         // about the address.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                p.wrapping_add(k).cast(),
-            )
-        };
+        unsafe { core::arch::x86_64::_mm_prefetch::<HINT>(p.wrapping_add(k).cast()) };
     }
-    let _ = (p, bytes);
 }
 
 /// Destinations at least this large are written with streaming stores.
