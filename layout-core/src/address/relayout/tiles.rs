@@ -639,15 +639,30 @@ impl Tiles {
     /// the other form on Zen 5). (`benches/streams.rs` shows the same
     /// of the reads alone.) Harmless past the source's end, as below.
     #[inline(always)]
-    fn prefetch_band_share<T>(&self, from: *const T, (src, rows): (usize, usize), k: usize) {
+    fn prefetch_band_share<T>(&self, from: *const T, band: (usize, usize), k: usize) {
         if !self.read_ahead {
             return;
         }
-        let cols = self.cols as usize;
         let shares = (self.grid_cols * (self.tile_rows / self.group)) as usize;
+        let (p, bytes) = self.next_band_share(from, band, (k, shares));
+        streaming::prefetch(p, bytes);
+    }
+
+    /// Share `k` of `shares` equal shares, in whole 64-byte lines and in
+    /// memory order, of the band after the one whose `rows` rows start at
+    /// slot `src`: its first byte (any address: it is only asked for)
+    /// and its bytes.
+    #[inline(always)]
+    fn next_band_share<T>(
+        &self,
+        from: *const T,
+        (src, rows): (usize, usize),
+        (k, shares): (usize, usize),
+    ) -> (*const u8, usize) {
+        let cols = self.cols as usize;
         let share = share(rows * cols * size_of::<T>(), shares);
         let next = from.wrapping_add(src + rows * cols).cast::<u8>();
-        streaming::prefetch(next.wrapping_add(k * share), share);
+        (next.wrapping_add(k * share), share)
     }
 
     /// Asks for source lines ahead of packing tile `j` (column `col0`) of
@@ -675,9 +690,8 @@ impl Tiles {
             return;
         }
         if self.group > 1 {
-            let share = share(rows * cols * size, self.grid_cols as usize);
-            let next = from.wrapping_add(src + rows * cols).cast::<u8>();
-            streaming::prefetch(next.wrapping_add(j * share), share);
+            let (p, bytes) = self.next_band_share(from, (src, rows), (j, self.grid_cols as usize));
+            streaming::prefetch(p, bytes);
         } else {
             let ahead = col0 + tc;
             if ahead < cols {
@@ -717,6 +731,9 @@ impl Tiles {
         // Zen 5 asks for the next band a share with each group (see
         // `prefetch_band_share`), others a tile's worth at a time.
         let spread = tile_kernels::family() == tile_kernels::Core::Zen5;
+        // Whether whole bands of pred's tiles run pipelined (asked once).
+        #[cfg(target_arch = "x86_64")]
+        let pipelined = NT && AVX && self.pipelines(kernel, size_of::<T>(), tr);
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
@@ -754,7 +771,7 @@ impl Tiles {
             // The whole tiles of a whole band of pred's 32 rows
             // pipelined (see `Tiles::pipelines`), the rest as below.
             #[cfg(target_arch = "x86_64")]
-            let first = match NT && AVX && self.pipelines(kernel, size_of::<T>(), band_rows) {
+            let first = match pipelined && band_rows == tr {
                 // SAFETY: the caller's contract, for this band (with
                 // `AVX`, it runs with AVX2); the conditions of `pipelines`.
                 true => unsafe { self.pack_band_pipelined(b, (src, out)) },
@@ -886,9 +903,11 @@ impl Tiles {
         );
         // The next band, a share a tile in memory order, a share of that
         // a row.
-        let share = share(tr * cols, self.grid_cols as usize);
-        let per_row = (share / tr).next_multiple_of(64);
-        let ahead = from.wrapping_add(src + tr * cols);
+        let grid_cols = self.grid_cols as usize;
+        let per_row = |j| {
+            let (p, bytes) = self.next_band_share(b.src, (src, tr), (j, grid_cols));
+            (p, (bytes / tr).next_multiple_of(64))
+        };
         // SAFETY: tile `j < whole` of this band is `tr` rows of `tc` bytes
         // inside the source, its `tr·tc` slots inside the destination (the
         // caller's contract); each stage holds a tile (`Tiles::new` made
@@ -899,9 +918,7 @@ impl Tiles {
             tile_kernels::gather(from.add(src), cols, now, (tc, tr));
             for j in 0..whole {
                 let gather = (j + 1 < whole).then(|| (from.add(src + (j + 1) * tc), cols, next));
-                let ask = self
-                    .read_ahead
-                    .then_some((ahead.wrapping_add(j * share), per_row));
+                let ask = self.read_ahead.then(|| per_row(j));
                 tile_kernels::pack_bytes32_gathering(
                     now,
                     to.add(out + j * tr * tc),
