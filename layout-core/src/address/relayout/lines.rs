@@ -241,27 +241,16 @@ impl Lines {
                 // Up to the first line boundary: shared with bytes that
                 // are not this row's, written with ordinary stores.
                 let head = ((to as usize).wrapping_neg() % 64).min(n);
-                core::ptr::copy_nonoverlapping(from, to, head);
+                if head > 0 {
+                    // (A call to `memcpy` for no bytes, per part, cost
+                    // pred's unpacking 0.1× of the copy limit.)
+                    core::ptr::copy_nonoverlapping(from, to, head);
+                }
                 k = head;
             }
-            while k + 64 <= n {
-                ask_next(&mut hint);
-                if AVX {
-                    // 32-byte loads, as the AVX2 kernels stored the stage,
-                    // and 32-byte streaming stores (`to + k` starts a
-                    // line): half as many stores.
-                    use core::arch::x86_64::{_mm256_loadu_si256, _mm256_stream_si256};
-                    for j in 0..2 {
-                        let v = _mm256_loadu_si256(from.add(k + 32 * j).cast());
-                        _mm256_stream_si256(to.add(k + 32 * j).cast(), v);
-                    }
-                } else {
-                    for j in 0..4 {
-                        stream(to.add(k + 16 * j), load(from.add(k + 16 * j)));
-                    }
-                }
-                k += 64;
-            }
+            let whole = (n - k) / 64 * 64;
+            stream_lines::<AVX>((from.add(k), &mut hint), to.add(k), whole);
+            k += whole;
             let tail = n - k;
             if tail > 0 {
                 // Held: bytes[64..64 + tail] = from[k..n].
@@ -277,6 +266,47 @@ impl Lines {
                 }
                 self.len[row] = tail;
                 self.at[row] = to.add(k);
+            }
+        }
+    }
+}
+
+/// Streams `n` bytes (a multiple of 64) from `from` to the 64-byte
+/// aligned `to`, whole lines, asking for the line at `hint` with each
+/// line (see [`Lines::write`]; a null `hint` asks nothing). Rows whose
+/// parts are all whole lines take this straight, without [`Lines`]: its
+/// bookkeeping per part cost pred's unpacking about 0.1× of the copy
+/// limit (BENCHMARKS.md).
+///
+/// # Safety
+/// `from` readable and `to` writable for `n` bytes; `to` 64-byte
+/// aligned; with `AVX`, the caller runs with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn stream_lines<const AVX: bool>(
+    (from, hint): (*const u8, &mut *const u8),
+    to: *mut u8,
+    n: usize,
+) {
+    use super::streaming::nt::_mm_stream_si128;
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
+    for k in (0..n).step_by(64) {
+        ask_next(hint);
+        // SAFETY: inside the caller's `n` bytes; `to + k` starts a line.
+        unsafe {
+            if AVX {
+                // 32-byte loads, as the AVX2 kernels stored the stage,
+                // and 32-byte streaming stores: half as many stores.
+                use core::arch::x86_64::{_mm256_loadu_si256, _mm256_stream_si256};
+                for j in 0..2 {
+                    let v = _mm256_loadu_si256(from.add(k + 32 * j).cast());
+                    _mm256_stream_si256(to.add(k + 32 * j).cast(), v);
+                }
+            } else {
+                for j in 0..4 {
+                    let v = _mm_loadu_si128(from.add(k + 16 * j).cast::<__m128i>());
+                    _mm_stream_si128(to.add(k + 16 * j).cast::<__m128i>(), v);
+                }
             }
         }
     }

@@ -259,7 +259,7 @@ impl Relayout {
     }
 
     /// The same plan with AVX-512's registers but not its 512-bit
-    /// vectors (as on AMD's cores; or less, as
+    /// vectors (as on AMD's Zen 4; or less, as
     /// [`Relayout::without_avx512`] says). For tests and benchmarks that
     /// compare the two.
     #[doc(hidden)]

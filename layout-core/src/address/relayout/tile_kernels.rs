@@ -646,9 +646,11 @@ pub(crate) enum Isa {
     /// [`Isa::Avx512`], and 512-bit vectors where they pay
     /// ([`Kernel::Bytes32Wide`], [`Kernel::Quads8Wide`]): on Intel's
     /// cores, which run 512-bit shuffles at the rate of 256-bit ones
-    /// (AMD's Zen 4 at half of it). Not on Zen 5 either, whose 512-bit
-    /// units are full width: there the wide kernels ran even with the
-    /// narrow ones or up to 0.1× of the NT copy behind (BENCHMARKS.md).
+    /// (AMD's Zen 4 at half of it), and on Zen 5, whose 512-bit units
+    /// are full width. Which copies take them is chosen per family of
+    /// cores (`Tiles::choose`): on Zen 5 most ran even with the narrow
+    /// ones or up to 0.1× of the NT copy behind, and only pred's
+    /// unpacking through the stage takes them (BENCHMARKS.md).
     Avx512Wide,
 }
 
@@ -718,7 +720,7 @@ fn cpu() -> (Isa, Core) {
 /// `cpuid` leaf 1 (AVX, and XSAVE enabled by the OS; the family),
 /// `xgetbv` (the OS saves the SSE and AVX state, and for AVX-512 the mask
 /// and upper vector registers), leaf 7 (AVX2; AVX-512F, BW, VL), leaf
-/// 0's vendor (Intel's cores get [`Isa::Avx512Wide`]); and the family of
+/// 0's vendor (Intel's cores and Zen 5 get [`Isa::Avx512Wide`]); and the family of
 /// cores.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 fn detect() -> (Isa, Core) {
@@ -756,7 +758,7 @@ fn detect() -> (Isa, Core) {
         let isa = if state & AVX_STATE != AVX_STATE || ebx & (1 << 5) == 0 {
             Isa::Sse2
         } else if state & AVX512_STATE == AVX512_STATE && ebx & AVX512_BITS == AVX512_BITS {
-            if core == Core::Intel {
+            if matches!(core, Core::Intel | Core::Zen5) {
                 Isa::Avx512Wide
             } else {
                 Isa::Avx512

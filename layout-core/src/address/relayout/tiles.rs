@@ -440,15 +440,22 @@ impl Tiles {
             Isa::Sse2
         };
         // The 512-bit kernels, where the core runs them at full rate and
-        // they measured faster (BENCHMARKS.md): pred packing, streamed
-        // only to whole lines (64-byte streaming stores need them
-        // aligned); pred unpacking with ordinary stores into rows of
+        // they measured faster (BENCHMARKS.md). On Intel's: pred packing,
+        // streamed only to whole lines (64-byte streaming stores need
+        // them aligned); pred unpacking with ordinary stores into rows of
         // whole lines (streamed, or across lines, it lost); s8 unpacking
         // streamed (straight from the registers or through the lines) or
-        // into rows of whole lines.
+        // into rows of whole lines. On Zen 5: pred unpacking streamed
+        // through the stage (its stores there are whole lines; from
+        // memory 0.82–0.83× → 0.90–0.95× of the NT copy, into whole
+        // lines), where the narrow transposes were the limit; the others
+        // ran even or behind there.
         let whole_rows = self.lines(dst, size);
+        let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
         let wide = match kernel {
             _ if isa != Isa::Avx512Wide => None,
+            Kernel::Bytes32 if zen5 => (!self.pack && stream).then_some(Kernel::Bytes32Wide),
+            _ if zen5 => None,
             Kernel::Bytes32 if self.pack => {
                 (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
             }
@@ -1043,6 +1050,8 @@ impl Tiles {
             None => (1, g),
         };
         let reads_ahead = self.unpacking_reads_ahead(false);
+        // Every part whole lines: they go straight out, with nothing held.
+        let whole_lines = self.lines(b.dst.cast(), size);
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
@@ -1094,11 +1103,16 @@ impl Tiles {
                         for l in 0..valid {
                             let to = b.dst.add(dst + (h + l) * cols + col0);
                             let from = part.add(l * pitch).cast::<u8>();
-                            let ahead = match reads_ahead {
+                            let mut ahead = match reads_ahead {
                                 true => next.cast::<u8>().wrapping_add(l * share),
                                 false => core::ptr::null(),
                             };
-                            lines.write::<AVX>(h + l, (from, ahead), to.cast(), width * size);
+                            if whole_lines {
+                                let (to, n) = (to.cast(), width * size);
+                                super::lines::stream_lines::<AVX>((from, &mut ahead), to, n);
+                            } else {
+                                lines.write::<AVX>(h + l, (from, ahead), to.cast(), width * size);
+                            }
                         }
                     }
                 }
