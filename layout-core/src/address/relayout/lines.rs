@@ -281,6 +281,22 @@ impl Lines {
 /// # Safety
 /// `from` readable and `to` writable for `n` bytes; `to` 64-byte
 /// aligned; with `AVX`, the caller runs with AVX2.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(super) unsafe fn stream_lines<const AVX: bool>(
+    (from, _): (*const u8, &mut *const u8),
+    to: *mut u8,
+    n: usize,
+) {
+    // Streaming runs on x86_64 only; elsewhere a plain copy.
+    // SAFETY: the caller's contract.
+    unsafe { core::ptr::copy_nonoverlapping(from, to, n) };
+}
+
+/// As above, on x86_64.
+///
+/// # Safety
+/// As above.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) unsafe fn stream_lines<const AVX: bool>(

@@ -221,17 +221,65 @@ pub(super) unsafe fn gather(
 /// `out` (16-byte aligned) writable for `32·row` bytes; `next`'s 32 rows
 /// of `row` bytes, `pitch` apart, readable, its stage writable for
 /// `32·row` bytes and apart from `now` and `out`.
+///
+/// With `wide` ([`Kernel::Bytes32Wide`]), the 512-bit transposes and
+/// 64-byte streaming stores: then the CPU runs AVX-512F and BW, and
+/// `out` is 64-byte aligned.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn pack_bytes32_gathering(
     now: *const u8,
     out: *mut u8,
     row: usize,
-    next: Option<(*const u8, usize, *mut u8)>,
-    ahead: Option<(*const u8, usize)>,
+    (next, ahead): (Gather, Ask),
+    wide: bool,
 ) {
     // SAFETY: the caller's.
-    unsafe { avx2::pack_bytes32::<true>((now, row), out, row, next, ahead) }
+    unsafe {
+        if wide {
+            avx512::pack_gathering(now, out, row, (next, ahead))
+        } else {
+            avx2::pack_bytes32::<true>((now, row), out, row, next, ahead)
+        }
+    }
+}
+
+/// The pipeline's next tile to gather: its first row, the rows' pitch,
+/// and its stage (see [`pack_bytes32_gathering`]).
+#[cfg(target_arch = "x86_64")]
+pub(super) type Gather = Option<(*const u8, usize, *mut u8)>;
+
+/// What the pipeline asks for ahead: the first byte, and the bytes a row
+/// (see [`pack_bytes32_gathering`]).
+#[cfg(target_arch = "x86_64")]
+pub(super) type Ask = Option<(*const u8, usize)>;
+
+/// Rows `rows` of the pipeline's next tile (see
+/// [`pack_bytes32_gathering`]): each asked for `ahead` (first byte,
+/// bytes a row: a row's share of what comes next) and copied from
+/// `next` (from, pitch, stage) into its stage with `copy` (from, to).
+///
+/// # Safety
+/// As [`pack_bytes32_gathering`] for those rows; `copy` copies `row`
+/// bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn next_share(
+    rows: core::ops::Range<usize>,
+    row: usize,
+    (next, ahead): (Gather, Ask),
+    copy: impl Fn(*const u8, *mut u8),
+) {
+    for l in rows {
+        if let Some((p, bytes)) = ahead {
+            super::streaming::prefetch(p.wrapping_add(l * bytes), bytes);
+        }
+        if let Some((from, pitch, stage)) = next {
+            // SAFETY: the caller's: row `l < 32` of the next tile, and of
+            // its stage.
+            unsafe { copy(from.add(l * pitch), stage.add(l * row)) };
+        }
+    }
 }
 
 /// Packs an edge row group: only `valid.0` rows of `valid.1` elements are
@@ -853,6 +901,25 @@ mod avx2 {
         }
     }
 
+    /// Copies `row` bytes (a multiple of 16) from `from` to `to`, 32 at a
+    /// time (and 16 at the end): half the stores of [`super::copy_row`],
+    /// where the bytes are not read back at once (the pipeline's next
+    /// tile, whose copy was the most of its time near the core).
+    ///
+    /// # Safety
+    /// `from` readable and `to` writable for `row` bytes; AVX2 is on.
+    #[inline(always)]
+    unsafe fn copy_row(from: *const u8, to: *mut u8, row: usize) {
+        let whole = row / 32 * 32;
+        // SAFETY: the caller's: inside the `row` bytes.
+        unsafe {
+            for k in (0..whole).step_by(32) {
+                _mm256_storeu_si256(to.add(k).cast(), load(from.add(k)));
+            }
+            super::copy_row(from.add(whole), to.add(whole), row - whole);
+        }
+    }
+
     /// [`super::x86::transpose16`] in both 128-bit lanes at once.
     #[inline(always)]
     fn transpose16(mut x: [__m256i; 16]) -> [__m256i; 16] {
@@ -964,14 +1031,12 @@ mod avx2 {
                 for (c, v) in t.into_iter().enumerate() {
                     put::<NT>(out.add((k + c) * 32), v);
                 }
-                for l in b * per..((b + 1) * per).min(32) {
-                    if let Some((p, bytes)) = ahead {
-                        super::super::streaming::prefetch(p.wrapping_add(l * bytes), bytes);
-                    }
-                    if let Some((from, pitch, stage)) = next {
-                        super::copy_row(from.add(l * pitch), stage.add(l * row), row);
-                    }
-                }
+                super::next_share(
+                    b * per..((b + 1) * per).min(32),
+                    row,
+                    (next, ahead),
+                    |f, t| copy_row(f, t, row),
+                );
             }
         }
     }
@@ -1091,6 +1156,8 @@ mod avx512 {
         _mm512_unpacklo_epi8,
     };
 
+    use super::{Ask, Gather};
+
     /// `rounds` perfect shuffles of `x`'s bytes: vector `i` interleaved
     /// with vector `i + N/2`, the low halves of each 128-bit lane to
     /// vector `2i`, the high ones to `2i + 1`. Each round rotates a byte's
@@ -1177,6 +1244,47 @@ mod avx512 {
                         _mm512_permutexvar_epi64(order, v),
                     );
                 }
+            }
+        }
+    }
+
+    /// [`pack`] with streaming stores of a gathered tile at `now` (32
+    /// rows of `row` bytes, `row` apart) to `out`, gathering the next
+    /// tile a share with each 16 columns transposed (as
+    /// [`super::avx2::pack_bytes32`] does, see
+    /// [`super::pack_bytes32_gathering`]), its rows copied 64 bytes at a
+    /// time: its stage was written a tile earlier, so its lines are
+    /// whole in L1 by the time they are read 16 bytes at a time.
+    /// Measured on Zen 5 (BENCHMARKS.md): near the core 25 → 31 GiB/s
+    /// (the AVX2 pipeline's 32-byte streaming stores and its 256-bit
+    /// shuffles were the limit there).
+    ///
+    /// # Safety
+    /// As [`super::pack_bytes32_gathering`] with `wide`.
+    #[target_feature(enable = "avx2,avx512f,avx512bw")]
+    pub(super) unsafe fn pack_gathering(
+        now: *const u8,
+        out: *mut u8,
+        row: usize,
+        (next, ahead): (Gather, Ask),
+    ) {
+        let per = 32usize.div_ceil(row / 16);
+        let copy = |from: *const u8, to: *mut u8| {
+            let whole = row / 64 * 64;
+            // SAFETY: inside the `row` bytes of a row of the next tile
+            // and of its stage (`next_share`'s contract).
+            unsafe {
+                for k in (0..whole).step_by(64) {
+                    _mm512_storeu_si512(to.add(k).cast(), _mm512_loadu_si512(from.add(k).cast()));
+                }
+                super::copy_row(from.add(whole), to.add(whole), row - whole);
+            }
+        };
+        // SAFETY: the caller's contract.
+        unsafe {
+            for (b, k) in (0..row).step_by(16).enumerate() {
+                pack::<true>(now.add(k), row, out.add(k * 32), 16);
+                super::next_share(b * per..((b + 1) * per).min(32), row, (next, ahead), copy);
             }
         }
     }

@@ -445,16 +445,20 @@ impl Tiles {
         // them aligned); pred unpacking with ordinary stores into rows of
         // whole lines (streamed, or across lines, it lost); s8 unpacking
         // streamed (straight from the registers or through the lines) or
-        // into rows of whole lines. On Zen 5: pred unpacking streamed
-        // through the stage (its stores there are whole lines; from
-        // memory 0.82–0.83× → 0.90–0.95× of the NT copy, into whole
-        // lines), where the narrow transposes were the limit; the others
-        // ran even or behind there.
+        // into rows of whole lines. On Zen 5, pred streamed, where the
+        // narrow transposes were the limit: unpacking through the stage
+        // (its stores there are whole lines; from memory 0.82–0.83× →
+        // 0.90–0.95× of the NT copy, into whole lines) and packing into
+        // whole lines (pipelined: near the core 25 → 31 GiB/s, from
+        // memory with huge pages 0.87–0.98× → 0.97–1.03×, with 4 KiB
+        // pages even); the others ran even or behind there.
         let whole_rows = self.lines(dst, size);
         let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
         let wide = match kernel {
             _ if isa != Isa::Avx512Wide => None,
-            Kernel::Bytes32 if zen5 => (!self.pack && stream).then_some(Kernel::Bytes32Wide),
+            Kernel::Bytes32 if zen5 => (stream
+                && (!self.pack || (dst as usize).is_multiple_of(64)))
+            .then_some(Kernel::Bytes32Wide),
             _ if zen5 => None,
             Kernel::Bytes32 if self.pack => {
                 (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
@@ -781,7 +785,7 @@ impl Tiles {
             let first = match pipelined && band_rows == tr {
                 // SAFETY: the caller's contract, for this band (with
                 // `AVX`, it runs with AVX2); the conditions of `pipelines`.
-                true => unsafe { self.pack_band_pipelined(b, (src, out)) },
+                true => unsafe { self.pack_band_pipelined(b, (src, out), kernel) },
                 false => 0,
             };
             #[cfg(not(target_arch = "x86_64"))]
@@ -851,14 +855,15 @@ impl Tiles {
     /// Whether packing a band of `band_rows` rows (slots of `size`
     /// bytes, with `kernel`, streaming stores and AVX2) runs its whole
     /// tiles through [`Tiles::pack_band_pipelined`]: pred's 32-row byte
-    /// transposes on Zen 5 (or where asked for, to measure and test),
+    /// transposes, narrow or wide, on Zen 5 (or where asked for, to
+    /// measure and test),
     /// for whole bands at least two tiles wide (one tile has nothing to
     /// overlap) whose rows are whole vectors.
     #[cfg(target_arch = "x86_64")]
     pub(super) fn pipelines(&self, kernel: Kernel, size: usize, band_rows: usize) -> bool {
         let measured = tile_kernels::family() == tile_kernels::Core::Zen5;
         self.pipeline.unwrap_or(measured)
-            && kernel == Kernel::Bytes32
+            && matches!(kernel, Kernel::Bytes32 | Kernel::Bytes32Wide)
             && size == 1
             && self.group == self.tile_rows
             && self.tile_cols.is_multiple_of(16)
@@ -889,7 +894,9 @@ impl Tiles {
         &self,
         b: Buffers<T>,
         (src, out): (usize, usize),
+        kernel: Kernel,
     ) -> usize {
+        let wide = kernel == Kernel::Bytes32Wide;
         let (cols, tc, tr) = (
             self.cols as usize,
             self.tile_cols as usize,
@@ -920,7 +927,9 @@ impl Tiles {
         // caller's contract); each stage holds a tile (`Tiles::new` made
         // `g·C` fit) and is written (gathered) before it is read; `tc` is a
         // multiple of 16 (`pipelines`); the destination is 16-byte aligned
-        // where packing streams; the caller runs with AVX2 (`AVX`).
+        // where packing streams (64-byte with the wide kernel, which
+        // `Tiles::choose` gives only to 64-byte aligned destinations and
+        // CPUs that run AVX-512F and BW); the caller runs with AVX2 (`AVX`).
         unsafe {
             tile_kernels::gather(from.add(src), cols, now, (tc, tr));
             for j in 0..whole {
@@ -930,8 +939,8 @@ impl Tiles {
                     now,
                     to.add(out + j * tr * tc),
                     tc,
-                    gather,
-                    ask,
+                    (gather, ask),
+                    wide,
                 );
                 core::mem::swap(&mut now, &mut next);
             }
