@@ -23,13 +23,20 @@ struct Held {
     bytes: [u8; 192],
 }
 
-/// Bytes of the stage: a span of tiles (or a row group). 16 KiB stages
-/// with 1 KiB parts ran faster with the source in L2, but slower from
-/// memory (bf16 and s8 by about 0.1× the NT copy, pred by 0.3× with a
-/// line-aligned destination): what the stage takes from L1 is what the
+/// Bytes of the stage: a span of tiles (or a row group), joined into
+/// lines. Rows of pred's 4 KiB tiles that start off the line grid got
+/// their 512-byte parts from 16 KiB, not 256-byte ones from 8 KiB: on
+/// Zen 5 from memory 0.66–0.72× → 0.81–0.86× of the NT copy
+/// (BENCHMARKS.md), the joining per part having been their limit.
+const STAGE_BYTES: usize = 16384;
+/// Bytes of the stage a span takes when its rows go out straight
+/// ([`stream_lines`]): there 16 KiB stages ran slower from memory (pred
+/// on Zen 5 by about 0.08× of the NT copy; with 1 KiB parts, earlier,
+/// bf16 and s8 by 0.1×): what the stage takes from L1 is what the
 /// source's lines in flight need.
-const STAGE_BYTES: usize = 8192;
-const _: () = assert!(STAGE_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
+const STRAIGHT_BYTES: usize = 8192;
+const _: () = assert!(STRAIGHT_BYTES <= STAGE_BYTES);
+const _: () = assert!(STRAIGHT_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
 
 /// Parts shorter than this cost more to join into lines than to move:
 /// spans of tiles make them at least this long where the stage allows.
@@ -70,11 +77,13 @@ impl Lines {
 
     /// How many tiles of `tile` bytes (rows of `row` bytes) to spread
     /// into the stage at once: enough that each row's part is
-    /// [`PART_BYTES`] long, as many as the stage holds; `None` if not
-    /// one does (the stage then holds a row group, at most
-    /// [`super::tile_kernels::MAX_GROUP_BYTES`]).
-    pub(super) const fn span(tile: usize, row: usize) -> Option<usize> {
-        let by_stage = STAGE_BYTES / tile;
+    /// [`PART_BYTES`] long, as many as the stage holds ([`STAGE_BYTES`]
+    /// where the parts are `joined` into lines, else
+    /// [`STRAIGHT_BYTES`]); `None` if not one does (the stage then holds
+    /// a row group, at most [`super::tile_kernels::MAX_GROUP_BYTES`]).
+    pub(super) const fn span(tile: usize, row: usize, joined: bool) -> Option<usize> {
+        let stage = if joined { STAGE_BYTES } else { STRAIGHT_BYTES };
+        let by_stage = stage / tile;
         let by_part = PART_BYTES.div_ceil(row);
         match (by_stage, by_part) {
             (0, _) => None,

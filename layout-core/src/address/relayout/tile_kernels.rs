@@ -698,7 +698,7 @@ pub(crate) enum Isa {
     /// are full width. Which copies take them is chosen per family of
     /// cores (`Tiles::choose`): on Zen 5 most ran even with the narrow
     /// ones or up to 0.1× of the NT copy behind, and only pred's
-    /// unpacking through the stage takes them (BENCHMARKS.md).
+    /// streamed copies into whole lines take them (BENCHMARKS.md).
     Avx512Wide,
 }
 

@@ -447,18 +447,24 @@ impl Tiles {
         // streamed (straight from the registers or through the lines) or
         // into rows of whole lines. On Zen 5, pred streamed, where the
         // narrow transposes were the limit: unpacking through the stage
-        // (its stores there are whole lines; from memory 0.82–0.83× →
-        // 0.90–0.95× of the NT copy, into whole lines) and packing into
-        // whole lines (pipelined: near the core 25 → 31 GiB/s, from
-        // memory with huge pages 0.87–0.98× → 0.97–1.03×, with 4 KiB
-        // pages even); the others ran even or behind there.
+        // into rows of whole lines (near the core 29 → 35 GiB/s, from
+        // memory 0.79–0.88× → 0.87–0.89× of the NT copy; rows off the
+        // line grid, joined into lines, ran up to 0.06× behind) and
+        // packing into whole lines (pipelined: near the core 25 → 31
+        // GiB/s, from memory 0.64–0.81× → 0.71–0.83× at 8192² and
+        // 0.55–0.58× → 0.65–0.73× at 8191×8190, with huge pages
+        // 0.81–0.90× → 0.92–1.00×); the others ran even or behind there.
         let whole_rows = self.lines(dst, size);
         let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
         let wide = match kernel {
             _ if isa != Isa::Avx512Wide => None,
-            Kernel::Bytes32 if zen5 => (stream
-                && (!self.pack || (dst as usize).is_multiple_of(64)))
-            .then_some(Kernel::Bytes32Wide),
+            Kernel::Bytes32 if zen5 => {
+                let aligned = match self.pack {
+                    true => (dst as usize).is_multiple_of(64),
+                    false => whole_rows,
+                };
+                (stream && aligned).then_some(Kernel::Bytes32Wide)
+            }
             _ if zen5 => None,
             Kernel::Bytes32 if self.pack => {
                 (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
@@ -521,7 +527,7 @@ impl Tiles {
                 }
                 // Streaming needs x86_64 (`Tiles::choose` never asks for
                 // it elsewhere): other targets do without the lines'
-                // 10 KiB in this frame.
+                // 22 KiB in this frame.
                 #[cfg(target_arch = "x86_64")]
                 (false, Stores::Streaming) => {
                     let (mut lines, mut stage) = (Lines::new(), Stage::new());
@@ -1053,14 +1059,14 @@ impl Tiles {
         );
         let tile = tr * tc;
         let grid_cols = self.grid_cols as usize;
+        // Every part whole lines: they go straight out, with nothing held.
+        let whole_lines = self.lines(b.dst.cast(), size);
         // Whole tiles in the stage, or one row group (`g` rows) at a time.
-        let (span, rows_at_once) = match Lines::span(tile * size, tc * size) {
+        let (span, rows_at_once) = match Lines::span(tile * size, tc * size, !whole_lines) {
             Some(span) => (span, tr),
             None => (1, g),
         };
         let reads_ahead = self.unpacking_reads_ahead(false);
-        // Every part whole lines: they go straight out, with nothing held.
-        let whole_lines = self.lines(b.dst.cast(), size);
         for band in bands {
             let (m, i) = (
                 (band / self.grid_rows) as usize,
