@@ -30,10 +30,11 @@ struct Held {
 /// (BENCHMARKS.md), the joining per part having been their limit.
 const STAGE_BYTES: usize = 16384;
 /// Bytes of the stage a span takes when its rows go out straight
-/// ([`stream_lines`]): there 16 KiB stages ran slower from memory (pred
-/// on Zen 5 by about 0.08× of the NT copy; with 1 KiB parts, earlier,
-/// bf16 and s8 by 0.1×): what the stage takes from L1 is what the
-/// source's lines in flight need.
+/// ([`stream_lines`]), and on cores other than Zen 5: there 16 KiB
+/// stages ran slower from memory (pred on Zen 5 by about 0.08× of the NT
+/// copy; with 1 KiB parts, on the EPYCs and the Xeon, bf16 and s8 by
+/// 0.1×): what the stage takes from L1 is what the source's lines in
+/// flight need.
 const STRAIGHT_BYTES: usize = 8192;
 const _: () = assert!(STRAIGHT_BYTES <= STAGE_BYTES);
 const _: () = assert!(STRAIGHT_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
@@ -77,12 +78,13 @@ impl Lines {
 
     /// How many tiles of `tile` bytes (rows of `row` bytes) to spread
     /// into the stage at once: enough that each row's part is
-    /// [`PART_BYTES`] long, as many as the stage holds ([`STAGE_BYTES`]
-    /// where the parts are `joined` into lines, else
-    /// [`STRAIGHT_BYTES`]); `None` if not one does (the stage then holds
-    /// a row group, at most [`super::tile_kernels::MAX_GROUP_BYTES`]).
-    pub(super) const fn span(tile: usize, row: usize, joined: bool) -> Option<usize> {
-        let stage = if joined { STAGE_BYTES } else { STRAIGHT_BYTES };
+    /// [`PART_BYTES`] long, as many as the stage holds: [`STAGE_BYTES`]
+    /// with `whole` (where the parts are joined into lines, on the cores
+    /// where that was measured: Zen 5), else [`STRAIGHT_BYTES`]; `None`
+    /// if not one does (the stage then holds a row group, at most
+    /// [`super::tile_kernels::MAX_GROUP_BYTES`]).
+    pub(super) const fn span(tile: usize, row: usize, whole: bool) -> Option<usize> {
+        let stage = if whole { STAGE_BYTES } else { STRAIGHT_BYTES };
         let by_stage = stage / tile;
         let by_part = PART_BYTES.div_ceil(row);
         match (by_stage, by_part) {

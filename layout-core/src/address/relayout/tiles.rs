@@ -1062,7 +1062,9 @@ impl Tiles {
         // Every part whole lines: they go straight out, with nothing held.
         let whole_lines = self.lines(b.dst.cast(), size);
         // Whole tiles in the stage, or one row group (`g` rows) at a time.
-        let (span, rows_at_once) = match Lines::span(tile * size, tc * size, !whole_lines) {
+        // The larger stage for joined parts only where it was measured.
+        let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
+        let (span, rows_at_once) = match Lines::span(tile * size, tc * size, !whole_lines && zen5) {
             Some(span) => (span, tr),
             None => (1, g),
         };
