@@ -32,9 +32,9 @@ const STAGE_BYTES: usize = 16384;
 /// Bytes of the stage a span takes when its rows go out straight
 /// ([`stream_lines`]), and on cores other than Zen 5: there 16 KiB
 /// stages ran slower from memory (pred on Zen 5 by about 0.08× of the NT
-/// copy; with 1 KiB parts, on the EPYCs and the Xeon, bf16 and s8 by
-/// 0.1×): what the stage takes from L1 is what the source's lines in
-/// flight need.
+/// copy; with 1 KiB parts, before Zen 5, bf16 and s8 by up to 0.15× and
+/// pred by up to 0.34×, BENCHMARKS.md): what the stage takes from L1 is
+/// what the source's lines in flight need.
 const STRAIGHT_BYTES: usize = 8192;
 const _: () = assert!(STRAIGHT_BYTES <= STAGE_BYTES);
 const _: () = assert!(STRAIGHT_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
