@@ -78,13 +78,13 @@ impl Lines {
 
     /// How many tiles of `tile` bytes (rows of `row` bytes) to spread
     /// into the stage at once: enough that each row's part is
-    /// [`PART_BYTES`] long, as many as the stage holds: [`STAGE_BYTES`]
-    /// with `whole` (where the parts are joined into lines, on the cores
-    /// where that was measured: Zen 5), else [`STRAIGHT_BYTES`]; `None`
-    /// if not one does (the stage then holds a row group, at most
+    /// [`PART_BYTES`] long, as many as the stage holds: all of it
+    /// ([`STAGE_BYTES`]) with `big` (parts joined into lines, where that
+    /// was measured: pred on Zen 5), else [`STRAIGHT_BYTES`]; `None` if
+    /// not one does (the stage then holds a row group, at most
     /// [`super::tile_kernels::MAX_GROUP_BYTES`]).
-    pub(super) const fn span(tile: usize, row: usize, whole: bool) -> Option<usize> {
-        let stage = if whole { STAGE_BYTES } else { STRAIGHT_BYTES };
+    pub(super) const fn span(tile: usize, row: usize, big: bool) -> Option<usize> {
+        let stage = if big { STAGE_BYTES } else { STRAIGHT_BYTES };
         let by_stage = stage / tile;
         let by_part = PART_BYTES.div_ceil(row);
         match (by_stage, by_part) {
@@ -290,8 +290,9 @@ impl Lines {
 /// limit (BENCHMARKS.md).
 ///
 /// # Safety
-/// `from` readable and `to` writable for `n` bytes; `to` 64-byte
-/// aligned; with `AVX`, the caller runs with AVX2.
+/// `n` is a multiple of 64; `from` readable and `to` writable for `n`
+/// bytes; `to` 64-byte aligned when `n > 0`; with `AVX`, the caller runs
+/// with AVX2.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 pub(super) unsafe fn stream_lines<const AVX: bool>(
@@ -317,6 +318,7 @@ pub(super) unsafe fn stream_lines<const AVX: bool>(
 ) {
     use super::streaming::nt::_mm_stream_si128;
     use core::arch::x86_64::{__m128i, _mm_loadu_si128};
+    debug_assert!(n.is_multiple_of(64) && (n == 0 || (to as usize).is_multiple_of(64)));
     for k in (0..n).step_by(64) {
         ask_next(hint);
         // SAFETY: inside the caller's `n` bytes; `to + k` starts a line.

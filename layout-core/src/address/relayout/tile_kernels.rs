@@ -698,7 +698,10 @@ pub(crate) enum Isa {
     /// are full width. Which copies take them is chosen per family of
     /// cores (`Tiles::choose`): on Zen 5 most ran even with the narrow
     /// ones or up to 0.1× of the NT copy behind, and only pred's
-    /// streamed copies into whole lines take them (BENCHMARKS.md).
+    /// streamed copies into whole lines take them (BENCHMARKS.md). That
+    /// was measured on a server EPYC; other parts of family 0x1A (some
+    /// mobile ones are said to have narrower vector units) and later
+    /// families take the same choices unmeasured ([`Core::Zen5`]).
     Avx512Wide,
 }
 

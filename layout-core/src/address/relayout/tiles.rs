@@ -456,14 +456,20 @@ impl Tiles {
         // 0.81–0.90× → 0.92–1.00×); the others ran even or behind there.
         let whole_rows = self.lines(dst, size);
         let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
+        #[cfg(target_arch = "x86_64")]
+        let pipelined = self.pipelines(kernel, size, self.tile_rows as usize);
+        #[cfg(not(target_arch = "x86_64"))]
+        let pipelined = false;
         let wide = match kernel {
             _ if isa != Isa::Avx512Wide => None,
             Kernel::Bytes32 if zen5 => {
-                let aligned = match self.pack {
-                    true => (dst as usize).is_multiple_of(64),
+                let fits = match self.pack {
+                    // Only pipelined, as measured (a band cut short is
+                    // all edge groups, which run the SSE2 kernel).
+                    true => (dst as usize).is_multiple_of(64) && pipelined,
                     false => whole_rows,
                 };
-                (stream && aligned).then_some(Kernel::Bytes32Wide)
+                (stream && fits).then_some(Kernel::Bytes32Wide)
             }
             _ if zen5 => None,
             Kernel::Bytes32 if self.pack => {
@@ -893,7 +899,9 @@ impl Tiles {
     ///
     /// # Safety
     /// As [`Tiles::pack_bands`] with `NT` and `AVX` (the CPU runs AVX2),
-    /// for this band; [`Tiles::pipelines`] holds.
+    /// for this band; [`Tiles::pipelines`] holds; with
+    /// [`Kernel::Bytes32Wide`] (which only [`Tiles::choose`] gives), the
+    /// CPU runs AVX-512F and BW and the destination is 64-byte aligned.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     unsafe fn pack_band_pipelined<T: Copy>(
@@ -956,7 +964,8 @@ impl Tiles {
 
     /// Unpacking: each band's tiles in order (the source read from start
     /// to end), each tile's row groups to their rows: with `lines`, by
-    /// streaming stores joined into whole lines per destination row, a
+    /// streaming stores joined into whole lines per destination row (or,
+    /// where every part is whole lines, straight from the stage), a
     /// span of tiles at a time (see [`Lines::span`]).
     ///
     /// # Safety
@@ -1062,9 +1071,12 @@ impl Tiles {
         // Every part whole lines: they go straight out, with nothing held.
         let whole_lines = self.lines(b.dst.cast(), size);
         // Whole tiles in the stage, or one row group (`g` rows) at a time.
-        // The larger stage for joined parts only where it was measured.
+        // The larger stage for joined parts only where it was measured
+        // (Zen 5, pred's tiles: the only TPU format whose span the
+        // smaller stage cut short).
         let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
-        let (span, rows_at_once) = match Lines::span(tile * size, tc * size, !whole_lines && zen5) {
+        let big = !whole_lines && zen5 && kernel == Kernel::Bytes32;
+        let (span, rows_at_once) = match Lines::span(tile * size, tc * size, big) {
             Some(span) => (span, tr),
             None => (1, g),
         };
@@ -1086,8 +1098,11 @@ impl Tiles {
                     // SAFETY: each tile's groups are inside the band; the
                     // stage holds `tiles` tiles, or one row group
                     // (`Lines::span`, `Tiles::new`); the rows written are
-                    // below `rows`, their columns below `cols`; the
-                    // caller's contract.
+                    // below `rows`, their columns below `cols`; with
+                    // `whole_lines`, `Tiles::lines` made the destination,
+                    // `cols·size` and `C·size` multiples of 64, so each
+                    // part starts a line and is whole lines
+                    // (`stream_lines`' contract); the caller's contract.
                     unsafe {
                         let group =
                             |t: usize, q: usize| b.src.add(first + (j + t) * tile + q * g * tc);
