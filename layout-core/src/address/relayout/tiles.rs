@@ -360,6 +360,12 @@ unsafe fn touch_pages<T: Copy>(from: *const T, slots: Range<usize>, end: usize) 
     }
 }
 
+/// Whether the copies run on Zen 5, whose measurements choose several
+/// of their ways (`tile_kernels::Core`).
+fn on_zen5() -> bool {
+    tile_kernels::family() == tile_kernels::Core::Zen5
+}
+
 /// One of `parts` equal shares of `bytes` bytes, in whole 64-byte lines:
 /// what a copy asks for ahead with each piece it copies.
 const fn share(bytes: usize, parts: usize) -> usize {
@@ -455,7 +461,7 @@ impl Tiles {
         // 0.55–0.58× → 0.65–0.73× at 8191×8190, with huge pages
         // 0.81–0.90× → 0.92–1.00×); the others ran even or behind there.
         let whole_rows = self.lines(dst, size);
-        let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
+        let zen5 = on_zen5();
         #[cfg(target_arch = "x86_64")]
         let pipelined = self.pipelines(kernel, size, self.tile_rows as usize);
         #[cfg(not(target_arch = "x86_64"))]
@@ -591,7 +597,7 @@ impl Tiles {
     /// the NT copy), nor on others, unmeasured.
     fn in_source_order(&self, dst: *const u8, size: usize) -> bool {
         let part = self.group * self.tile_cols * size as u64;
-        let measured = tile_kernels::family() == tile_kernels::Core::Zen5;
+        let measured = on_zen5();
         self.source_order.unwrap_or(measured)
             && self.group < self.tile_rows
             && part.is_multiple_of(64)
@@ -753,7 +759,7 @@ impl Tiles {
         let (tile, grid_cols) = (tr * tc, self.grid_cols as usize);
         // Zen 5 asks for the next band a share with each group (see
         // `prefetch_band_share`), others a tile's worth at a time.
-        let spread = tile_kernels::family() == tile_kernels::Core::Zen5;
+        let spread = on_zen5();
         // Whether whole bands of pred's tiles run pipelined (asked once).
         #[cfg(target_arch = "x86_64")]
         let pipelined = NT && AVX && self.pipelines(kernel, size_of::<T>(), tr);
@@ -873,7 +879,7 @@ impl Tiles {
     /// overlap) whose rows are whole vectors.
     #[cfg(target_arch = "x86_64")]
     pub(super) fn pipelines(&self, kernel: Kernel, size: usize, band_rows: usize) -> bool {
-        let measured = tile_kernels::family() == tile_kernels::Core::Zen5;
+        let measured = on_zen5();
         self.pipeline.unwrap_or(measured)
             && matches!(kernel, Kernel::Bytes32 | Kernel::Bytes32Wide)
             && size == 1
@@ -1074,7 +1080,7 @@ impl Tiles {
         // The larger stage for joined parts only where it was measured
         // (Zen 5, pred's tiles: the only TPU format whose span the
         // smaller stage cut short).
-        let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
+        let zen5 = on_zen5();
         let big = !whole_lines && zen5 && kernel == Kernel::Bytes32;
         let (span, rows_at_once) = match Lines::span(tile * size, tc * size, big) {
             Some(span) => (span, tr),
