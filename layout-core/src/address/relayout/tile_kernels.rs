@@ -259,6 +259,12 @@ pub(super) type Ask = Option<(*const u8, usize)>;
 /// bytes a row: a row's share of what comes next) and copied from
 /// `next` (from, pitch, stage) into its stage with `copy` (from, to).
 ///
+/// The lines ahead are asked for into L1 (`T0`), though they are read a
+/// band later: measured on Zen 5 interleaved against `T1` (into L2),
+/// pred's packing from memory gained 0.07–0.19× of the NT copy at 8192²
+/// and 0.17–0.19× at 8191×8190 (BENCHMARKS.md). The other copies' asks
+/// measured even either way there, and keep `T1`.
+///
 /// # Safety
 /// As [`pack_bytes32_gathering`] for those rows; `copy` copies `row`
 /// bytes.
@@ -272,7 +278,7 @@ unsafe fn next_share(
 ) {
     for l in rows {
         if let Some((p, bytes)) = ahead {
-            super::streaming::prefetch(p.wrapping_add(l * bytes), bytes);
+            super::streaming::prefetch_near(p.wrapping_add(l * bytes), bytes);
         }
         if let Some((from, pitch, stage)) = next {
             // SAFETY: the caller's: row `l < 32` of the next tile, and of
