@@ -132,8 +132,7 @@ impl Lines {
     /// `ahead` on, one for each line written. With `AVX`, the caller runs
     /// with AVX2 (SSSE3's byte shuffle joins a line's held and new bytes).
     ///
-    /// `ahead` is where the caller reads next (it may be any address: a
-    /// hint never faults), or null for no hints. With streaming stores
+    /// `ahead` is where the caller reads next (see [`Hint`]). With streaming stores
     /// going out, the hardware's prefetchers did not keep the source
     /// coming, and each span's reads waited for memory; one hint per
     /// line written keeps the reads going during the writes. Measured
@@ -152,7 +151,7 @@ impl Lines {
     pub(super) unsafe fn write<const AVX: bool>(
         &mut self,
         row: usize,
-        (from, ahead): (*const u8, *const u8),
+        (from, ahead): (*const u8, Hint),
         to: *mut u8,
         n: usize,
     ) {
@@ -185,7 +184,7 @@ impl Lines {
     unsafe fn write_x86<const AVX: bool>(
         &mut self,
         row: usize,
-        (from, ahead): (*const u8, *const u8),
+        (from, ahead): (*const u8, Hint),
         to: *mut u8,
         n: usize,
     ) {
@@ -284,7 +283,7 @@ impl Lines {
 
 /// Streams `n` bytes (a multiple of 64) from `from` to the 64-byte
 /// aligned `to`, whole lines, asking for the line at `hint` with each
-/// line (see [`Lines::write`]; a null `hint` asks nothing). Rows whose
+/// line (see [`Lines::write`] and [`Hint`]). Rows whose
 /// parts are all whole lines take this straight, without [`Lines`]: its
 /// bookkeeping per part cost pred's unpacking about 0.1× of the copy
 /// limit (BENCHMARKS.md).
@@ -296,7 +295,7 @@ impl Lines {
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 pub(super) unsafe fn stream_lines<const AVX: bool>(
-    (from, _): (*const u8, &mut *const u8),
+    (from, _): (*const u8, &mut Hint),
     to: *mut u8,
     n: usize,
 ) {
@@ -312,7 +311,7 @@ pub(super) unsafe fn stream_lines<const AVX: bool>(
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) unsafe fn stream_lines<const AVX: bool>(
-    (from, hint): (*const u8, &mut *const u8),
+    (from, hint): (*const u8, &mut Hint),
     to: *mut u8,
     n: usize,
 ) {
@@ -341,14 +340,39 @@ pub(super) unsafe fn stream_lines<const AVX: bool>(
     }
 }
 
+/// Where a copy through [`Lines`] reads next: the line it asks for with
+/// each line it writes, and into which cache.
+#[derive(Clone, Copy)]
+pub(super) struct Hint {
+    /// The next line to ask for (any address: a hint never faults), or
+    /// null for no hints.
+    pub(super) at: *const u8,
+    /// Into L1 (`T0`), else into L2 (`T1`). Zen 5 asks into L1: measured
+    /// there interleaved from memory 16 bytes into a line (BENCHMARKS.md),
+    /// unpacking bf16 gained 0.03–0.09× of the NT copy, s8, pred and f32
+    /// ran even; the other cores keep L2, where their asks were measured.
+    pub(super) near: bool,
+}
+
+impl Hint {
+    /// No hints.
+    pub(super) const NONE: Hint = Hint {
+        at: core::ptr::null(),
+        near: false,
+    };
+}
+
 /// Asks for the line at `hint` and moves it on by a line; nothing if it
 /// is null (no hints wanted).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn ask_next(hint: &mut *const u8) {
-    if !hint.is_null() {
-        super::streaming::prefetch(*hint, 1);
-        *hint = hint.wrapping_add(64);
+fn ask_next(hint: &mut Hint) {
+    if !hint.at.is_null() {
+        match hint.near {
+            true => super::streaming::prefetch_near(hint.at, 1),
+            false => super::streaming::prefetch(hint.at, 1),
+        }
+        hint.at = hint.at.wrapping_add(64);
     }
 }
 

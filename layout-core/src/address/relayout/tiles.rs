@@ -26,9 +26,9 @@ use core::ops::Range;
 
 use super::super::digits::DigitPair;
 use super::super::tiled::{CoordOp, TiledShape};
-use super::lines::Lines;
 #[cfg(target_arch = "x86_64")]
 use super::lines::Stage;
+use super::lines::{Hint, Lines};
 use super::streaming;
 use super::tile_kernels::{self, Isa, Kernel, MAX_GROUP_BYTES};
 
@@ -666,7 +666,9 @@ impl Tiles {
     /// f32 0.55–0.59× → 0.75–0.87× of the NT copy, bf16 0.61–0.69× →
     /// 0.73–0.82×, s8 and pred even (a throwaway switch; no flag selects
     /// the other form on Zen 5). (`benches/streams.rs` shows the same
-    /// of the reads alone.) Harmless past the source's end, as below.
+    /// of the reads alone.) Into L1 (`T0`), though read a band later:
+    /// against L2 (`T1`) bf16 gained 0.03–0.09× and f32 0.04–0.11× there,
+    /// s8 and pred even. Harmless past the source's end, as below.
     #[inline(always)]
     fn prefetch_band_share<T>(&self, from: *const T, band: (usize, usize), k: usize) {
         if !self.read_ahead {
@@ -674,7 +676,7 @@ impl Tiles {
         }
         let shares = (self.grid_cols * (self.tile_rows / self.group)) as usize;
         let (p, bytes) = self.next_band_share(from, band, (k, shares));
-        streaming::prefetch(p, bytes);
+        streaming::prefetch_near(p, bytes);
     }
 
     /// Share `k` of `shares` equal shares, in whole 64-byte lines and in
@@ -1159,8 +1161,11 @@ impl Tiles {
                             let to = b.dst.add(dst + (h + l) * cols + col0);
                             let from = part.add(l * pitch).cast::<u8>();
                             let mut ahead = match reads_ahead {
-                                true => next.cast::<u8>().wrapping_add(l * share),
-                                false => core::ptr::null(),
+                                true => Hint {
+                                    at: next.cast::<u8>().wrapping_add(l * share),
+                                    near: zen5,
+                                },
+                                false => Hint::NONE,
                             };
                             if whole_lines {
                                 let (to, n) = (to.cast(), width * size);
