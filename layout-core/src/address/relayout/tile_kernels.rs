@@ -261,9 +261,8 @@ pub(super) type Ask = Option<(*const u8, usize)>;
 ///
 /// The lines ahead are asked for into L1 (`T0`), though they are read a
 /// band later: measured on Zen 5 interleaved against `T1` (into L2),
-/// pred's packing from memory gained 0.07–0.19× of the NT copy at 8192²
-/// and 0.17–0.19× at 8191×8190 (BENCHMARKS.md). The other copies' asks
-/// measured even either way there, and keep `T1`.
+/// pred's packing from memory gained 0.13–0.19× of the NT copy at 8192²
+/// and 0.16–0.19× at 8191×8190 (medians of five runs, BENCHMARKS.md).
 ///
 /// # Safety
 /// As [`pack_bytes32_gathering`] for those rows; `copy` copies `row`
@@ -289,13 +288,18 @@ unsafe fn next_share(
 }
 
 /// Packs an edge row group: only `valid.0` rows of `valid.1` elements are
-/// in the array; every other slot of the group's `g·cols` is `pad`.
+/// in the array; every other slot of the group's `g·cols` is `pad`. The
+/// stage's rows are whole, so the group goes through the same kernel as
+/// the others (with `AVX`, AVX2's: near the core on Zen 5, pred's
+/// packing at 1023×4094 ran 0.03–0.04× of the NT copy faster than with
+/// the SSE2 kernel it had before, the others even; BENCHMARKS.md).
 ///
 /// # Safety
 /// As [`pack`], for the valid rows and columns only (with `valid.0 == 0`
-/// nothing is read, and `from` may be any address).
-#[inline(never)]
-pub(super) unsafe fn pack_edge<T: Copy, const NT: bool>(
+/// nothing is read, and `from` may be any address); with `AVX`, the
+/// caller runs with AVX2.
+#[inline(always)]
+pub(super) unsafe fn pack_edge<T: Copy, const NT: bool, const AVX: bool>(
     kernel: Kernel,
     from: *const T,
     pitch: usize,
@@ -323,7 +327,7 @@ pub(super) unsafe fn pack_edge<T: Copy, const NT: bool>(
                 row.add(c).write(pad);
             }
         }
-        pack::<T, NT, false>(kernel, s, cols, out, cols, g);
+        pack::<T, NT, AVX>(kernel, s, cols, out, cols, g);
     }
 }
 

@@ -859,7 +859,7 @@ impl Tiles {
                 // (`valid == 0`): `pack_edge` then reads nothing, and the
                 // address is not claimed to be in bounds.
                 let from = b.src.wrapping_add(src + q * g * cols + col0);
-                tile_kernels::pack_edge::<T, NT>(
+                tile_kernels::pack_edge::<T, NT, AVX>(
                     kernel,
                     from,
                     cols,
@@ -910,7 +910,7 @@ impl Tiles {
     /// page when that share is asked for: measured on Zen 5 interleaved
     /// (BENCHMARKS.md), the medians of four runs gained 0.00–0.09× of
     /// the NT copy at 8192² and 0.03–0.11× at 8191×8190, the best rounds
-    /// 0.00–0.05×.
+    /// −0.01–0.05×.
     ///
     /// # Safety
     /// As [`Tiles::pack_bands`] with `NT` and `AVX` (the CPU runs AVX2),
