@@ -343,6 +343,8 @@ pub(super) unsafe fn stream_lines<const AVX: bool>(
 /// Where a copy through [`Lines`] reads next: the line it asks for with
 /// each line it writes, and into which cache.
 #[derive(Clone, Copy)]
+// Only x86_64 asks; elsewhere a hint is carried and dropped.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) struct Hint {
     /// The next line to ask for (any address: a hint never faults), or
     /// null for no hints.
