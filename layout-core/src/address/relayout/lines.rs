@@ -132,10 +132,11 @@ impl Lines {
     /// `ahead` on, one for each line written. With `AVX`, the caller runs
     /// with AVX2 (SSSE3's byte shuffle joins a line's held and new bytes).
     ///
-    /// `ahead` is where the caller reads next (see [`Hint`]). With streaming stores
-    /// going out, the hardware's prefetchers did not keep the source
-    /// coming, and each span's reads waited for memory; one hint per
-    /// line written keeps the reads going during the writes. Measured
+    /// `ahead` is where the caller reads next (see [`Hint`]). With
+    /// streaming stores going out, the hardware's prefetchers did not
+    /// keep the source coming, and each span's reads waited for memory;
+    /// one hint per line written keeps the reads going during the
+    /// writes. Measured
     /// interleaved from memory (BENCHMARKS.md), through this stage: bf16
     /// and s8 gained about 0.2× the NT copy, f32 (whose rows go out
     /// straight from the source) 0.25×, pred 0.1–0.2×; asked for in one

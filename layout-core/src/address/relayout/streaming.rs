@@ -436,8 +436,10 @@ pub(super) fn prefetch(p: *const u8, bytes: usize) {
 /// As [`prefetch`], into the first-level cache (`T0`): for lines read
 /// within a few hundred nanoseconds, as packing's next row group in the
 /// source's order (on Zen 5 0.02–0.1× of the NT copy ahead of `T1`,
-/// BENCHMARKS.md), and where it measured ahead although the lines are
-/// read later (pred's pipeline, `tile_kernels::next_share`).
+/// BENCHMARKS.md), and on Zen 5 where it measured ahead although the
+/// lines are read later: pred's pipeline (`tile_kernels::next_share`),
+/// packing in the destination's order (`Tiles::prefetch_band_share`)
+/// and unpacking through the lines (`lines::Hint`).
 #[inline(always)]
 pub(super) fn prefetch_near(p: *const u8, bytes: usize) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]

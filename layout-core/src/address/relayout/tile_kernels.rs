@@ -43,7 +43,8 @@ pub(super) enum Kernel {
     Bytes32,
     /// [`Kernel::Bytes32`] with 512-bit vectors (AVX-512BW), where
     /// `Tiles::choose` finds them faster; edge groups run the SSE2
-    /// `Bytes32`.
+    /// `Bytes32` when unpacking, and this kernel when packing (through
+    /// a stage of whole rows, see [`pack_edge`]).
     Bytes32Wide,
 }
 
@@ -263,6 +264,8 @@ pub(super) type Ask = Option<(*const u8, usize)>;
 /// band later: measured on Zen 5 interleaved against `T1` (into L2),
 /// pred's packing from memory gained 0.13–0.19× of the NT copy at 8192²
 /// and 0.16–0.19× at 8191×8190 (medians of five runs, BENCHMARKS.md).
+/// On any core: the pipeline runs by default only on Zen 5 (elsewhere
+/// only where forced, to test it).
 ///
 /// # Safety
 /// As [`pack_bytes32_gathering`] for those rows; `copy` copies `row`
@@ -289,10 +292,12 @@ unsafe fn next_share(
 
 /// Packs an edge row group: only `valid.0` rows of `valid.1` elements are
 /// in the array; every other slot of the group's `g·cols` is `pad`. The
-/// stage's rows are whole, so the group goes through the same kernel as
-/// the others (with `AVX`, AVX2's: near the core on Zen 5, pred's
-/// packing at 1023×4094 ran 0.03–0.04× of the NT copy faster than with
-/// the SSE2 kernel it had before, the others even; BENCHMARKS.md).
+/// stage's rows are whole, so the group goes through the plan's kernel
+/// as the whole groups do (with `AVX`, AVX2's or the wide one
+/// `Tiles::choose` took): near the core on Zen 5, pred's packing at
+/// 1023×4094 ran 0.03–0.04× of the NT copy faster than with the SSE2
+/// kernel it had before, the others even (BENCHMARKS.md); unmeasured on
+/// other cores.
 ///
 /// # Safety
 /// As [`pack`], for the valid rows and columns only (with `valid.0 == 0`
@@ -313,7 +318,9 @@ pub(super) unsafe fn pack_edge<T: Copy, const NT: bool, const AVX: bool>(
     // SAFETY: `Tiles::new` made `g·cols` slots fit the stage, which is
     // aligned for `T`; each of them is written before the kernel reads
     // it; the valid part of the source is readable by the caller's
-    // contract.
+    // contract; with `AVX`, the caller runs AVX2 and the stage's rows
+    // are `cols` slots, as a whole group's are (what the kernel was
+    // chosen for).
     unsafe {
         for l in 0..g {
             let row = s.add(l * cols);

@@ -344,7 +344,9 @@ entry!(
 /// s8) gained 0.08–0.18× of the NT copy on average, pred (32 rows a
 /// group, limited by its transposes) and f32 (which prefetches the next
 /// tile, not the next band) lost up to 0.09×, so they go without; a plain
-/// copy gains nothing from it either.
+/// copy gains nothing from it either. pred's pipeline reads one slot a
+/// tile instead, of the share it asks for next (see
+/// [`Tiles::pack_band_pipelined`]), which gained.
 ///
 /// # Safety
 /// `from` must be valid for reads of `end` initialized slots.
@@ -470,8 +472,8 @@ impl Tiles {
             _ if isa != Isa::Avx512Wide => None,
             Kernel::Bytes32 if zen5 => {
                 let fits = match self.pack {
-                    // Only pipelined, as measured (a band cut short is
-                    // all edge groups, which run the SSE2 kernel).
+                    // Only pipelined, as measured (a band cut short
+                    // goes a tile at a time, without the pipeline).
                     true => (dst as usize).is_multiple_of(64) && pipelined,
                     false => whole_rows,
                 };
@@ -970,7 +972,7 @@ impl Tiles {
             for j in 0..whole {
                 let gather = (j + 1 < whole).then(|| (from.add(src + (j + 1) * tc), cols, next));
                 let ask = self.read_ahead.then(|| per_row(j));
-                if self.read_ahead {
+                if self.read_ahead && j + 1 < grid_cols {
                     let at = ahead + (j + 1) * shared;
                     touch_pages(b.src, at..at + 1, end);
                 }
