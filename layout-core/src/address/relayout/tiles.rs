@@ -689,13 +689,25 @@ impl Tiles {
     fn next_band_share<T>(
         &self,
         from: *const T,
+        band: (usize, usize),
+        part: (usize, usize),
+    ) -> (*const u8, usize) {
+        let (at, bytes) = self.next_band_offset::<T>(band, part);
+        (from.cast::<u8>().wrapping_add(at), bytes)
+    }
+
+    /// [`Tiles::next_band_share`] as the byte offset of its first byte
+    /// from the source's start (past the source's end for the last band),
+    /// and its bytes.
+    #[inline(always)]
+    fn next_band_offset<T>(
+        &self,
         (src, rows): (usize, usize),
         (k, shares): (usize, usize),
-    ) -> (*const u8, usize) {
-        let cols = self.cols as usize;
-        let share = share(rows * cols * size_of::<T>(), shares);
-        let next = from.wrapping_add(src + rows * cols).cast::<u8>();
-        (next.wrapping_add(k * share), share)
+    ) -> (usize, usize) {
+        let (cols, size) = (self.cols as usize, size_of::<T>());
+        let share = share(rows * cols * size, shares);
+        ((src + rows * cols) * size + k * share, share)
     }
 
     /// Asks for source lines ahead of packing tile `j` (column `col0`) of
@@ -953,10 +965,7 @@ impl Tiles {
             let (p, bytes) = self.next_band_share(b.src, (src, tr), (j, grid_cols));
             (p, (bytes / tr).next_multiple_of(64))
         };
-        // The slot where share `j` of the band ahead starts (as
-        // `next_band_share` finds it: slots are bytes), and the source's
-        // end.
-        let (ahead, shared) = (src + tr * cols, share(tr * cols, grid_cols));
+        // The source's end, in bytes (slots are bytes).
         let end = (self.batch * self.rows * self.cols) as usize;
         // SAFETY: tile `j < whole` of this band is `tr` rows of `tc` bytes
         // inside the source, its `tr·tc` slots inside the destination (the
@@ -973,8 +982,8 @@ impl Tiles {
                 let gather = (j + 1 < whole).then(|| (from.add(src + (j + 1) * tc), cols, next));
                 let ask = self.read_ahead.then(|| per_row(j));
                 if self.read_ahead && j + 1 < grid_cols {
-                    let at = ahead + (j + 1) * shared;
-                    touch_pages(b.src, at..at + 1, end);
+                    let (at, _) = self.next_band_offset::<u8>((src, tr), (j + 1, grid_cols));
+                    touch_pages(from, at..at + 1, end);
                 }
                 tile_kernels::pack_bytes32_gathering(
                     now,
