@@ -313,6 +313,10 @@ fn every_tile_kernel() {
         ("bf16", "3,32", "T(2,64)(2,1)"),
         ("u8", "5,33", "T(4,16)(2,1)"),
         ("s8", "2,7,17", "T(4,16)(4,1)"),
+        // Rows off the line grid in parts of 512 bytes (spans of eight
+        // tiles), each row's last line kept in the stage for its next part
+        // (`lines::write_window`), then a short last span.
+        ("u8", "3,1100", "T(2,64)(2,1)"),
         // 16 and 32 rows of bytes: the byte transposes.
         ("u8", "17,16", "T(16,16)(16,1)"),
         ("pred", "33,18", "T(32,16)(32,1)"),

@@ -11,6 +11,11 @@
 //! the whole lines that follow go straight out, and the bytes after the
 //! last boundary are held until the row's next part. Rows whose parts
 //! start on line boundaries go straight out with nothing held.
+//!
+//! Where the parts come from a stage whose rows can each keep a line
+//! before them, [`write_window`] does the same joining in the stage:
+//! each row's last line stays in front of its next part, and every line
+//! written is one unaligned load away, with nothing to shuffle or track.
 
 /// Rows that can be written at once: the rows of one band of tiles.
 pub(super) const MAX_ROWS: usize = 32;
@@ -29,6 +34,10 @@ struct Held {
 /// Zen 5 from memory 0.66–0.72× → 0.81–0.86× of the NT copy
 /// (BENCHMARKS.md), the joining per part having been their limit.
 const STAGE_BYTES: usize = 16384;
+/// Room past a span's bytes for [`write_window`]: a line before the
+/// stage's first row and one more for each row.
+#[cfg(target_arch = "x86_64")]
+const WINDOW_ROOM: usize = 64 * (1 + MAX_ROWS);
 /// Bytes of the stage a span takes when its rows go out straight
 /// ([`stream_lines`]), and on cores other than Zen 5: there 16 KiB
 /// stages ran slower from memory (pred on Zen 5 by about 0.08× of the NT
@@ -49,12 +58,12 @@ const PART_BYTES: usize = 512;
 /// the lines.
 #[cfg(target_arch = "x86_64")]
 #[repr(C, align(64))]
-pub(super) struct Stage(pub(super) [u8; STAGE_BYTES]);
+pub(super) struct Stage(pub(super) [u8; STAGE_BYTES + WINDOW_ROOM]);
 
 #[cfg(target_arch = "x86_64")]
 impl Stage {
     pub(super) const fn new() -> Stage {
-        Stage([0; STAGE_BYTES])
+        Stage([0; STAGE_BYTES + WINDOW_ROOM])
     }
 }
 
@@ -337,6 +346,78 @@ pub(super) unsafe fn stream_lines<const AVX: bool>(
                     _mm_stream_si128(to.add(k + 16 * j).cast::<__m128i>(), v);
                 }
             }
+        }
+    }
+}
+
+/// How [`write_window`] lays out a stage at `stage` for parts of `part`
+/// bytes, `part` a multiple of 64: where row 0's part starts, and the
+/// rows' pitch. Each row's part starts a line, with the line before it
+/// the row's own (the held line, see [`write_window`]). Post-condition:
+/// `rows` rows fit in `64 + rows·(part + 64)` bytes, inside a [`Stage`]
+/// when `rows·part` bytes fit its span ([`Lines::span`]) and
+/// `rows <= MAX_ROWS`.
+pub(super) const fn windows(stage: *mut u8, part: usize) -> (*mut u8, usize) {
+    (stage.wrapping_add(64), part + 64)
+}
+
+/// Writes a row's part of `n` bytes, staged at `from` (laid out by
+/// [`windows`]), to `to`, in whole lines with streaming stores, asking
+/// for the line at `hint` with each (as [`Lines::write`]). The bytes up
+/// to `to`'s first line boundary go with ordinary stores when the part
+/// is the row's `first`; otherwise the row's previous part, which ended
+/// at `to`, left its last line in the line before `from`, so the line
+/// `to`'s bytes start is whole and goes out with the rest. Each line is
+/// one unaligned load of the stage, `to % 64` bytes before a line of it.
+/// A part that is not the row's `last` leaves its own last line before
+/// `from` for the next; the `last` one writes what is left with
+/// ordinary stores.
+///
+/// Measured on Zen 5 against [`Lines::write`] (BENCHMARKS.md): near the
+/// core pred's unpacking of rows off the line grid 23 → 27 GiB/s and s8's
+/// 24 → 28; from memory, 16 bytes into a line or ragged, bf16 and s8
+/// 0.05–0.1× of the NT copy faster, pred 0.03–0.05×.
+///
+/// # Safety
+/// `from` is 64-byte aligned, readable for `n` bytes, and the 64 bytes
+/// before it are the row's alone (readable and writable); `to` is
+/// writable for `n` bytes. Unless `last`, `n` is a multiple of 64 (at
+/// least 64) and the row's next part goes to `to + n` with the same
+/// `from`. Unless `first`, this row's previous part ended at `to`, was
+/// not `last`, and was staged at this `from`. With `AVX`, the caller runs
+/// with AVX2.
+#[inline(always)]
+pub(super) unsafe fn write_window<const AVX: bool>(
+    (from, hint): (*mut u8, &mut Hint),
+    to: *mut u8,
+    n: usize,
+    (first, last): (bool, bool),
+) {
+    let a = to as usize % 64;
+    // SAFETY: the stage's reads stay in `from - 64 .. from + n`, the
+    // writes in the held line and in `to - a .. to + n`, whose first `a`
+    // bytes are this row's when not `first` (the contract); the lines
+    // streamed start at `to - a + start`, on the grid.
+    unsafe {
+        // Where whole lines start, counted from `a` bytes before the part:
+        // at the held line, or past the part's head.
+        let start = if first && a > 0 {
+            core::ptr::copy_nonoverlapping(from, to, (64 - a).min(n));
+            64
+        } else {
+            0
+        };
+        let whole = (n + a).saturating_sub(start) / 64 * 64;
+        let (s, d) = (from.sub(a).add(start), to.sub(a).add(start));
+        stream_lines::<AVX>((s, hint), d, whole);
+        let done = start + whole;
+        if last {
+            if n + a > done {
+                core::ptr::copy_nonoverlapping(s.add(whole), d.add(whole), n + a - done);
+            }
+        } else if a > 0 {
+            // Its last `a` bytes are the next part's head.
+            core::ptr::copy_nonoverlapping(from.add(n - 64), from.sub(64), 64);
         }
     }
 }

@@ -869,8 +869,10 @@ mod tests {
             assert!(!one_wide.pipelines(Kernel::Bytes32, 1, 32), "one tile wide");
             // pred's 512-bit kernels, on a CPU that has them, where each
             // family measured them faster: Zen 5 packs with them only
-            // pipelined, and unpacks with them only into rows of whole
-            // lines; Intel's cores pack with them either way.
+            // pipelined, and unpacks with them into rows of whole lines
+            // and into rows off the line grid joined in the stage;
+            // Intel's cores pack with them either way, and stream into
+            // rows off the line grid without them.
             use tile_kernels::Core;
             let kernel = |tiles: &Tiles, at| {
                 let (size, big) = (1, true);
@@ -901,11 +903,55 @@ mod tests {
                 );
                 assert_eq!(
                     kernel(&unpack, off),
-                    wide(false),
+                    wide(zen5),
                     "unpacking off the line grid"
                 );
             }
         }
+    }
+
+    /// How unpacking with streaming stores stages its tiles: rows off the
+    /// line grid join in the stage where a span's row parts are whole
+    /// lines (pred, bf16, s8), not f32's rows, which go out straight from
+    /// the source a tile at a time; rows of whole lines stream straight
+    /// from the stage; tiles larger than the stage go a row group at a
+    /// time.
+    #[test]
+    fn unpacking_stages_by_the_destination() {
+        use super::tiles::Staging;
+        let t = |s: &str| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+        #[repr(align(64))]
+        struct Line([u8; 128]);
+        let line = Line([0; 128]);
+        let (aligned, off) = (line.0.as_ptr(), line.0[16..].as_ptr());
+        let staging = |ty: &str, size: usize, tile: &str, at: *const u8| {
+            let (tpu, host) = (
+                format!("{ty}[64,4096]{{1,0:{tile}}}"),
+                format!("{ty}[64,4096]{{1,0}}"),
+            );
+            let tiles = Relayout::new(&t(&tpu), &t(&host)).unwrap().tiles.unwrap();
+            let kernel = Kernel::new(size, tiles.group, tiles.tile_cols);
+            tiles.staging(at, size, kernel)
+        };
+        for (ty, size, tile) in [
+            ("pred", 1, "T(32,128)(32,1)"),
+            ("bf16", 2, "T(8,128)(2,1)"),
+            ("s8", 1, "T(8,128)(4,1)"),
+        ] {
+            let Staging::Windows(span) = staging(ty, size, tile, off) else {
+                panic!("{ty} off the line grid: {:?}", staging(ty, size, tile, off));
+            };
+            // Each row's part of a span is whole lines: 512 bytes, or 256
+            // for pred's 4 KiB tiles in the 8 KiB stage off Zen 5.
+            assert_eq!(span * 128 * size % 64, 0, "{ty}");
+            assert!(span * 128 * size >= 256, "{ty}: span {span}");
+            assert!(
+                matches!(staging(ty, size, tile, aligned), Staging::Tiles(_)),
+                "{ty}"
+            );
+        }
+        assert_eq!(staging("f32", 4, "T(8,128)", off), Staging::Tiles(1));
+        assert_eq!(staging("f32", 4, "T(8,1024)", off), Staging::Groups);
     }
 
     /// `(pack, batch, rows, cols, tile rows, tile cols, group)` of the

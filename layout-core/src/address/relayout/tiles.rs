@@ -374,6 +374,20 @@ const fn share(bytes: usize, parts: usize) -> usize {
     bytes.div_ceil(parts).next_multiple_of(64)
 }
 
+/// How unpacking with streaming stores stages the tiles
+/// ([`Tiles::staging`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Staging {
+    /// Spans of this many whole tiles, rows off the line grid joined in
+    /// the stage itself ([`Tiles::unpack_windows`]).
+    Windows(usize),
+    /// Spans of this many whole tiles, each row's part streamed straight
+    /// (rows of whole lines) or joined through `Lines`.
+    Tiles(usize),
+    /// A row group at a time: a tile does not fit the stage.
+    Groups,
+}
+
 /// The destination and source of one copy, as raw parts: the unit a
 /// thread works on is a range of bands, each writing its own slots.
 #[derive(Clone, Copy)]
@@ -456,8 +470,9 @@ impl Tiles {
         // into rows of whole lines. On Zen 5, pred streamed, where the
         // narrow transposes were the limit: unpacking through the stage
         // into rows of whole lines (near the core 29 → 35 GiB/s, from
-        // memory 0.79–0.88× → 0.87–0.89× of the NT copy; rows off the
-        // line grid, joined into lines, ran up to 0.06× behind) and
+        // memory 0.79–0.88× → 0.87–0.89× of the NT copy; into rows off
+        // the line grid, joined in the stage, 0.06–0.11× ahead: through
+        // `Lines` they had run up to 0.06× behind) and
         // packing into whole lines (pipelined: near the core 25 → 31
         // GiB/s, from memory 0.64–0.81× → 0.71–0.83× at 8192² and
         // 0.55–0.58× → 0.65–0.73× at 8191×8190, with huge pages
@@ -475,7 +490,14 @@ impl Tiles {
                     // Only pipelined, as measured (a band cut short
                     // goes a tile at a time, without the pipeline).
                     true => (dst as usize).is_multiple_of(64) && pipelined,
-                    false => whole_rows,
+                    // Rows of whole lines, or joined in the stage, where
+                    // each tile's row is whole lines (the wide kernel's
+                    // rows).
+                    false => {
+                        let in_stage =
+                            matches!(self.staging(dst, size, kernel), Staging::Windows(_));
+                        whole_rows || in_stage && (self.tile_cols * size as u64).is_multiple_of(64)
+                    }
                 };
                 (stream && fits).then_some(Kernel::Bytes32Wide)
             }
@@ -1077,11 +1099,40 @@ impl Tiles {
         }
     }
 
+    /// How [`Tiles::unpack_spans`] stages the tiles for a destination at
+    /// `dst` (slots of `size` bytes) with `kernel`: see [`Staging`].
+    /// Whole tiles where the stage holds them ([`Lines::span`]): the
+    /// larger stage for pred's tiles on Zen 5 off the line grid, where it
+    /// was measured (the only TPU format whose span the smaller stage cut
+    /// short). Joined in the stage where the rows are off the line grid
+    /// and each row's part of a span is whole lines (not f32's single
+    /// rows a tile at a time, which go out straight from the source).
+    pub(super) fn staging(&self, dst: *const u8, size: usize, kernel: Kernel) -> Staging {
+        let (tr, tc) = (self.tile_rows as usize, self.tile_cols as usize);
+        let whole_lines = self.lines(dst, size);
+        let pred = matches!(kernel, Kernel::Bytes32 | Kernel::Bytes32Wide);
+        let big = !whole_lines && on_zen5() && pred;
+        match Lines::span(tr * tc * size, tc * size, big) {
+            None => Staging::Groups,
+            Some(span)
+                if !whole_lines
+                    && (span * tc * size).is_multiple_of(64)
+                    && 64 % size == 0
+                    && !(self.group == 1 && span == 1) =>
+            {
+                Staging::Windows(span)
+            }
+            Some(span) => Staging::Tiles(span),
+        }
+    }
+
     /// [`Tiles::unpack_bands`] through `lines`: a span of tiles spread
     /// into `stage` (read in order), then each of its rows
     /// written as one part of the row's stream; the span makes the parts
-    /// long enough that joining lines costs little per byte. Tiles larger
-    /// than the stage go a row group at a time.
+    /// long enough that joining lines costs little per byte. Rows off the
+    /// line grid whose parts are whole lines of a staged span go through
+    /// [`Tiles::unpack_windows`] instead. Tiles larger than the stage go a
+    /// row group at a time.
     ///
     /// # Safety
     /// As [`Tiles::unpack_bands`]; `stage` points to a [`Stage`] that
@@ -1106,15 +1157,16 @@ impl Tiles {
         let grid_cols = self.grid_cols as usize;
         // Every part whole lines: they go straight out, with nothing held.
         let whole_lines = self.lines(b.dst.cast(), size);
-        // Whole tiles in the stage, or one row group (`g` rows) at a time.
-        // The larger stage for joined parts only where it was measured
-        // (Zen 5, pred's tiles: the only TPU format whose span the
-        // smaller stage cut short).
         let zen5 = on_zen5();
-        let big = !whole_lines && zen5 && kernel == Kernel::Bytes32;
-        let (span, rows_at_once) = match Lines::span(tile * size, tc * size, big) {
-            Some(span) => (span, tr),
-            None => (1, g),
+        let (span, rows_at_once) = match self.staging(b.dst.cast(), size, kernel) {
+            Staging::Windows(span) => {
+                // SAFETY: as this function's; `staging`'s conditions are
+                // `unpack_windows`' own.
+                unsafe { self.unpack_windows::<T, AVX>(b, bands, kernel, stage, span) };
+                return;
+            }
+            Staging::Tiles(span) => (span, tr),
+            Staging::Groups => (1, g),
         };
         let reads_ahead = self.unpacking_reads_ahead(false);
         for band in bands {
@@ -1190,6 +1242,100 @@ impl Tiles {
             }
             // SAFETY: the parts held are in this band's rows.
             unsafe { lines.flush() };
+        }
+    }
+
+    /// [`Tiles::unpack_spans`] for rows off the line grid, joined into
+    /// lines in the stage itself ([`super::lines::write_window`]): each
+    /// span of `span` tiles spread into the stage as
+    /// [`super::lines::windows`] lays it out, then each row's part
+    /// written whole lines at a time, its last line kept before the part
+    /// for the next span. In a function of its own: inside
+    /// `unpack_spans`' loops, beside `Lines`' path, pred's ran about
+    /// 3 GiB/s slower near the core.
+    ///
+    /// # Safety
+    /// As [`Tiles::unpack_spans`]; `span` is [`Tiles::staging`]'s
+    /// [`Staging::Windows`] span for this destination and slot size.
+    #[inline(always)]
+    unsafe fn unpack_windows<T: Copy, const AVX: bool>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+        stage: *mut u8,
+        span: usize,
+    ) {
+        let size = size_of::<T>();
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let (tr, tc, g) = (
+            self.tile_rows as usize,
+            self.tile_cols as usize,
+            self.group as usize,
+        );
+        let tile = tr * tc;
+        let grid_cols = self.grid_cols as usize;
+        let (stage, pitch) = super::lines::windows(stage, span * tc * size);
+        let (stage, pitch) = (stage.cast::<T>(), pitch / size);
+        let zen5 = on_zen5();
+        let reads_ahead = self.unpacking_reads_ahead(false);
+        for band in bands {
+            let (m, i) = (
+                (band / self.grid_rows) as usize,
+                (band % self.grid_rows) as usize,
+            );
+            let row0 = i * tr;
+            let dst = m * rows * cols + row0 * cols;
+            let first = band as usize * grid_cols * tile;
+            let valid = rows.saturating_sub(row0).min(tr);
+            for j in (0..grid_cols).step_by(span) {
+                let tiles = span.min(grid_cols - j);
+                let col0 = j * tc;
+                let n = (tiles * tc).min(cols - col0) * size;
+                let ends = (j == 0, j + tiles == grid_cols);
+                // SAFETY: each tile's groups are inside the band; the
+                // stage, laid out by `lines::windows`, holds the span's
+                // `tr` rows (`Stage` has the room: `Lines::span`); the
+                // rows written are below `rows`, their columns below
+                // `cols`; every part before a band's last is `span·C`
+                // slots, a multiple of 64 bytes, staged at the same place,
+                // each continuing its row (`write_window`'s contract); the
+                // caller's contract.
+                unsafe {
+                    for t in 0..tiles {
+                        for q in 0..tr / g {
+                            tile_kernels::unpack_group::<T, AVX, false>(
+                                kernel,
+                                b.src.add(first + (j + t) * tile + q * g * tc),
+                                stage.add(q * g * pitch + t * tc),
+                                pitch,
+                                tc,
+                                g,
+                            );
+                        }
+                    }
+                    // The next span's source (the next band's first tiles
+                    // after the last span), in one share for each row.
+                    let next = b.src.wrapping_add(first + (j + tiles) * tile).cast::<u8>();
+                    let share = (tiles * tile * size).div_ceil(valid.max(1));
+                    for l in 0..valid {
+                        let mut ahead = match reads_ahead {
+                            true => Hint {
+                                at: next.wrapping_add(l * share),
+                                near: zen5,
+                            },
+                            false => Hint::NONE,
+                        };
+                        let (from, to) = (stage.add(l * pitch), b.dst.add(dst + l * cols + col0));
+                        super::lines::write_window::<AVX>(
+                            (from.cast(), &mut ahead),
+                            to.cast(),
+                            n,
+                            ends,
+                        );
+                    }
+                }
+            }
         }
     }
 }
