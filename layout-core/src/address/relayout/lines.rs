@@ -373,10 +373,13 @@ pub(super) const fn windows(stage: *mut u8, part: usize) -> (*mut u8, usize) {
 /// `from` for the next; the `last` one writes what is left with
 /// ordinary stores.
 ///
-/// Measured on Zen 5 against [`Lines::write`] (BENCHMARKS.md): near the
-/// core pred's unpacking of rows off the line grid 23 → 27 GiB/s and s8's
-/// 24 → 28; from memory, 16 bytes into a line or ragged, bf16 and s8
-/// 0.05–0.1× of the NT copy faster, pred 0.03–0.05×.
+/// Measured on Zen 5 against [`Lines::write`], interleaved, with the
+/// same AVX2 transposes (BENCHMARKS.md): near the core, unpacking rows
+/// off the line grid, bf16 27 → 31 GiB/s, s8 24 → 28, pred 23 → 28; from
+/// memory, per run of five, 16 bytes into a line bf16 +0.07…+0.15× of
+/// the NT copy, s8 +0.03…+0.09×, pred +0.01…+0.10×, and at 8191×8190 s8
+/// +0.05…+0.10×, pred +0.02…+0.06×, bf16 −0.06…+0.04×. Unmeasured on
+/// other cores, where it writes the same lines in the same order.
 ///
 /// # Safety
 /// `from` is 64-byte aligned, readable for `n` bytes, and the 64 bytes
