@@ -315,8 +315,16 @@ fn every_tile_kernel() {
         ("s8", "2,7,17", "T(4,16)(4,1)"),
         // Rows off the line grid in parts of 512 bytes (spans of eight
         // tiles), each row's last line kept in the stage for its next part
-        // (`lines::write_window`), then a short last span.
+        // (`lines::write_window`), then a short last span: 76 bytes, and
+        // 6 (with the held line, less than one line), and 96 bytes of
+        // 8-byte slots.
         ("u8", "3,1100", "T(2,64)(2,1)"),
+        ("u8", "3,1030", "T(2,64)(2,1)"),
+        ("f64", "3,140", "T(2,8)"),
+        // Parts of 528 bytes (eleven tiles 48 bytes wide), not whole
+        // lines: joined through `Lines`' held lines, completed by the
+        // row's next part.
+        ("u8", "3,1100", "T(4,48)(4,1)"),
         // 16 and 32 rows of bytes: the byte transposes.
         ("u8", "17,16", "T(16,16)(16,1)"),
         ("pred", "33,18", "T(32,16)(32,1)"),
@@ -332,6 +340,7 @@ fn every_tile_kernel() {
             match ty {
                 "bf16" => case.check::<u16>(&offsets),
                 "f32" => case.check::<u32>(&offsets),
+                "f64" => case.check::<u64>(&offsets),
                 _ => case.check::<u8>(&offsets),
             }
         }

@@ -32,14 +32,19 @@ struct Held {
 /// lines. Rows of pred's 4 KiB tiles that start off the line grid got
 /// their 512-byte parts from 16 KiB, not 256-byte ones from 8 KiB: on
 /// Zen 5 from memory 0.66–0.72× → 0.81–0.86× of the NT copy
-/// (BENCHMARKS.md), the joining per part having been their limit.
+/// (BENCHMARKS.md), through [`Lines`], whose joining per part was their
+/// limit; joined in the stage ([`write_window`], with the 512-bit
+/// transposes), 16 KiB and 8 KiB ran even from memory, 16 KiB ahead near
+/// the core (28.4 against 26.8 GiB/s).
 const STAGE_BYTES: usize = 16384;
-/// Room past a span's bytes for [`write_window`]: a line before the
-/// stage's first row and one more for each row.
+/// Room past a span's bytes for [`write_window`]: a line before each
+/// row's part (see [`windows`]).
 #[cfg(target_arch = "x86_64")]
-const WINDOW_ROOM: usize = 64 * (1 + MAX_ROWS);
+const WINDOW_ROOM: usize = 64 * MAX_ROWS;
 /// Bytes of the stage a span takes when its rows go out straight
-/// ([`stream_lines`]), and on cores other than Zen 5: there 16 KiB
+/// ([`stream_lines`]), and on cores other than Zen 5 (for rows joined
+/// into lines either way, and for pred's too on Zen 5 where its rows
+/// are whole lines): there 16 KiB
 /// stages ran slower from memory (pred on Zen 5 by about 0.08× of the NT
 /// copy; with 1 KiB parts, before Zen 5, bf16 and s8 by up to 0.15× and
 /// pred by up to 0.34×, BENCHMARKS.md): what the stage takes from L1 is
@@ -53,7 +58,8 @@ const _: () = assert!(STRAIGHT_BYTES >= super::tile_kernels::MAX_GROUP_BYTES);
 const PART_BYTES: usize = 512;
 
 /// Where the row groups being written are spread first: room for
-/// [`Lines::span`] tiles, 64-byte aligned. A value apart from [`Lines`],
+/// [`Lines::span`] tiles and a line before each of their rows
+/// ([`windows`]), 64-byte aligned. A value apart from [`Lines`],
 /// so that the pointers into it stay valid while `Lines::write` borrows
 /// the lines.
 #[cfg(target_arch = "x86_64")]
@@ -88,8 +94,9 @@ impl Lines {
     /// How many tiles of `tile` bytes (rows of `row` bytes) to spread
     /// into the stage at once: enough that each row's part is
     /// [`PART_BYTES`] long, as many as the stage holds: all of it
-    /// ([`STAGE_BYTES`]) with `big` (parts joined into lines, where that
-    /// was measured: pred on Zen 5), else [`STRAIGHT_BYTES`]; `None` if
+    /// ([`STAGE_BYTES`]) with `big` (parts joined into lines, through
+    /// [`Lines`] or [`write_window`], where that was measured: pred on
+    /// Zen 5), else [`STRAIGHT_BYTES`]; `None` if
     /// not one does (the stage then holds a row group, at most
     /// [`super::tile_kernels::MAX_GROUP_BYTES`]).
     pub(super) const fn span(tile: usize, row: usize, big: bool) -> Option<usize> {
@@ -354,8 +361,8 @@ pub(super) unsafe fn stream_lines<const AVX: bool>(
 /// bytes, `part` a multiple of 64: where row 0's part starts, and the
 /// rows' pitch. Each row's part starts a line, with the line before it
 /// the row's own (the held line, see [`write_window`]). Post-condition:
-/// `rows` rows fit in `64 + rows·(part + 64)` bytes, inside a [`Stage`]
-/// when `rows·part` bytes fit its span ([`Lines::span`]) and
+/// `rows` rows fit in the first `rows·(part + 64)` bytes, inside a
+/// [`Stage`] when `rows·part` bytes fit its span ([`Lines::span`]) and
 /// `rows <= MAX_ROWS`.
 pub(super) const fn windows(stage: *mut u8, part: usize) -> (*mut u8, usize) {
     (stage.wrapping_add(64), part + 64)
@@ -368,7 +375,8 @@ pub(super) const fn windows(stage: *mut u8, part: usize) -> (*mut u8, usize) {
 /// is the row's `first`; otherwise the row's previous part, which ended
 /// at `to`, left its last line in the line before `from`, so the line
 /// `to`'s bytes start is whole and goes out with the rest. Each line is
-/// one unaligned load of the stage, `to % 64` bytes before a line of it.
+/// read unaligned from the stage (two 32-byte loads with AVX2), `to % 64`
+/// bytes before a line of it.
 /// A part that is not the row's `last` leaves its own last line before
 /// `from` for the next; the `last` one writes what is left with
 /// ordinary stores.
@@ -379,11 +387,13 @@ pub(super) const fn windows(stage: *mut u8, part: usize) -> (*mut u8, usize) {
 /// memory, per run of five, 16 bytes into a line bf16 +0.07…+0.15× of
 /// the NT copy, s8 +0.03…+0.09×, pred +0.01…+0.10×, and at 8191×8190 s8
 /// +0.05…+0.10×, pred +0.02…+0.06×, bf16 −0.06…+0.04×. Unmeasured on
-/// other cores, where it writes the same lines in the same order.
+/// other cores, where it writes the same lines in the same order (but a
+/// row's last bytes at once, not when the band ends).
 ///
 /// # Safety
-/// `from` is 64-byte aligned, readable for `n` bytes, and the 64 bytes
-/// before it are the row's alone (readable and writable); `to` is
+/// `from` is readable for `n` bytes, and the 64 bytes before it are the
+/// row's alone (64-byte aligned: every load then touches two lines of
+/// the stage at most) (readable and writable); `to` is
 /// writable for `n` bytes. Unless `last`, `n` is a multiple of 64 (at
 /// least 64) and the row's next part goes to `to + n` with the same
 /// `from`. Unless `first`, this row's previous part ended at `to`, was

@@ -382,7 +382,9 @@ pub(super) enum Staging {
     /// the stage itself ([`Tiles::unpack_windows`]).
     Windows(usize),
     /// Spans of this many whole tiles, each row's part streamed straight
-    /// (rows of whole lines) or joined through `Lines`.
+    /// (rows of whole lines) or joined through `Lines` (parts that are
+    /// not whole lines, slots whose size does not divide 64, and single
+    /// rows a tile at a time, which go out straight from the source).
     Tiles(usize),
     /// A row group at a time: a tile does not fit the stage.
     Groups,
@@ -471,8 +473,9 @@ impl Tiles {
         // narrow transposes were the limit: unpacking through the stage
         // into rows of whole lines (near the core 29 → 35 GiB/s, from
         // memory 0.79–0.88× → 0.87–0.89× of the NT copy; into rows off
-        // the line grid, joined in the stage, 0.06–0.11× ahead: through
-        // `Lines` they had run up to 0.06× behind) and
+        // the line grid, joined in the stage, 0.06–0.11× ahead in each of
+        // four runs, with the 8 KiB stage: through `Lines` they had run
+        // up to 0.06× behind) and
         // packing into whole lines (pipelined: near the core 25 → 31
         // GiB/s, from memory 0.64–0.81× → 0.71–0.83× at 8192² and
         // 0.55–0.58× → 0.65–0.73× at 8191×8190, with huge pages
@@ -563,7 +566,7 @@ impl Tiles {
                 }
                 // Streaming needs x86_64 (`Tiles::choose` never asks for
                 // it elsewhere): other targets do without the lines'
-                // 22 KiB in this frame.
+                // 25 KiB in this frame.
                 #[cfg(target_arch = "x86_64")]
                 (false, Stores::Streaming) => {
                     let (mut lines, mut stage) = (Lines::new(), Stage::new());
@@ -1022,9 +1025,10 @@ impl Tiles {
 
     /// Unpacking: each band's tiles in order (the source read from start
     /// to end), each tile's row groups to their rows: with `lines`, by
-    /// streaming stores joined into whole lines per destination row (or,
-    /// where every part is whole lines, straight from the stage), a
-    /// span of tiles at a time (see [`Lines::span`]).
+    /// streaming stores joined into whole lines per destination row
+    /// (through `Lines`, or in the stage itself: [`Tiles::staging`]) or,
+    /// where every part is whole lines, straight from the stage, a span
+    /// of tiles at a time (see [`Lines::span`]).
     ///
     /// # Safety
     /// As [`Tiles::copy_bands`]; with `AVX`, the caller runs with AVX2;
@@ -1104,9 +1108,11 @@ impl Tiles {
     /// Whole tiles where the stage holds them ([`Lines::span`]): the
     /// larger stage for pred's tiles on Zen 5 off the line grid, where it
     /// was measured (the only TPU format whose span the smaller stage cut
-    /// short). Joined in the stage where the rows are off the line grid
-    /// and each row's part of a span is whole lines (not f32's single
-    /// rows a tile at a time, which go out straight from the source).
+    /// short). Joined in the stage where the rows are off the line grid,
+    /// each row's part of a span is whole lines, the slots' size divides
+    /// 64, the tile has at most [`super::lines::MAX_ROWS`] rows (the
+    /// stage's room), and the span is not one tile of single rows
+    /// (f32's `T(8,128)`: those go out straight from the source).
     pub(super) fn staging(&self, dst: *const u8, size: usize, kernel: Kernel) -> Staging {
         let (tr, tc) = (self.tile_rows as usize, self.tile_cols as usize);
         let whole_lines = self.lines(dst, size);
@@ -1116,6 +1122,7 @@ impl Tiles {
             None => Staging::Groups,
             Some(span)
                 if !whole_lines
+                    && tr <= super::lines::MAX_ROWS
                     && (span * tc * size).is_multiple_of(64)
                     && 64 % size == 0
                     && !(self.group == 1 && span == 1) =>
@@ -1297,7 +1304,7 @@ impl Tiles {
                 // stage, laid out by `lines::windows`, holds the span's
                 // `tr` rows (`Stage` has the room: `Lines::span`); the
                 // rows written are below `rows`, their columns below
-                // `cols`; every part before a band's last is `span·C`
+                // `cols`; every part before a row's last is `span·C`
                 // slots, a multiple of 64 bytes, staged at the same place,
                 // each continuing its row (`write_window`'s contract); the
                 // caller's contract.
