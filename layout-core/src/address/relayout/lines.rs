@@ -457,6 +457,15 @@ impl Hint {
         at: core::ptr::null(),
         near: false,
     };
+
+    /// With `ask`, asking for the lines from `at` on (into L1 when
+    /// `near`); else no hints.
+    pub(super) const fn new(ask: bool, at: *const u8, near: bool) -> Hint {
+        match ask {
+            true => Hint { at, near },
+            false => Hint::NONE,
+        }
+    }
 }
 
 /// Asks for the line at `hint` and moves it on by a line; nothing if it

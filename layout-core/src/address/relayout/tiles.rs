@@ -399,7 +399,67 @@ pub(super) struct Buffers<T> {
     pub(super) pad: T,
 }
 
+/// A tile copy's sizes in slots, as `usize` (`Tiles::new` checked that
+/// every slot offset fits): the row-major side's rows and columns, the
+/// tile's rows `tr` and columns `tc`, its row group `g`, its slots
+/// `tile`, and the tiles across a band.
+#[derive(Clone, Copy)]
+struct Geometry {
+    rows: usize,
+    cols: usize,
+    tr: usize,
+    tc: usize,
+    g: usize,
+    tile: usize,
+    grid_cols: usize,
+}
+
+/// Where one band (a row of tiles, counted over all matrices) is: its
+/// first row in its matrix, the slot of that row's first element on the
+/// row-major side, and the slot of its first tile on the tiled side.
+#[derive(Clone, Copy)]
+struct Band {
+    row0: usize,
+    rows_at: usize,
+    tiles_at: usize,
+}
+
 impl Tiles {
+    /// This copy's [`Geometry`].
+    fn geometry(&self) -> Geometry {
+        let (tr, tc) = (self.tile_rows as usize, self.tile_cols as usize);
+        Geometry {
+            rows: self.rows as usize,
+            cols: self.cols as usize,
+            tr,
+            tc,
+            g: self.group as usize,
+            tile: tr * tc,
+            grid_cols: self.grid_cols as usize,
+        }
+    }
+
+    /// Where band `band` is (see [`Band`]).
+    fn band(&self, band: u64) -> Band {
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tile,
+            grid_cols,
+            ..
+        } = self.geometry();
+        let (m, i) = (
+            (band / self.grid_rows) as usize,
+            (band % self.grid_rows) as usize,
+        );
+        Band {
+            row0: i * tr,
+            rows_at: m * rows * cols + i * tr * cols,
+            tiles_at: band as usize * grid_cols * tile,
+        }
+    }
+
     /// Copies bands `bands` (tile rows, counted over all matrices) from
     /// `b.src` to `b.dst`, padding included, with `stores` and the
     /// vector extensions `isa`, streaming stores fenced before it
@@ -791,13 +851,15 @@ impl Tiles {
         kernel: Kernel,
         rows_first: bool,
     ) {
-        let (rows, cols) = (self.rows as usize, self.cols as usize);
-        let (tr, tc, g) = (
-            self.tile_rows as usize,
-            self.tile_cols as usize,
-            self.group as usize,
-        );
-        let (tile, grid_cols) = (tr * tc, self.grid_cols as usize);
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tc,
+            g,
+            grid_cols,
+            ..
+        } = self.geometry();
         // Zen 5 asks for the next band a share with each group (see
         // `prefetch_band_share`), others a tile's worth at a time.
         let spread = on_zen5();
@@ -805,14 +867,12 @@ impl Tiles {
         #[cfg(target_arch = "x86_64")]
         let pipelined = NT && AVX && self.pipelines(kernel, size_of::<T>(), tr);
         for band in bands {
-            let (m, i) = (
-                (band / self.grid_rows) as usize,
-                (band % self.grid_rows) as usize,
-            );
-            let row0 = i * tr;
             // The band's first source row and first destination slot.
-            let src = m * rows * cols + row0 * cols;
-            let out = band as usize * grid_cols * tile;
+            let Band {
+                row0,
+                rows_at: src,
+                tiles_at: out,
+            } = self.band(band);
             let at = (src, out, row0);
             if rows_first {
                 // No pages touched ahead: the source's order reads one
@@ -1047,23 +1107,23 @@ impl Tiles {
             unsafe { self.unpack_spans::<T, AVX>(b, bands, kernel, lines, stage) };
             return;
         }
-        let (rows, cols) = (self.rows as usize, self.cols as usize);
-        let (tr, tc, g) = (
-            self.tile_rows as usize,
-            self.tile_cols as usize,
-            self.group as usize,
-        );
-        let tile = tr * tc;
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tc,
+            g,
+            tile,
+            grid_cols,
+        } = self.geometry();
         let ahead = self.unpacking_reads_ahead(true);
         for band in bands {
-            let (m, i) = (
-                (band / self.grid_rows) as usize,
-                (band % self.grid_rows) as usize,
-            );
-            let row0 = i * tr;
-            let dst = m * rows * cols + row0 * cols;
-            let mut from = band as usize * self.grid_cols as usize * tile;
-            for j in 0..self.grid_cols as usize {
+            let Band {
+                row0,
+                rows_at: dst,
+                tiles_at: mut from,
+            } = self.band(band);
+            for j in 0..grid_cols {
                 let col0 = j * tc;
                 let width = tc.min(cols - col0);
                 for q in 0..tr / g {
@@ -1154,14 +1214,15 @@ impl Tiles {
         stage: *mut u8,
     ) {
         let size = size_of::<T>();
-        let (rows, cols) = (self.rows as usize, self.cols as usize);
-        let (tr, tc, g) = (
-            self.tile_rows as usize,
-            self.tile_cols as usize,
-            self.group as usize,
-        );
-        let tile = tr * tc;
-        let grid_cols = self.grid_cols as usize;
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tc,
+            g,
+            tile,
+            grid_cols,
+        } = self.geometry();
         // Every part whole lines: they go straight out, with nothing held.
         let whole_lines = self.lines(b.dst.cast(), size);
         let zen5 = on_zen5();
@@ -1177,13 +1238,11 @@ impl Tiles {
         };
         let reads_ahead = self.unpacking_reads_ahead(false);
         for band in bands {
-            let (m, i) = (
-                (band / self.grid_rows) as usize,
-                (band % self.grid_rows) as usize,
-            );
-            let row0 = i * tr;
-            let dst = m * rows * cols + row0 * cols;
-            let first = band as usize * grid_cols * tile;
+            let Band {
+                row0,
+                rows_at: dst,
+                tiles_at: first,
+            } = self.band(band);
             for j in (0..grid_cols).step_by(span) {
                 let tiles = span.min(grid_cols - j);
                 let col0 = j * tc;
@@ -1199,27 +1258,15 @@ impl Tiles {
                     // part starts a line and is whole lines
                     // (`stream_lines`' contract); the caller's contract.
                     unsafe {
-                        let group =
-                            |t: usize, q: usize| b.src.add(first + (j + t) * tile + q * g * tc);
+                        let at = first + j * tile;
                         let (part, pitch) = if g == 1 && tiles == 1 {
                             // One row per group: the source itself.
-                            (group(0, h), tc)
+                            (b.src.add(at + h * tc), tc)
                         } else {
                             let s = stage.cast::<T>();
                             let pitch = tiles * tc;
-                            for t in 0..tiles {
-                                for q in h / g..(h + rows_at_once) / g {
-                                    let to = s.add((q * g - h) * pitch + t * tc);
-                                    tile_kernels::unpack_group::<T, AVX, false>(
-                                        kernel,
-                                        group(t, q),
-                                        to,
-                                        pitch,
-                                        tc,
-                                        g,
-                                    );
-                                }
-                            }
+                            let rows = h..h + rows_at_once;
+                            self.stage_span::<T, AVX>((b.src, at, tiles), kernel, rows, (s, pitch));
                             (s.cast_const(), pitch)
                         };
                         // The next span's source (the next band's first
@@ -1230,13 +1277,8 @@ impl Tiles {
                         for l in 0..valid {
                             let to = b.dst.add(dst + (h + l) * cols + col0);
                             let from = part.add(l * pitch).cast::<u8>();
-                            let mut ahead = match reads_ahead {
-                                true => Hint {
-                                    at: next.cast::<u8>().wrapping_add(l * share),
-                                    near: zen5,
-                                },
-                                false => Hint::NONE,
-                            };
+                            let at = next.cast::<u8>().wrapping_add(l * share);
+                            let mut ahead = Hint::new(reads_ahead, at, zen5);
                             if whole_lines {
                                 let (to, n) = (to.cast(), width * size);
                                 super::lines::stream_lines::<AVX>((from, &mut ahead), to, n);
@@ -1249,6 +1291,41 @@ impl Tiles {
             }
             // SAFETY: the parts held are in this band's rows.
             unsafe { lines.flush() };
+        }
+    }
+
+    /// Spreads rows `rows` (whole row groups) of `tiles` tiles, the
+    /// first at slot `at` of the source `src`, into `stage`, rows `pitch`
+    /// slots apart: row `h + r` of tile `t` at `stage[r·pitch + t·C..]`.
+    ///
+    /// # Safety
+    /// The tiles are inside the source; `stage` is writable for
+    /// `rows.len()` rows of `pitch ≥ tiles·C` slots; with `AVX`, the
+    /// caller runs with AVX2.
+    #[inline(always)]
+    unsafe fn stage_span<T: Copy, const AVX: bool>(
+        &self,
+        (src, at, tiles): (*const T, usize, usize),
+        kernel: Kernel,
+        rows: Range<usize>,
+        (stage, pitch): (*mut T, usize),
+    ) {
+        let Geometry { tc, g, tile, .. } = self.geometry();
+        for t in 0..tiles {
+            for q in rows.start / g..rows.end / g {
+                // SAFETY: group `q` of tile `t` is inside the source, its
+                // rows inside the stage (the caller's contract).
+                unsafe {
+                    tile_kernels::unpack_group::<T, AVX, false>(
+                        kernel,
+                        src.add(at + t * tile + q * g * tc),
+                        stage.add((q * g - rows.start) * pitch + t * tc),
+                        pitch,
+                        tc,
+                        g,
+                    )
+                };
+            }
         }
     }
 
@@ -1274,26 +1351,25 @@ impl Tiles {
         span: usize,
     ) {
         let size = size_of::<T>();
-        let (rows, cols) = (self.rows as usize, self.cols as usize);
-        let (tr, tc, g) = (
-            self.tile_rows as usize,
-            self.tile_cols as usize,
-            self.group as usize,
-        );
-        let tile = tr * tc;
-        let grid_cols = self.grid_cols as usize;
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tc,
+            tile,
+            grid_cols,
+            ..
+        } = self.geometry();
         let (stage, pitch) = super::lines::windows(stage, span * tc * size);
         let (stage, pitch) = (stage.cast::<T>(), pitch / size);
         let zen5 = on_zen5();
         let reads_ahead = self.unpacking_reads_ahead(false);
         for band in bands {
-            let (m, i) = (
-                (band / self.grid_rows) as usize,
-                (band % self.grid_rows) as usize,
-            );
-            let row0 = i * tr;
-            let dst = m * rows * cols + row0 * cols;
-            let first = band as usize * grid_cols * tile;
+            let Band {
+                row0,
+                rows_at: dst,
+                tiles_at: first,
+            } = self.band(band);
             let valid = rows.saturating_sub(row0).min(tr);
             for j in (0..grid_cols).step_by(span) {
                 let tiles = span.min(grid_cols - j);
@@ -1309,30 +1385,14 @@ impl Tiles {
                 // each continuing its row (`write_window`'s contract); the
                 // caller's contract.
                 unsafe {
-                    for t in 0..tiles {
-                        for q in 0..tr / g {
-                            tile_kernels::unpack_group::<T, AVX, false>(
-                                kernel,
-                                b.src.add(first + (j + t) * tile + q * g * tc),
-                                stage.add(q * g * pitch + t * tc),
-                                pitch,
-                                tc,
-                                g,
-                            );
-                        }
-                    }
+                    let at = first + j * tile;
+                    self.stage_span::<T, AVX>((b.src, at, tiles), kernel, 0..tr, (stage, pitch));
                     // The next span's source (the next band's first tiles
                     // after the last span), in one share for each row.
                     let next = b.src.wrapping_add(first + (j + tiles) * tile).cast::<u8>();
                     let share = (tiles * tile * size).div_ceil(valid.max(1));
                     for l in 0..valid {
-                        let mut ahead = match reads_ahead {
-                            true => Hint {
-                                at: next.wrapping_add(l * share),
-                                near: zen5,
-                            },
-                            false => Hint::NONE,
-                        };
+                        let mut ahead = Hint::new(reads_ahead, next.wrapping_add(l * share), zen5);
                         let (from, to) = (stage.add(l * pitch), b.dst.add(dst + l * cols + col0));
                         super::lines::write_window::<AVX>(
                             (from.cast(), &mut ahead),
