@@ -391,10 +391,10 @@ pub(super) const fn windows(stage: *mut u8, part: usize) -> (*mut u8, usize) {
 /// row's last bytes at once, not when the band ends).
 ///
 /// # Safety
-/// `from` is readable for `n` bytes, and the 64 bytes before it are the
-/// row's alone (64-byte aligned: every load then touches two lines of
-/// the stage at most) (readable and writable); `to` is
-/// writable for `n` bytes. Unless `last`, `n` is a multiple of 64 (at
+/// `from` is readable for `n` bytes, and the 64 bytes before it, which
+/// are the row's alone, readable and writable (a 64-byte aligned `from`
+/// keeps every load within two lines of the stage: for speed only);
+/// `to` is writable for `n` bytes. Unless `last`, `n` is a multiple of 64 (at
 /// least 64) and the row's next part goes to `to + n` with the same
 /// `from`. Unless `first`, this row's previous part ended at `to`, was
 /// not `last`, and was staged at this `from`. With `AVX`, the caller runs
@@ -421,7 +421,14 @@ pub(super) unsafe fn write_window<const AVX: bool>(
             0
         };
         let whole = (n + a).saturating_sub(start) / 64 * 64;
-        let (s, d) = (from.sub(a).add(start), to.sub(a).add(start));
+        let (s, d) = match start {
+            // The held line, in the stage and (not `first`, or `a == 0`)
+            // in the row.
+            0 => (from.sub(a), to.sub(a)),
+            // Past the head: past the part too when the part is shorter
+            // than the head, and then neither is read or written.
+            _ => (from.wrapping_add(64 - a), to.wrapping_add(64 - a)),
+        };
         stream_lines::<AVX>((s, hint), d, whole);
         let done = start + whole;
         if last {
