@@ -805,8 +805,20 @@ mod tests {
     use super::*;
     use crate::ArrayShape;
 
+    /// The tiled shape of a layout's text.
+    fn t(s: &str) -> crate::TiledShape {
+        ArrayShape::parse_validated(s).unwrap().tiled().unwrap()
+    }
+
+    /// A line-aligned address and one 16 bytes into that line.
+    fn line_starts() -> (*const u8, *const u8) {
+        #[repr(align(64))]
+        struct Line([u8; 128]);
+        static LINE: Line = Line([0; 128]);
+        (LINE.0.as_ptr(), LINE.0[16..].as_ptr())
+    }
+
     fn walk(from: &str, to: &str) -> Walk {
-        let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
         Relayout::new(&t(from), &t(to)).unwrap().nest.walk
     }
 
@@ -826,11 +838,7 @@ mod tests {
     #[test]
     fn forced_choices_are_taken() {
         use super::tiles::Stores;
-        let t = |s: &str| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
-        #[repr(align(64))]
-        struct Line([u8; 128]);
-        let line = Line([0; 128]);
-        let (aligned, off) = (line.0.as_ptr(), line.0[16..].as_ptr());
+        let (aligned, off) = line_starts();
         for (ty, size, tile) in [
             ("bf16", 2, "T(8,128)(2,1)"),
             ("s8", 1, "T(8,128)(4,1)"),
@@ -919,11 +927,7 @@ mod tests {
     #[test]
     fn unpacking_stages_by_the_destination() {
         use super::tiles::Staging;
-        let t = |s: &str| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
-        #[repr(align(64))]
-        struct Line([u8; 128]);
-        let line = Line([0; 128]);
-        let (aligned, off) = (line.0.as_ptr(), line.0[16..].as_ptr());
+        let (aligned, off) = line_starts();
         let staging = |ty: &str, size: usize, tile: &str, at: *const u8| {
             let (tpu, host) = (
                 format!("{ty}[64,4096]{{1,0:{tile}}}"),
@@ -957,7 +961,6 @@ mod tests {
     /// `(pack, batch, rows, cols, tile rows, tile cols, group)` of the
     /// tile copy `Relayout::new` finds, if any.
     fn tiles(from: &str, to: &str) -> Option<(bool, u64, u64, u64, u64, u64, u64)> {
-        let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
         let plan = Relayout::new(&t(from), &t(to)).unwrap();
         plan.tiles.map(|t| {
             (
