@@ -22,7 +22,9 @@
 //! source stays in L2) that measures the kernels and the store path
 //! without the source's trip from memory; `huge` asks for transparent
 //! huge pages for every buffer (`madvise`; the default here is 4 KiB
-//! pages). At most one of these puts the aligned relayout limited in
+//! pages), `split` the same huge pages each split into 4 KiB mappings
+//! (physically contiguous memory with a TLB entry per 4 KiB: what the
+//! pages' placement costs apart from what the TLB costs). At most one of these puts the aligned relayout limited in
 //! some way in the third column instead of the one 16 bytes into a line:
 //! `avx2` or `sse2` to those extensions (`without_avx512`,
 //! `without_avx2`), `narrow` to AVX-512's registers without its 512-bit
@@ -51,7 +53,8 @@ use xla_layout::Relayout;
 
 mod common;
 use common::{
-    Buffer, FORMATS, bytes_of, bytes_of_mut, nt_copy, nt_copy_parts, nt_copy_reading_ahead, tiled,
+    Buffer, FORMATS, Pages, bytes_of, bytes_of_mut, nt_copy, nt_copy_parts, nt_copy_reading_ahead,
+    tiled,
 };
 
 /// A plan changed in one way, for the third column.
@@ -71,7 +74,7 @@ enum Other {
 struct Flags {
     stream: bool,
     other: Other,
-    huge: bool,
+    pages: Pages,
     /// Both relayouts 16 bytes into a line.
     at16: bool,
     /// The NT copy reading ahead instead of eight streams.
@@ -99,13 +102,13 @@ fn rounds<T: Copy + Default>(
         Other::Limited(limit) => (0, limit(plan)),
     };
     let (first, offset) = if f.at16 { (16, 16) } else { (0, offset) };
-    let huge = f.huge;
-    let src = Buffer::with_pages(src_t.physical_slots() as usize, 0, value, huge);
+    let pages = f.pages;
+    let src = Buffer::with_pages(src_t.physical_slots() as usize, 0, value, pages);
     let slots = dst_t.physical_slots() as usize;
-    let mut dst = Buffer::with_pages(slots, first, |_| T::default(), huge);
-    let mut dst16 = Buffer::with_pages(slots, offset, |_| T::default(), huge);
+    let mut dst = Buffer::with_pages(slots, first, |_| T::default(), pages);
+    let mut dst16 = Buffer::with_pages(slots, offset, |_| T::default(), pages);
     let bytes = src_t.element_count() as usize * size_of::<T>();
-    let mut copy = Buffer::with_pages(bytes, 0, |_| 0u8, huge);
+    let mut copy = Buffer::with_pages(bytes, 0, |_| 0u8, pages);
     let (src, pad) = (src.get(), T::default());
     let time = |f: &mut dyn FnMut()| {
         let t = Instant::now();
@@ -202,7 +205,7 @@ fn main() {
         ("nopipe", |p| p.packing_pipelined(false), "not pipelined"),
         ("same", |p| p, "the same"),
     ];
-    let others = ["stream", "at16", "ahead", "huge"];
+    let others = ["stream", "at16", "ahead", "huge", "split"];
     let known = || column.iter().map(|c| c.0).chain(others);
     if let Some(bad) = flags.iter().find(|f| !known().any(|k| k == **f)) {
         panic!(
@@ -225,7 +228,11 @@ fn main() {
     let f = Flags {
         stream: flag("stream"),
         other,
-        huge: flag("huge"),
+        pages: match (flag("huge"), flag("split")) {
+            (_, true) => Pages::Split,
+            (true, false) => Pages::Huge,
+            (false, false) => Pages::Small,
+        },
         at16: flag("at16"),
         ahead: flag("ahead"),
     };

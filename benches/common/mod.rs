@@ -149,6 +149,42 @@ unsafe fn nt_lines(s: *const u8, d: *mut u8, bytes: usize) {
     }
 }
 
+/// The pages a [`Buffer`] asks for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pages {
+    /// What the allocator gives: 4 KiB pages here (the machine's
+    /// transparent huge pages are `madvise` only), wherever in physical
+    /// memory the kernel finds them.
+    Small,
+    /// Transparent huge pages (`madvise(MADV_HUGEPAGE)`, before any page
+    /// is touched; a hint the kernel may not follow): 2 MiB physically
+    /// contiguous, one TLB entry each.
+    Huge,
+    /// As `Huge`, then each 2 MiB mapping split into 4 KiB ones: the
+    /// same physically contiguous memory, with a TLB entry per 4 KiB as
+    /// `Small` has. Tells what the TLB costs from what the pages'
+    /// physical placement costs.
+    Split,
+}
+
+/// Splits every huge page mapping in `len` bytes from `p` into 4 KiB
+/// ones, leaving the memory where it is: changing the protection of one
+/// 4 KiB page of a 2 MiB mapping makes the kernel split it (and setting
+/// it back does not merge it again).
+#[cfg(target_os = "linux")]
+fn split_huge_mappings(p: usize, len: usize) {
+    let mut at = p.next_multiple_of(2 << 20);
+    while at + 4096 <= p + len {
+        for prot in [libc::PROT_READ, libc::PROT_READ | libc::PROT_WRITE] {
+            // SAFETY: a whole page inside the caller's allocation; read
+            // only for a moment, with nothing reading or writing it.
+            let rc = unsafe { libc::mprotect(at as *mut libc::c_void, 4096, prot) };
+            assert_eq!(rc, 0, "mprotect");
+        }
+        at += 2 << 20;
+    }
+}
+
 /// `n` elements starting `offset` bytes into a 64-byte line, filled by
 /// `f` (real data: untouched allocations would read the zero page).
 /// Offset 0 is how XLA's host allocator (TSL's, 64-byte aligned) places
@@ -162,20 +198,18 @@ pub struct Buffer<T> {
 
 impl<T: Copy> Buffer<T> {
     pub fn new(n: usize, offset: usize, f: impl Fn(usize) -> T) -> Buffer<T> {
-        Buffer::with_pages(n, offset, f, false)
+        Buffer::with_pages(n, offset, f, Pages::Small)
     }
 
-    /// As `new`, with `huge`: the allocation asks the kernel for
-    /// transparent huge pages (`madvise(MADV_HUGEPAGE)`, before any page
-    /// is touched; Linux only, a hint the kernel may not follow), which
-    /// the machine's `madvise` setting gives only to those who ask.
-    pub fn with_pages(n: usize, offset: usize, f: impl Fn(usize) -> T, huge: bool) -> Buffer<T> {
+    /// As `new`, with the pages `pages` asks for (see [`Pages`]; Linux
+    /// only, elsewhere every buffer gets what the allocator gives).
+    pub fn with_pages(n: usize, offset: usize, f: impl Fn(usize) -> T, pages: Pages) -> Buffer<T> {
         let size = size_of::<T>();
         assert!(offset.is_multiple_of(size) && offset < 64);
         let spare = 128 / size;
         let mut v: Vec<T> = Vec::with_capacity(n + spare);
         #[cfg(target_os = "linux")]
-        if huge {
+        if pages != Pages::Small {
             let (p, bytes) = (v.as_mut_ptr() as usize, (n + spare) * size);
             let start = p.next_multiple_of(4096);
             let len = (p + bytes).saturating_sub(start) / 4096 * 4096;
@@ -185,7 +219,6 @@ impl<T: Copy> Buffer<T> {
             let rc = unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
             assert_eq!(rc, 0, "madvise(MADV_HUGEPAGE)");
         }
-        let _ = huge;
         // Placeholders first: where the elements start depends on where
         // the allocation landed.
         v.resize(n + spare, f(0));
@@ -195,6 +228,10 @@ impl<T: Copy> Buffer<T> {
             .expect("an element at every offset of its size");
         for (k, x) in v[at..at + n].iter_mut().enumerate() {
             *x = f(k);
+        }
+        #[cfg(target_os = "linux")]
+        if pages == Pages::Split {
+            split_huge_mappings(v.as_ptr() as usize, v.capacity() * size);
         }
         Buffer { v, at, n }
     }
