@@ -24,7 +24,11 @@
 //! huge pages for every buffer (`madvise`; the default here is 4 KiB
 //! pages), `split` the same huge pages each split into 4 KiB mappings
 //! (physically contiguous memory with a TLB entry per 4 KiB: what the
-//! pages' placement costs apart from what the TLB costs). At most one of these puts the aligned relayout limited in
+//! pages' placement costs apart from what the TLB costs), `scatter` the
+//! same 4 KiB pages shuffled across each buffer (as a buffer's pages
+//! fall with 4 KiB pages, in memory these buffers own; needs a
+//! `vm.max_map_count` above 131,072), `scatter2m` shuffled within each
+//! 2 MiB. At most one of these puts the aligned relayout limited in
 //! some way in the third column instead of the one 16 bytes into a line:
 //! `avx2` or `sse2` to those extensions (`without_avx512`,
 //! `without_avx2`), `narrow` to AVX-512's registers without its 512-bit
@@ -205,7 +209,15 @@ fn main() {
         ("nopipe", |p| p.packing_pipelined(false), "not pipelined"),
         ("same", |p| p, "the same"),
     ];
-    let others = ["stream", "at16", "ahead", "huge", "split"];
+    let others = [
+        "stream",
+        "at16",
+        "ahead",
+        "huge",
+        "split",
+        "scatter",
+        "scatter2m",
+    ];
     let known = || column.iter().map(|c| c.0).chain(others);
     if let Some(bad) = flags.iter().find(|f| !known().any(|k| k == **f)) {
         panic!(
@@ -228,10 +240,16 @@ fn main() {
     let f = Flags {
         stream: flag("stream"),
         other,
-        pages: match (flag("huge"), flag("split")) {
-            (_, true) => Pages::Split,
-            (true, false) => Pages::Huge,
-            (false, false) => Pages::Small,
+        pages: if flag("scatter") {
+            Pages::Scatter(None)
+        } else if flag("scatter2m") {
+            Pages::Scatter(Some(512))
+        } else if flag("split") {
+            Pages::Split
+        } else if flag("huge") {
+            Pages::Huge
+        } else {
+            Pages::Small
         },
         at16: flag("at16"),
         ahead: flag("ahead"),

@@ -165,6 +165,88 @@ pub enum Pages {
     /// `Small` has. Tells what the TLB costs from what the pages'
     /// physical placement costs.
     Split,
+    /// As `Huge`, then the 4 KiB pages shuffled (one fixed shuffle)
+    /// within each `n` of them (`None`: across the whole buffer), by
+    /// moving their mappings (`mremap`): the same physical memory, each
+    /// 4 KiB of the buffer on a page of it picked at random, as the pages
+    /// of a `Small` buffer fall. Each page becomes a mapping of its own:
+    /// four 128 MiB buffers need `vm.max_map_count` above 131,072 (65,530
+    /// by default: `sysctl -w vm.max_map_count=1000000`).
+    Scatter(Option<usize>),
+}
+
+/// Shuffles the mappings of the whole 4 KiB pages in `len` bytes from
+/// `p` (see [`Pages::Scatter`]): page `i` afterwards is the physical
+/// page that was at `perm[i]`, `perm` a shuffle within each `within`
+/// pages. Moves every page out to a reserved range in shuffled order,
+/// then back in order.
+#[cfg(target_os = "linux")]
+fn scatter_pages(p: usize, len: usize, within: Option<usize>) {
+    let start = p.next_multiple_of(4096);
+    let pages = (p + len).saturating_sub(start) / 4096;
+    let limit: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(
+        limit > 4 * pages + 1000,
+        "scattering {pages} pages needs vm.max_map_count above {} (it is {limit}): \
+         sysctl -w vm.max_map_count=1000000",
+        4 * pages + 1000
+    );
+    let mut perm: Vec<usize> = (0..pages).collect();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let group = within.unwrap_or(pages).max(1);
+    for g in perm.chunks_mut(group) {
+        for i in (1..g.len()).rev() {
+            // xorshift64: a fixed shuffle, the same every run.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            g.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+    }
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+    // SAFETY: a fresh reservation, nothing in it.
+    let spare = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            pages * 4096,
+            libc::PROT_NONE,
+            flags,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(spare, libc::MAP_FAILED, "mmap");
+    let spare = spare as usize;
+    let page = |from: usize, to: usize| {
+        let how = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+        // SAFETY: moves one whole page of the caller's allocation (or of
+        // the reservation) onto a page of the other, unmapping whatever
+        // was there; nothing holds a reference into either meanwhile.
+        let at = unsafe {
+            libc::mremap(
+                from as *mut libc::c_void,
+                4096,
+                4096,
+                how,
+                to as *mut libc::c_void,
+            )
+        };
+        assert_eq!(
+            at as usize,
+            to,
+            "mremap: {}",
+            std::io::Error::last_os_error()
+        );
+    };
+    for (i, &q) in perm.iter().enumerate() {
+        page(start + q * 4096, spare + i * 4096);
+    }
+    for i in 0..pages {
+        page(spare + i * 4096, start + i * 4096);
+    }
 }
 
 /// Splits every huge page mapping in `len` bytes from `p` into 4 KiB
@@ -230,8 +312,12 @@ impl<T: Copy> Buffer<T> {
             *x = f(k);
         }
         #[cfg(target_os = "linux")]
-        if pages == Pages::Split {
-            split_huge_mappings(v.as_ptr() as usize, v.capacity() * size);
+        match pages {
+            Pages::Small | Pages::Huge => {}
+            Pages::Split => split_huge_mappings(v.as_ptr() as usize, v.capacity() * size),
+            Pages::Scatter(within) => {
+                scatter_pages(v.as_ptr() as usize, v.capacity() * size, within)
+            }
         }
         Buffer { v, at, n }
     }
