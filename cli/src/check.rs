@@ -87,15 +87,16 @@ fn strip_newline(line: &[u8]) -> &[u8] {
 /// proportional to the line, whatever the tuple's size.
 pub fn check_line(text: &[u8]) -> Value {
     let input = String::from_utf8_lossy(text);
-    // `SHAPE Layout(major_to_minor=…)`: the layout in JAX's form.
-    if let Some(parsed) = xla_layout_core::text::parse_array_with_jax_layout(&input) {
+    // `tpu(SHAPE)`: SHAPE with a TPU's default layout, and `SHAPE
+    // Layout(major_to_minor=…)`: the layout in JAX's form.
+    let other_form = match xla_layout_core::tpu::parse_request(&input) {
+        Some(request) => Some(request.map_err(|e| e.to_string())),
+        None => xla_layout_core::text::parse_array_with_jax_layout(&input)
+            .map(|parsed| parsed.map_err(|e| e.to_string())),
+    };
+    if let Some(parsed) = other_form {
         return match parsed {
-            Err(e) => report(
-                &input,
-                None,
-                Some((e.to_string(), "parse")),
-                Sizes::default(),
-            ),
+            Err(e) => report(&input, None, Some((e, "parse")), Sizes::default()),
             Ok(shape) => match shape.validate() {
                 Err(e) => report(
                     &input,

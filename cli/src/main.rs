@@ -88,7 +88,12 @@ fn main() -> ExitCode {
             io::stdout().lock(),
             io::stderr().lock(),
         ),
-        Command::Memory(args) => memory::main(&args, io::stdin().lock(), io::stdout().lock()),
+        Command::Memory(args) => memory::main(
+            &args,
+            io::stdin().lock(),
+            io::stdout().lock(),
+            io::stderr().lock(),
+        ),
         Command::Tpu(args) => tpu::main(&args, io::stdin().lock(), io::stdout().lock()),
     };
     match result {

@@ -90,7 +90,12 @@ struct Files {
 }
 
 /// Runs `memory`.
-pub fn main(args: &Args, stdin: impl Read, mut out: impl Write) -> Result<(), Failure> {
+pub fn main(
+    args: &Args,
+    stdin: impl Read,
+    mut out: impl Write,
+    mut error_out: impl Write,
+) -> Result<(), Failure> {
     let to_stdout = args.html.as_deref() == Some(Path::new("-"));
     if to_stdout && args.json {
         return Err(Failure::Usage {
@@ -153,7 +158,30 @@ pub fn main(args: &Args, stdin: impl Read, mut out: impl Write) -> Result<(), Fa
         text_report(&report, &context, &mut out)?;
     }
     out.flush()?;
-    Ok(())
+    unread(&errors, &text, &name, &mut error_out)
+}
+
+/// Each part of the module that did not read, with its line and column,
+/// to `to`; then the failure that makes the exit status 1, if there was
+/// any (the report of the rest is already out).
+fn unread(
+    errors: &[xla_layout_hlo::HloError],
+    text: &str,
+    name: &str,
+    mut to: impl Write,
+) -> Result<(), Failure> {
+    for e in errors {
+        writeln!(to, "{}", e.render(text, name))?;
+    }
+    match errors.len() {
+        0 => Ok(()),
+        1 => Err(Failure::Input(format!(
+            "1 part of {name} could not be read: the report leaves it out"
+        ))),
+        n => Err(Failure::Input(format!(
+            "{n} parts of {name} could not be read: the report leaves them out"
+        ))),
+    }
 }
 
 /// What the printers need besides the report.
@@ -407,17 +435,21 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         }
     }
     if cx.unread > 0 {
+        let parts = match cx.unread {
+            1 => "1 part".to_string(),
+            n => format!("{n} parts"),
+        };
         let _ = writeln!(
             o,
-            "warning: {} part(s) of the module did not read and are left out",
-            cx.unread
+            "warning: {parts} of the module did not read and are left out (below, on stderr): \
+             the figures are estimates"
         );
     }
     let _ = writeln!(
         o,
         "\nmemory_analysis() (as jax's compiled.memory_analysis() reports it):"
     );
-    for (name, f) in report.memory_analysis.fields() {
+    for (name, f) in fields(report, cx) {
         let _ = writeln!(
             o,
             "  {name:<29} {:>15} {:>9}  {}",
@@ -585,6 +617,23 @@ fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
     }
 }
 
+/// `memory_analysis()`'s fields as the report shows them: where parts of
+/// the module did not read, what would be exact is an estimate.
+fn fields(report: &Report, cx: &Context) -> impl Iterator<Item = (&'static str, Field)> {
+    let unread = cx.unread > 0;
+    report
+        .memory_analysis
+        .fields()
+        .into_iter()
+        .map(move |(name, f)| {
+            let source = match f.source {
+                Source::Exact if unread => Source::Estimated,
+                s => s,
+            };
+            (name, Field { source, ..f })
+        })
+}
+
 fn field_json(f: Field) -> (Value, Value) {
     (json!(f.bytes), json!(f.source.name()))
 }
@@ -613,7 +662,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
     let d = report.dataflow();
     let mut ma = serde_json::Map::new();
     let mut src = serde_json::Map::new();
-    for (name, f) in report.memory_analysis.fields() {
+    for (name, f) in fields(report, cx) {
         let (b, s) = field_json(f);
         ma.insert(name.into(), b);
         src.insert(name.into(), s);
@@ -912,7 +961,7 @@ fn html(report: &Report, cx: &Context) -> String {
         o,
         "<h2>memory_analysis()</h2>\n<div class=\"cards\" id=\"memory-analysis\">"
     );
-    for (name, f) in report.memory_analysis.fields() {
+    for (name, f) in fields(report, cx) {
         let _ = writeln!(
             o,
             "<div class=\"card\" data-field=\"{name}\" data-bytes=\"{}\"><div class=\"k\">{name}</div><div class=\"v\">{}</div><div class=\"s {}\">{} · {}</div></div>",

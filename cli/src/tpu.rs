@@ -64,7 +64,13 @@ impl Sized {
 
 /// `text`'s default layout and sizes, or why there are none.
 fn sized(text: &str, generation: Generation) -> Result<Sized, String> {
-    let shape = default_layout_for(text, generation).map_err(|e| format!("'{text}': {e}"))?;
+    // `tpu(SHAPE)` as other commands take it: the same question asked
+    // twice, answered once (its generation, if given, instead).
+    let shape = match xla_layout_core::tpu::parse_request(text) {
+        Some(request) => request,
+        None => default_layout_for(text, generation),
+    }
+    .map_err(|e| format!("'{text}': {e}"))?;
     let tiled = shape.tiled().map_err(|e| format!("'{shape}': {e}"))?;
     Ok(Sized {
         tiled_dims: tiled.dims().to_vec(),
@@ -98,23 +104,31 @@ fn json_lines(
     generation: Generation,
 ) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::new(output);
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
         line.clear();
-        if input.read_line(&mut line)? == 0 {
+        if input.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        let text = line.trim_end_matches(['\n', '\r']);
-        let value: Value = match sized(text, generation) {
-            Ok(s) => json!({
+        // A line that is not UTF-8 is an error line; the rest go on.
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        let value: Value = match std::str::from_utf8(&line) {
+            Err(e) => json!({
                 "input": text,
-                "shape": s.shape.to_string(),
-                "bytes": s.bytes,
-                "data_bytes": s.data_bytes,
-                "padding_bytes": s.padding(),
-                "expansion": s.expansion(),
+                "error": format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
             }),
-            Err(e) => json!({ "input": text, "error": e }),
+            Ok(_) => match sized(text, generation) {
+                Ok(s) => json!({
+                    "input": text,
+                    "shape": s.shape.to_string(),
+                    "bytes": s.bytes,
+                    "data_bytes": s.data_bytes,
+                    "padding_bytes": s.padding(),
+                    "expansion": s.expansion(),
+                }),
+                Err(e) => json!({ "input": text, "error": e }),
+            },
         };
         serde_json::to_writer(&mut out, &value).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;

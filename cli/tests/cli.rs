@@ -935,6 +935,41 @@ fn tpu_gives_the_default_layout_and_its_cost() {
     assert_eq!(out.stdout.len(), 512);
 }
 
+/// `tpu` reading lines and `check` take the forms the other commands
+/// take: a line that is not UTF-8 is an error line and the next still
+/// reads; `tpu(SHAPE)` is SHAPE with its TPU layout in `check` and `tpu`.
+#[test]
+fn tpu_and_check_take_every_form_line_by_line() {
+    let out = run_bytes(&["tpu"], b"f32[3]\n\xff\xfe\nbf16[2]\ntpu(f32[3,5])\n");
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["shape"], "f32[3]{0:T(128)}");
+    assert!(lines[1]["error"].as_str().unwrap().contains("not UTF-8"));
+    assert_eq!(lines[2]["bytes"], 512);
+    assert_eq!(lines[3]["shape"], "f32[3,5]{1,0:T(4,128)}");
+    let text = stdout(&run(&["tpu", "tpu(f32[3,5])"], ""));
+    assert!(
+        text.starts_with("default layout    f32[3,5]{1,0:T(4,128)}\n"),
+        "{text}"
+    );
+    let v = check("tpu(f32[3,5])\ntpu(f32[3]{0})\n");
+    assert_eq!(
+        (&v[0]["ok"], &v[0]["canonical"]),
+        (&json!(true), &json!("f32[3,5]{1,0:T(4,128)}"))
+    );
+    assert_eq!(v[0]["bytes"], 2048);
+    assert_eq!(
+        (&v[1]["ok"], &v[1]["stage"]),
+        (&json!(false), &json!("parse"))
+    );
+    assert!(v[1]["error"].as_str().unwrap().contains("has a layout"));
+}
+
 /// An instruction written without its shape gets the shape XLA infers,
 /// marked `"inferred": true`.
 #[test]

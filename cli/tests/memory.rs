@@ -303,6 +303,37 @@ fn html_is_one_self_contained_page() {
     let _ = std::fs::remove_file(path);
 }
 
+/// A module cut off in the middle of an instruction: the rest is still
+/// reported, but nothing in it is called exact; each part that did not
+/// read is on stderr with its line and column, and the exit status is 1.
+#[test]
+fn a_damaged_module_is_reported_as_an_estimate_and_fails() {
+    let text = std::fs::read_to_string(format!("{DUMPS}/cpu_linalg.hlo")).unwrap();
+    // Cut the last instruction line in half.
+    let cut = text.trim_end().rfind('\n').unwrap();
+    let line = text[..cut].rfind('\n').unwrap() + 1;
+    let damaged = format!("{}{}", &text[..line], &text[line..line + (cut - line) / 2]);
+    let out = run(&["memory", "-", "--json"], damaged.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["unread_parts"], 1);
+    for field in FIELDS {
+        assert_ne!(v["memory_analysis_source"][field], "exact", "{field}: {v}");
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line_number = text[..line].lines().count() + 1;
+    assert!(err.contains(&format!("-:{line_number}:")), "{err}");
+    assert!(err.contains("1 part of - could not be read"), "{err}");
+    let out = run(&["memory", "-"], damaged.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("warning: 1 part of the module did not read"),
+        "{report}"
+    );
+    assert!(!report.contains(" exact\n"), "{report}");
+}
+
 #[test]
 fn dump_directories_stdin_and_errors() {
     // stdin: no files beside it, so no buffer assignment.
