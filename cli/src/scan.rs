@@ -168,7 +168,7 @@ fn write_json_lines(
 ) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     let mut computation = "";
-    let mut failed = 0usize;
+    let (mut failed, mut computations) = (0usize, 0usize);
     let mut shapes = Shapes::new();
     // Errors come in text order: their lines are counted once overall
     // (from the start each time, an error on every line is quadratic).
@@ -182,6 +182,7 @@ fn write_json_lines(
                 json!({ "error": e.to_string(), "line": line, "column": column })
             }
             Ok(Event::Computation(c)) => {
+                computations += 1;
                 computation = c.name();
                 shapes.computation(&c);
                 continue;
@@ -215,7 +216,16 @@ fn write_json_lines(
         out.write_all(b"\n")?;
     }
     out.flush()?;
+    if computations == 0 && failed == 0 {
+        return Err(empty(path));
+    }
     unread(failed)
+}
+
+/// The failure for a file with no computation in it (empty, or a header
+/// alone): nothing to list is not a module.
+fn empty(path: &str) -> Failure {
+    Failure::Input(format!("{path} holds no HLO computation"))
 }
 
 /// The failure for `n` items that did not read, if any.
@@ -242,6 +252,9 @@ fn write_summary(
     mut errors: impl Write,
 ) -> Result<(), Failure> {
     let (module, unread_parts) = Module::parse_lenient(text);
+    if module.computations().is_empty() && unread_parts.is_empty() {
+        return Err(empty(path));
+    }
     let mut lines = LineCursor::new(text);
     for e in &unread_parts {
         writeln!(errors, "{}", e.render_with(&mut lines, path))?;

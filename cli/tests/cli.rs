@@ -970,6 +970,20 @@ fn tpu_and_check_take_every_form_line_by_line() {
     assert!(v[1]["error"].as_str().unwrap().contains("has a layout"));
 }
 
+/// A file with no computation (empty, or a header alone) is not a module:
+/// `scan` says so and exits 1, as `memory` does.
+#[test]
+fn scan_refuses_a_file_without_a_computation() {
+    for text in ["", "HloModule m\n"] {
+        for args in [&["scan", "-"][..], &["scan", "-", "--summary"]] {
+            let out = run(args, text);
+            assert_eq!(out.status.code(), Some(1), "{args:?} {text:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("- holds no HLO computation"), "{err}");
+        }
+    }
+}
+
 /// An instruction written without its shape gets the shape XLA infers,
 /// marked `"inferred": true`.
 #[test]
