@@ -135,6 +135,21 @@ pub fn main(
             space_labels: &labels,
         },
     );
+    if report.assignment_fits() == Some(false)
+        && let Some(path) = &files.assignment
+    {
+        return Err(Failure::Input(format!(
+            "{} is not the buffer assignment of {name}: {}",
+            path.display(),
+            match (
+                report.matched_assigned_values,
+                report.unmatched_assigned_values
+            ) {
+                (0, 0) => "it holds no allocation".to_string(),
+                (m, u) => format!("{u} of its {} values name nothing in the module", m + u),
+            }
+        )));
+    }
     let context = Context {
         args,
         files: &files,

@@ -334,6 +334,29 @@ fn a_damaged_module_is_reported_as_an_estimate_and_fails() {
     assert!(!report.contains(" exact\n"), "{report}");
 }
 
+/// A buffer assignment from another module, or a file that is not one,
+/// is refused: the report would mix two programs' numbers.
+#[test]
+fn a_buffer_assignment_of_another_module_is_refused() {
+    let module = format!("{DUMPS}/tpu_matmul_2d.hlo");
+    let other = format!("{DUMPS}/tpu_odd_shapes.buffer-assignment.txt");
+    let out = run(&["memory", &module, "--buffer-assignment", &other], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not the buffer assignment of"), "{err}");
+    assert!(err.contains("values name nothing in the module"), "{err}");
+    let out = run(&["memory", &module, "--buffer-assignment", &module], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("it holds no allocation"));
+    // Its own is taken.
+    let own = format!("{DUMPS}/tpu_matmul_2d.buffer-assignment.txt");
+    assert!(
+        run(&["memory", &module, "--buffer-assignment", &own], b"")
+            .status
+            .success()
+    );
+}
+
 #[test]
 fn dump_directories_stdin_and_errors() {
     // stdin: no files beside it, so no buffer assignment.

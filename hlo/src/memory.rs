@@ -542,6 +542,10 @@ pub struct Report<'m, 'a> {
     /// Rows whose size differs from XLA's buffer assignment; 0 on every
     /// fixture.
     pub size_mismatches: usize,
+    /// Values in XLA's buffer assignment that the dataflow has.
+    pub matched_assigned_values: usize,
+    /// The allocations of the buffer assignment given, if one was.
+    assignment_allocations: Option<usize>,
 }
 
 /// What a row is, for people: computed on demand, for the rows shown.
@@ -614,6 +618,8 @@ impl<'m, 'a> Report<'m, 'a> {
             peak: None,
             unmatched_assigned_values: 0,
             size_mismatches: 0,
+            matched_assigned_values: 0,
+            assignment_allocations: ba.map(|ba| ba.allocations.len()),
         };
         report.build_rows();
         if let Some(ba) = ba {
@@ -623,6 +629,29 @@ impl<'m, 'a> Report<'m, 'a> {
         report.build_spaces(&live, options.space_labels, ba);
         report.memory_analysis(ba);
         report
+    }
+
+    /// Whether the buffer assignment it was given is this module's: `None`
+    /// without one; `false` when it has no allocation (not a buffer
+    /// assignment at all) or more of its values name nothing in the module
+    /// than name a value of it (another module's). A report made with an
+    /// assignment that does not fit mixes two programs' numbers.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{BufferAssignment, Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// let ours = BufferAssignment::parse("allocation 0: size 32, parameter 0:\n value: <1 p @0> (size=32,offset=0): f32[8]{0}\n");
+    /// let theirs = BufferAssignment::parse("allocation 0: size 32, parameter 0:\n value: <1 q @0> (size=32,offset=0): f32[8]{0}\n");
+    /// let with = |ba| Report::new(&m, &Options { buffer_assignment: Some(ba), ..Options::default() }).assignment_fits();
+    /// assert_eq!(with(&ours), Some(true));
+    /// assert_eq!(with(&theirs), Some(false));
+    /// assert_eq!(with(&BufferAssignment::parse("HloModule m")), Some(false));
+    /// assert_eq!(Report::new(&m, &Options::default()).assignment_fits(), None);
+    /// ```
+    pub fn assignment_fits(&self) -> Option<bool> {
+        self.assignment_allocations.map(|allocations| {
+            allocations > 0 && self.unmatched_assigned_values <= self.matched_assigned_values
+        })
     }
 
     /// The dataflow the report is made from.
@@ -809,6 +838,7 @@ impl<'m, 'a> Report<'m, 'a> {
             };
             match by_name.get(&key) {
                 Some(&k) => {
+                    self.matched_assigned_values += 1;
                     let row = &mut self.rows[k];
                     row.allocation = Some((a.index, v.offset));
                     row.assigned_bytes = Some(v.size);
