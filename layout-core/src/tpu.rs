@@ -328,7 +328,12 @@ impl core::error::Error for RequestError {}
 pub fn parse_request(text: &str) -> Option<Result<ArrayShape, RequestError>> {
     let inner = text.trim().strip_prefix("tpu")?.trim_start();
     let inner = inner.strip_prefix('(')?.strip_suffix(')')?;
-    Some(request(inner))
+    // Parse errors count bytes from the start of `text`, not of `inner`.
+    let at = inner.as_ptr() as usize - text.as_ptr() as usize;
+    Some(request(inner).map_err(|e| match e {
+        RequestError::Parse(e) => RequestError::Parse(e.shifted(at)),
+        other => other,
+    }))
 }
 
 fn request(inner: &str) -> Result<ArrayShape, RequestError> {

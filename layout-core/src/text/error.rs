@@ -260,6 +260,17 @@ impl ParseError {
         self.len = (self.len + 1).min(MAX_DIAGNOSTICS);
     }
 
+    /// The same error for text that starts `by` bytes into a larger
+    /// input (a shape inside `tpu(...)` or before a JAX layout): every
+    /// span moved by `by`, so that offsets count from the input's start.
+    pub(crate) fn shifted(mut self, by: usize) -> ParseError {
+        for d in self.diagnostics.iter_mut().flatten() {
+            d.start = d.start.saturating_add(by);
+            d.end = d.end.saturating_add(by);
+        }
+        self
+    }
+
     pub(crate) fn single(d: Diagnostic) -> ParseError {
         let mut e = ParseError::new();
         e.push(d);

@@ -63,6 +63,18 @@ impl Display for JaxLayoutError {
     }
 }
 
+impl JaxLayoutError {
+    /// The same error for a layout that starts `by` bytes into a larger
+    /// input.
+    fn shifted(self, by: usize) -> JaxLayoutError {
+        match self {
+            JaxLayoutError::Syntax(at) => JaxLayoutError::Syntax(at.saturating_add(by)),
+            JaxLayoutError::Field(at) => JaxLayoutError::Field(at.saturating_add(by)),
+            other => other,
+        }
+    }
+}
+
 impl core::error::Error for JaxLayoutError {}
 
 /// A small cursor over the text: Python's tuple syntax and identifiers.
@@ -352,15 +364,23 @@ pub fn parse_array_with_jax_layout(text: &str) -> Option<Result<ArrayShape, JaxS
         .strip_suffix("DeviceLocal")
         .map_or(at, |before| before.len());
     let (shape, layout) = text.split_at(at);
-    Some(array_with_jax_layout(shape, layout))
+    Some(array_with_jax_layout(shape, (layout, at)))
 }
 
-fn array_with_jax_layout(shape: &str, layout: &str) -> Result<ArrayShape, JaxShapeError> {
+/// `shape` (the input's first bytes) with the JAX layout `layout`, which
+/// starts at byte `at`; errors count bytes from the input's start.
+fn array_with_jax_layout(
+    shape: &str,
+    (layout, at): (&str, usize),
+) -> Result<ArrayShape, JaxShapeError> {
     if super::shape_spans(shape.as_bytes()).layout.is_some() {
         return Err(JaxShapeError::LayoutWritten);
     }
-    let array = super::parse_array(shape.trim().as_bytes()).map_err(JaxShapeError::Shape)?;
-    let layout = parse_jax_layout(layout.trim()).map_err(JaxShapeError::Layout)?;
+    let leading = |t: &str| t.len() - t.trim_start().len();
+    let array = super::parse_array(shape.trim().as_bytes())
+        .map_err(|e| JaxShapeError::Shape(e.shifted(leading(shape))))?;
+    let layout = parse_jax_layout(layout.trim())
+        .map_err(|e| JaxShapeError::Layout(e.shifted(at + leading(layout))))?;
     Ok(array.with_layout(layout))
 }
 

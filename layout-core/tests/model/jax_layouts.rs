@@ -55,3 +55,29 @@ fn older_and_hand_written_forms_read() {
         "JAX's Layout has no field for XLA's L (tail padding)"
     );
 }
+
+/// Errors in the forms that wrap a shape count bytes from the start of
+/// the whole input, so that they point at the offending text.
+#[test]
+fn errors_point_into_the_whole_input() {
+    use xla_layout_core::text::{JaxLayoutError, JaxShapeError};
+    use xla_layout_core::tpu::{RequestError, parse_request};
+    let text = "f32[2,3] Layout(major_to_minor=(0, 1), foo=1)";
+    match parse_array_with_jax_layout(text).unwrap() {
+        Err(JaxShapeError::Layout(JaxLayoutError::Field(at))) => {
+            assert_eq!(&text[at..at + 3], "foo")
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = "  f32[2,x] Layout(major_to_minor=(0, 1))";
+    match parse_array_with_jax_layout(text).unwrap() {
+        Err(JaxShapeError::Shape(e)) => assert_eq!(&text[e.span()], "x"),
+        other => panic!("{other:?}"),
+    }
+    for (text, at) in [("tpu(f32[3],)", ","), (" tpu( f32[x])", "x")] {
+        match parse_request(text).unwrap() {
+            Err(RequestError::Parse(e)) => assert_eq!(&text[e.span()], at, "{text}"),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+}
