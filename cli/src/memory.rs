@@ -554,7 +554,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     let rows = shown(report, args);
     let _ = writeln!(
         o,
-        "\nLargest buffers (by {}, {} of {}):",
+        "\nLargest values (by {}, {} of {}; values that share a buffer are listed each):",
         match args.sort {
             Order::Bytes => "bytes",
             Order::Padding => "padding",
@@ -1144,7 +1144,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let rows = shown(report, args);
     let _ = writeln!(
         o,
-        "<h2>Largest buffers (by {}, {} of {})</h2>",
+        "<h2>Largest values (by {}, {} of {}; values that share a buffer are listed each)</h2>",
         match args.sort {
             Order::Bytes => "bytes",
             Order::Padding => "padding",

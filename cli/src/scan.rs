@@ -14,25 +14,25 @@ use xla_layout_hlo::{Event, Module, Reader};
 
 use crate::common::Failure;
 
-/// Read an HLO module dump: every instruction as JSON, or its buffers by size.
+/// Read an HLO module dump: every instruction as JSON, or its values by size.
 ///
 /// Without --summary, one JSON object per instruction: {"computation",
 /// "name", "shape" (canonical text), "bytes" (exact; a tuple's elements
 /// summed; null where undefined), "inferred" (true when the text leaves
 /// the shape out and it was inferred from the operands, as XLA does)}; an
-/// instruction that does not read is {"error", "line", "column"}. With --summary, the module's buffers
-/// by size with the bytes lost to padding.
+/// instruction that does not read is {"error", "line", "column"}. With --summary, the module's values
+/// (the arrays its dataflow defines) by size with the bytes lost to padding.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// The dump (`-` for stdin)
     #[arg(value_name = "FILE.hlo")]
     pub file: PathBuf,
-    /// Summarise the buffers by size instead
+    /// Summarise the values by size instead
     #[arg(long)]
     pub summary: bool,
-    /// With --summary, list the N largest buffers
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    /// With --summary, list the N largest values (0: all)
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "summary")]
     pub top: usize,
 }
 
@@ -296,7 +296,7 @@ fn write_summary(
     let instructions = module.instructions().count();
     writeln!(
         out,
-        "{}: {} computations ({} fusion bodies or reducers), {instructions} instructions, {} buffers",
+        "{}: {} computations ({} fusion bodies or reducers), {instructions} instructions, {} values",
         module.name().unwrap_or(path),
         module.computations().len(),
         inlined,
@@ -304,16 +304,19 @@ fn write_summary(
     )?;
     writeln!(
         out,
-        "buffers: the values XLA's dataflow defines, outside fusion bodies and reducers; results\n\
-         that forward another buffer (bitcast, get-tuple-element, tuple, while, call,\n\
+        "values: the arrays XLA's dataflow defines, outside fusion bodies and reducers; results\n\
+         that forward another value (bitcast, get-tuple-element, tuple, while, call,\n\
          conditional, copy-done, async-done, parameters of called computations, ...) define\n\
-         none; tuple results count per element (xla-layout memory has the full report)\n"
+         none; tuple results count per element; values that share a buffer are listed each\n\
+         (xla-layout memory has the full report, buffers included)\n"
     )?;
     writeln!(
         out,
-        "{:>15} {:>13} {:>6}  {:<5} buffer and shape",
+        "{:>15} {:>13} {:>6}  {:<5} value and shape",
         "bytes", "padding", "pad%", "space"
     )?;
+    // `--top 0` lists every value, as `memory --top 0` does.
+    let top = if top == 0 { rows.len() } else { top };
     for &k in order.iter().take(top) {
         let r = rows[k];
         let shape = report.details(r).shape;
@@ -339,7 +342,7 @@ fn write_summary(
         .fold(0u64, u64::saturating_add);
     writeln!(
         out,
-        "\ntotal {} bytes in {} buffers, {} of them ({:.1}%) padding",
+        "\ntotal {} bytes in {} values, {} of them ({:.1}%) padding",
         group(total),
         rows.len(),
         group(padding),

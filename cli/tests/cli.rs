@@ -364,6 +364,20 @@ fn scan_summarises_buffers_and_padding() {
     assert!(!text.contains("region_0.12/"));
     assert!(!text.contains("/gte.w") && !text.contains("/tuple.11"));
     assert!(text.contains("main.30/async-start{1}"), "{text}");
+    // Values, as memory counts them: a while's state and its parameter
+    // share a buffer and are each listed. `--top 0` lists them all, as
+    // memory's does; `--top` needs `--summary`.
+    assert!(text.contains("/Arg_1.2") && text.contains("while_body/w.5"));
+    let values = text.lines().filter(|l| l.contains("S(")).count();
+    assert!(text.contains(&format!(" {values} values\n")), "{text}");
+    assert_eq!(
+        stdout(&run(&["scan", DUMP, "--summary", "--top", "0"], "")),
+        text
+    );
+    assert_eq!(
+        run(&["scan", DUMP, "--top", "5"], "").status.code(),
+        Some(2)
+    );
 }
 
 #[test]
