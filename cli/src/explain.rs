@@ -30,7 +30,7 @@ pub const MAX_PICTURE: usize = 256;
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The array shape [default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}]
+    /// The array shape, also as tpu(SHAPE) or SHAPE Layout(major_to_minor=...) [default: the XLA docs' bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}]
     pub shape: Option<String>,
     /// The grid's row and column dimensions
     #[arg(long, value_name = "ROW,COL", value_parser = parse_dims)]
@@ -240,10 +240,13 @@ fn write_summary(
         .into_iter()
         .map(|d| format!("d{d}={}", shape.dims()[d]))
         .collect();
-    line(
-        "physical order",
-        format_args!("{} (major to minor)", physical.join(", ")),
-    )?;
+    match physical.is_empty() {
+        true => line("physical order", format_args!("none (a scalar)"))?,
+        false => line(
+            "physical order",
+            format_args!("{} (major to minor)", physical.join(", ")),
+        )?,
+    }
     for (k, after) in dims_after_each_tile(shape).into_iter().enumerate() {
         let tile = layout.tile_text(k);
         let label = format!("after tile {}", k + 1);

@@ -12,7 +12,7 @@ use crate::common::{Failure, array_argument};
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The array shape, e.g. 'f32[2,3]{0,1}'
+    /// The array shape, e.g. 'f32[2,3]{0,1}' (also tpu(SHAPE) or SHAPE Layout(major_to_minor=...))
     pub shape: String,
 }
 

@@ -20,10 +20,10 @@ use crate::common::{Failure, array_argument};
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The layout of the bytes on stdin, e.g. 'bf16[64,256]{1,0}'
+    /// The layout of the bytes on stdin, e.g. 'bf16[64,256]{1,0}' (also tpu(SHAPE) or SHAPE Layout(major_to_minor=...))
     #[arg(value_name = "SRC")]
     pub src: String,
-    /// The layout to write on stdout, e.g. 'bf16[64,256]{1,0:T(8,128)(2,1)}'
+    /// The layout to write on stdout, e.g. 'bf16[64,256]{1,0:T(8,128)(2,1)}' or 'tpu(bf16[64,256])'
     #[arg(value_name = "DST")]
     pub dst: String,
     /// The byte written to DST's padding: 0-255 or 0x00-0xff
