@@ -67,3 +67,29 @@ pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
         .collect::<Result<_, _>>()
         .map_err(|_| format!("expected comma-separated numbers, not '{text}'"))
 }
+
+/// A text file's contents (`-` is `stdin`), as UTF-8, without the byte
+/// order mark some editors put first (text tools read past it; the
+/// module reader would take it for a token). A file that is not UTF-8 is
+/// an error that says where the first bad byte is.
+pub fn read_text(path: &std::path::Path, mut stdin: impl io::Read) -> Result<String, Failure> {
+    let (bytes, name) = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        stdin.read_to_end(&mut bytes)?;
+        (bytes, "stdin".to_string())
+    } else {
+        let bytes = std::fs::read(path)
+            .map_err(|e| Failure::Input(format!("cannot read {}: {e}", path.display())))?;
+        (bytes, path.display().to_string())
+    };
+    let mut text = String::from_utf8(bytes).map_err(|e| {
+        Failure::Input(format!(
+            "{name} is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
+}

@@ -13,7 +13,7 @@ use xla_layout_core::tpu::Generation;
 use xla_layout_hlo::memory::{Backend, Field, Options, Order, Report, Role, Row, Source, Space};
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
-use crate::common::Failure;
+use crate::common::{Failure, read_text};
 
 /// Where a compiled program's bytes go, and why they are padded.
 ///
@@ -106,11 +106,11 @@ pub fn main(
     let files = locate(args)?;
     let text = read_text(&files.module, stdin)?;
     let assignment_text = match &files.assignment {
-        Some(p) => Some(read_file(p)?),
+        Some(p) => Some(read_text(p, std::io::empty())?),
         None => None,
     };
     let report_text = match &files.report {
-        Some(p) => Some(read_file(p)?),
+        Some(p) => Some(read_text(p, std::io::empty())?),
         None => None,
     };
     let (module, errors) = Module::parse_lenient(&text);
@@ -287,32 +287,6 @@ fn locate(args: &Args) -> Result<Files, Failure> {
         assignment,
         report,
     })
-}
-
-fn read_file(path: &Path) -> Result<String, Failure> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::Input(format!("cannot read {}: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|e| {
-        Failure::Input(format!(
-            "{} is not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })
-}
-
-fn read_text(path: &Path, mut stdin: impl Read) -> Result<String, Failure> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        stdin.read_to_end(&mut bytes)?;
-        return String::from_utf8(bytes).map_err(|e| {
-            Failure::Input(format!(
-                "stdin is not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ))
-        });
-    }
-    read_file(path)
 }
 
 /// XLA's `HumanReadableNumBytes`: `512B`, `4.00K`, `1.36M` (powers of 1024).

@@ -2,7 +2,7 @@
 //! lines or as a summary of its buffers by size.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 use xla_layout_core::text::{LineCursor, ParseEvent, parse_shape_events};
@@ -12,7 +12,7 @@ use xla_layout_hlo::infer::Shapes;
 use xla_layout_hlo::memory::{Options, Report, Row};
 use xla_layout_hlo::{Event, Module, Reader};
 
-use crate::common::Failure;
+use crate::common::{Failure, read_text};
 
 /// Read an HLO module dump: every instruction as JSON, or its values by size.
 ///
@@ -50,24 +50,6 @@ pub fn main(
     } else {
         write_json_lines(&text, &path, out, errors)
     }
-}
-
-/// The file's text (`-` is standard input).
-fn read_text(path: &Path, mut stdin: impl Read) -> Result<String, Failure> {
-    let mut bytes = Vec::new();
-    let name = path.display();
-    if path.as_os_str() == "-" {
-        stdin.read_to_end(&mut bytes)?;
-    } else {
-        bytes =
-            std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read {name}: {e}")))?;
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        Failure::Input(format!(
-            "{name} is not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
 }
 
 /// Sizes of the data a shape holds.

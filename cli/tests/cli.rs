@@ -984,6 +984,25 @@ fn tpu_and_check_take_every_form_line_by_line() {
     assert!(v[1]["error"].as_str().unwrap().contains("has a layout"));
 }
 
+/// A byte order mark before a dump is read past, as text tools do.
+#[test]
+fn scan_and_memory_read_past_a_byte_order_mark() {
+    let text = std::fs::read_to_string(DUMP).unwrap();
+    for command in [
+        &["scan", "-"][..],
+        &["scan", "-", "--summary"],
+        &["memory", "-"],
+    ] {
+        let plain = run(command, &text);
+        let marked = run(command, &format!("\u{feff}{text}"));
+        assert!(
+            plain.status.success() && marked.status.success(),
+            "{command:?}"
+        );
+        assert_eq!(plain.stdout, marked.stdout, "{command:?}");
+    }
+}
+
 /// A file with no computation (empty, or a header alone) is not a module:
 /// `scan` says so and exits 1, as `memory` does.
 #[test]
