@@ -93,3 +93,11 @@ pub fn read_text(path: &std::path::Path, mut stdin: impl io::Read) -> Result<Str
     }
     Ok(text)
 }
+
+/// `1 byte`, `n bytes`: a count of bytes as a sentence says it.
+pub fn bytes(n: u64) -> String {
+    match n {
+        1 => "1 byte".to_string(),
+        n => format!("{n} bytes"),
+    }
+}

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 
 use xla_layout_core::{ArrayShape, Relayout, Slabs, TiledShape};
 
-use crate::common::{Failure, array_argument};
+use crate::common::{Failure, array_argument, bytes};
 
 /// Copy a raw array from one layout to another: stdin to stdout.
 ///
@@ -105,10 +105,11 @@ pub fn run_in_slabs_of(
         } else {
             got.to_string()
         };
-        let mut m = format!("'{src}' takes {need} bytes but the input has {had}");
+        let mut m = format!("'{src}' takes {} but the input has {had}", bytes(need));
         if written > 0 {
             m.push_str(&format!(
-                "; the first {written} bytes of the output were written before that was seen"
+                "; the first {} of the output were written before that was seen",
+                bytes(written)
             ));
         }
         Failure::Input(m)

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use xla_layout_core::ArrayShape;
 use xla_layout_core::tpu::{Generation, default_layout_for};
 
-use crate::common::Failure;
+use crate::common::{Failure, bytes};
 
 /// The default TPU layout of a shape given without a layout.
 ///
@@ -88,11 +88,11 @@ fn write_human(out: &mut impl Write, s: &Sized) -> std::io::Result<()> {
     match s.expansion() {
         Some(x) => writeln!(
             out,
-            "padding           {} bytes ({:.2}% of the buffer; {x:.2}x the data)",
-            s.padding(),
+            "padding           {} ({:.2}% of the buffer; {x:.2}x the data)",
+            bytes(s.padding()),
             100.0 * s.padding() as f64 / s.bytes as f64
         ),
-        None => writeln!(out, "padding           {} bytes (no data)", s.padding()),
+        None => writeln!(out, "padding           {} (no data)", bytes(s.padding())),
     }
 }
 
