@@ -244,3 +244,27 @@ fn sizes_around_every_boundary() {
         }
     }
 }
+
+/// Zero-sized elements have no bytes to move: every path returns `Ok`
+/// (the tile kernels measure slots in bytes and are not taken), and too
+/// short a buffer is still an error.
+#[test]
+fn zero_sized_elements_move_nothing() {
+    let (tiles, rows) = (
+        tiled("f32[13,300]{1,0:T(8,128)}"),
+        tiled("f32[13,300]{1,0}"),
+    );
+    for (src, dst) in [(&tiles, &rows), (&rows, &tiles)] {
+        let plan = Relayout::new(src, dst).unwrap();
+        let (s, d) = (src.physical_slots() as usize, dst.physical_slots() as usize);
+        for plan in [plan.clone(), plan.clone().streaming_from(0)] {
+            assert_eq!(plan.copy(&vec![(); s], &mut vec![(); d], ()), Ok(()));
+            #[cfg(feature = "rayon")]
+            assert_eq!(
+                plan.copy_parallel(&vec![(); s], &mut vec![(); d], ()),
+                Ok(())
+            );
+            assert!(plan.copy(&vec![(); s - 1], &mut vec![(); d], ()).is_err());
+        }
+    }
+}

@@ -243,7 +243,11 @@ impl Tiles {
 
     /// Whether a row group of slots of `size` bytes fits the edge buffer.
     pub(super) const fn fits(&self, size: usize) -> bool {
-        // `new` bounded the group to MAX_GROUP_BYTES slots.
+        // `new` bounded the group to MAX_GROUP_BYTES slots. Zero-sized
+        // slots have no bytes to move: the copies never take them here.
+        if size == 0 {
+            return false;
+        }
         match (self.group * self.tile_cols).checked_mul(size as u64) {
             Some(bytes) => bytes <= MAX_GROUP_BYTES as u64,
             None => false,
