@@ -117,11 +117,36 @@ const fn first_tile_size(layout: &crate::Layout) -> u64 {
         };
         j += 1;
     }
+    // One first-level tile's dims, minor last, through the later tiles:
+    // its slots are a run of `size` only when each later tile splits the
+    // dims it covers exactly (no padding inside, e.g. `T(2,3)(2,2)` pads
+    // each 6-slot tile to 8).
+    const ROOM: usize = crate::limits::MAX_TILES * crate::limits::MAX_TILE_ENTRIES;
+    let mut dims = [1u64; ROOM];
+    let mut len = first.len();
+    let mut j = 0;
+    while j < len {
+        dims[j] = first[j] as u64;
+        j += 1;
+    }
     let mut t = 1;
     while t < layout.tile_count() {
-        if layout.tile(t).len() > first.len() {
+        let tile = layout.tile(t);
+        if tile.len() > len || len + tile.len() > ROOM {
             return 0;
         }
+        let base = len - tile.len();
+        let mut i = 0;
+        while i < tile.len() {
+            let (d, e) = (dims[base + i], tile[i]);
+            if e == COMBINE || e == 0 || d % e as u64 != 0 {
+                return 0;
+            }
+            dims[base + i] = d / e as u64;
+            dims[len + i] = e as u64;
+            i += 1;
+        }
+        len += tile.len();
         t += 1;
     }
     size
@@ -455,27 +480,31 @@ impl TiledShape {
     }
 
     /// The slots of first-level tile `k` (the `k`-th run of `S` slots, `S`
-    /// the first tile's size; the last may be cut by the allocation);
-    /// `None` without tiles, past the last tile, or when tiles are not runs
-    /// of slots (a `*` in the first tile, or a later tile longer than it).
+    /// the first tile's size); `None` without tiles, past the last tile,
+    /// or when tiles are not runs of slots (a `*` in the first tile, or a
+    /// later tile longer than it). The tiles are the tiled slots
+    /// ([`TiledShape::tiled_slots`]): `L(n)`'s tail padding after them is
+    /// no tile.
     ///
     /// ```
     /// use xla_layout_core::ArrayShape;
     /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
     /// assert_eq!(t.tile_slots(1), Some(4..8));
     /// assert_eq!(t.tile_slots(6), None); // 24 slots: tiles 0..=5
+    /// let l = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)L(32)}").unwrap().tiled().unwrap();
+    /// assert_eq!((l.tile_slots(5), l.tile_slots(6)), (Some(20..24), None)); // slots 24..32: tail
     /// ```
     pub const fn tile_slots(&self, k: u64) -> Option<core::ops::Range<u64>> {
         if self.tile_size == 0 {
             return None;
         }
         let start = match k.checked_mul(self.tile_size) {
-            Some(s) if s < self.allocated_slots => s,
+            Some(s) if s < self.slots => s,
             _ => return None,
         };
         let end = match start.checked_add(self.tile_size) {
-            Some(e) if e < self.allocated_slots => e,
-            _ => self.allocated_slots,
+            Some(e) if e < self.slots => e,
+            _ => self.slots,
         };
         Some(start..end)
     }

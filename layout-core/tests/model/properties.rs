@@ -1642,3 +1642,81 @@ proptest! {
         exercise_bytes(&input);
     }
 }
+
+/// `tile_slots` gives first-level tiles as runs of slots only where they
+/// are: the runs cover the tiled slots end to end (`L(n)`'s tail is no
+/// tile), and an element's run is a function of its first-level tile, one
+/// run per tile. Where a later tile pads inside a first-level tile
+/// (`T(2,3)(2,2)`), the tiles are not runs of the first tile's size, and
+/// there are none.
+#[test]
+fn first_level_tiles_are_the_runs_of_their_elements() {
+    use std::collections::HashMap;
+    use xla_layout_core::ArrayShape;
+    for (text, runs) in [
+        ("f32[4,3]{1,0:T(2,3)(2,2)}", false),
+        ("f32[5,7]{1,0:T(2,4)(2,2)}", true),
+        ("pred[3000]{0:T(1024)(128)(4,1)}", true),
+        ("bf16[13,300]{1,0:T(8,128)(2,1)}", true),
+        ("f32[3,5]{1,0:T(2,2)L(32)}", true),
+        ("f32[3,5]{0,1:T(2,2)}", true),
+        ("s8[3,9,300]{2,0,1:T(8,128)(4,1)}", true),
+    ] {
+        let a = ArrayShape::parse_validated(text).unwrap();
+        let t = a.tiled().unwrap();
+        let ranges: Vec<_> = (0..).map_while(|k| t.tile_slots(k)).collect();
+        assert_eq!(!ranges.is_empty(), runs, "{text}");
+        if !runs {
+            continue;
+        }
+        for (k, r) in ranges.iter().enumerate() {
+            let start = if k == 0 { 0 } else { ranges[k - 1].end };
+            assert_eq!(r.start, start, "{text}: tile {k}");
+        }
+        assert_eq!(ranges.last().unwrap().end, t.tiled_slots(), "{text}");
+        // The first tile covers the last dims in physical order.
+        let dims: Vec<u64> = a.dims().iter().map(|&d| d as u64).collect();
+        let m2m: Vec<usize> = a
+            .layout()
+            .unwrap()
+            .minor_to_major()
+            .iter()
+            .map(|&d| d as usize)
+            .collect();
+        let first: Vec<u64> = a
+            .layout()
+            .unwrap()
+            .tile(0)
+            .iter()
+            .map(|&e| e as u64)
+            .collect();
+        let major_to_minor: Vec<usize> = m2m.iter().rev().copied().collect();
+        let mut tile_of: HashMap<Vec<u64>, usize> = HashMap::new();
+        let mut index = vec![0u64; dims.len()];
+        let count: u64 = dims.iter().product();
+        for mut n in 0..count {
+            for d in (0..dims.len()).rev() {
+                index[d] = n % dims[d];
+                n /= dims[d];
+            }
+            let offset = t.offset(&index).unwrap();
+            let k = ranges.iter().position(|r| r.contains(&offset)).unwrap();
+            let tiled_from = major_to_minor.len().saturating_sub(first.len());
+            let key: Vec<u64> = major_to_minor
+                .iter()
+                .enumerate()
+                .map(|(p, &d)| match p.checked_sub(tiled_from) {
+                    Some(j) => {
+                        index[d] / first[j + first.len() - (major_to_minor.len() - tiled_from)]
+                    }
+                    None => index[d],
+                })
+                .collect();
+            assert_eq!(*tile_of.entry(key).or_insert(k), k, "{text}: {index:?}");
+        }
+        let mut ks: Vec<usize> = tile_of.values().copied().collect();
+        ks.sort();
+        ks.dedup();
+        assert_eq!(ks.len(), tile_of.len(), "{text}: one run per tile");
+    }
+}
