@@ -257,7 +257,7 @@ fn zero_sized_elements_move_nothing() {
     for (src, dst) in [(&tiles, &rows), (&rows, &tiles)] {
         let plan = Relayout::new(src, dst).unwrap();
         let (s, d) = (src.physical_slots() as usize, dst.physical_slots() as usize);
-        for plan in [plan.clone(), plan.clone().streaming_from(0)] {
+        for plan in [plan, plan.streaming_from(0)] {
             assert_eq!(plan.copy(&vec![(); s], &mut vec![(); d], ()), Ok(()));
             #[cfg(feature = "rayon")]
             assert_eq!(
