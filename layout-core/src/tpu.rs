@@ -292,6 +292,8 @@ pub enum RequestError {
     Tpu(TpuError),
     /// After the shape, something other than a generation name.
     UnknownGeneration,
+    /// `tpu(` without its closing `)`.
+    Unclosed,
 }
 
 impl core::fmt::Display for RequestError {
@@ -306,6 +308,7 @@ impl core::fmt::Display for RequestError {
             RequestError::UnknownGeneration => {
                 f.write_str("after the shape comes a TPU generation: v4, v5e or v6e")
             }
+            RequestError::Unclosed => f.write_str("`tpu(` is not closed: expected `)` at the end"),
         }
     }
 }
@@ -324,10 +327,14 @@ impl core::error::Error for RequestError {}
 /// assert!(tpu::parse_request("tpu(f32[4], v4)").unwrap().is_ok());
 /// assert!(tpu::parse_request("tpu(f32[4]{0})").unwrap().is_err()); // the layout is the answer
 /// assert!(tpu::parse_request("f32[4]").is_none());
+/// assert!(tpu::parse_request("tpu(f32[4]").unwrap().is_err()); // `)` missing
 /// ```
 pub fn parse_request(text: &str) -> Option<Result<ArrayShape, RequestError>> {
     let inner = text.trim().strip_prefix("tpu")?.trim_start();
-    let inner = inner.strip_prefix('(')?.strip_suffix(')')?;
+    let inner = inner.strip_prefix('(')?;
+    let Some(inner) = inner.strip_suffix(')') else {
+        return Some(Err(RequestError::Unclosed));
+    };
     // Parse errors count bytes from the start of `text`, not of `inner`.
     let at = inner.as_ptr() as usize - text.as_ptr() as usize;
     Some(request(inner).map_err(|e| match e {
@@ -339,8 +346,15 @@ pub fn parse_request(text: &str) -> Option<Result<ArrayShape, RequestError>> {
 fn request(inner: &str) -> Result<ArrayShape, RequestError> {
     // A generation, if any, follows the shape's last comma; a shape never
     // ends in a name.
+    // A generation is a bare name (`v5e`); anything else after the last
+    // comma (`x]` of `f32[3,x]`) belongs to the shape, whose parse says
+    // what is wrong with it.
+    let name = |t: &str| {
+        t.starts_with(|c: char| c.is_ascii_alphabetic())
+            && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
     let (shape_text, generation) = match inner.rsplit_once(',') {
-        Some((shape, last)) if last.trim().starts_with(|c: char| c.is_ascii_alphabetic()) => (
+        Some((shape, last)) if name(last.trim()) => (
             shape,
             Generation::from_name(last.trim()).ok_or(RequestError::UnknownGeneration)?,
         ),

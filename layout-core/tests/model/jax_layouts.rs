@@ -74,7 +74,25 @@ fn errors_point_into_the_whole_input() {
         Err(JaxShapeError::Shape(e)) => assert_eq!(&text[e.span()], "x"),
         other => panic!("{other:?}"),
     }
-    for (text, at) in [("tpu(f32[3],)", ","), (" tpu( f32[x])", "x")] {
+    // A typo after the shape's last comma is the shape's, not a
+    // generation's; a tuple is no array; `)` missing is said.
+    assert!(matches!(
+        parse_request("tpu((f32[2], f32[3]))").unwrap(),
+        Err(RequestError::NotAnArray)
+    ));
+    assert!(matches!(
+        parse_request("tpu(f32[3,5], v9)").unwrap(),
+        Err(RequestError::UnknownGeneration)
+    ));
+    assert!(matches!(
+        parse_request("tpu(f32[3,5]").unwrap(),
+        Err(RequestError::Unclosed)
+    ));
+    for (text, at) in [
+        ("tpu(f32[3],)", ","),
+        (" tpu( f32[x])", "x"),
+        ("tpu(f32[3,x])", "x"),
+    ] {
         match parse_request(text).unwrap() {
             Err(RequestError::Parse(e)) => assert_eq!(&text[e.span()], at, "{text}"),
             other => panic!("{text}: {other:?}"),
