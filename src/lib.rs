@@ -53,6 +53,10 @@ pub use xla_layout_hlo as hlo;
 /// element (one number per level); a name that is not in the file is an
 /// error that lists the closest names.
 ///
+/// An item's attributes go on its type; its `#[cfg]`s also on everything
+/// generated for it and on its errors, so an item configured out (a dump
+/// only some builds have) costs nothing, errors included.
+///
 /// ```
 /// use xla_layout::layout;
 ///

@@ -407,3 +407,24 @@ fn tpu_default_layouts_as_types() {
     assert_eq!(Col.offset([1, 0]), 2);
     assert_eq!((Scalar::TEXT, Scalar::BYTES), ("f32[]{:T(128)}", 512));
 }
+
+// An item configured out takes its errors with it: a dump that is not
+// there, a layout that is not valid (this file would not compile if they
+// were reported).
+layout! {
+    #[cfg(any())]
+    type ConfiguredOutDump = hlo("dumps/not_checked_in.hlo", "fusion");
+    #[cfg(any())]
+    type ConfiguredOutInvalid = f32[8]{5};
+    type ConfiguredIn = f32[8]{0};
+    #[cfg(all())]
+    type ConfiguredInToo = f32[2,3]{0,1};
+}
+
+#[test]
+fn items_configured_out_take_their_errors_with_them() {
+    assert_eq!(ConfiguredIn::PHYSICAL_ELEMENTS, 8);
+    // What is generated for an item with a `#[cfg]` goes with it.
+    assert_eq!(ConfiguredInToo.offset([1, 2]), 5);
+    assert_eq!(<ConfiguredInToo as StaticLayout>::RANK, 2);
+}

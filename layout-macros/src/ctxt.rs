@@ -23,6 +23,20 @@ impl Ctxt {
         self.errors.len()
     }
 
+    /// The errors recorded since there were `count`, taken out as
+    /// `compile_error!` invocations each under `attrs` (an item's
+    /// `#[cfg]`s: a configured-out item's errors are configured out too).
+    pub fn take_since(&mut self, count: usize, attrs: &[&syn::Attribute]) -> TokenStream {
+        self.errors
+            .split_off(count.min(self.errors.len()))
+            .iter()
+            .map(|e| {
+                let error = e.to_compile_error();
+                quote::quote!(#(#attrs)* #error)
+            })
+            .collect()
+    }
+
     /// The recorded errors as `compile_error!` invocations.
     pub fn into_errors(self) -> TokenStream {
         self.errors

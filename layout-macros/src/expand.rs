@@ -28,29 +28,31 @@ fn emit_item(
 ) -> TokenStream {
     let before = cx.error_count();
     let built = build(cx);
-    match built {
+    let (item, rest) = match built {
         Ok(built) if cx.error_count() == before => {
-            let mut out = built.track;
-            out.extend(codegen::struct_item(
-                header.attrs,
-                header.vis,
-                name,
-                &built.doc,
-            ));
-            out.extend(built.items);
-            out
+            let mut rest = built.track;
+            rest.extend(built.items);
+            let item = codegen::struct_item(header.attrs, header.vis, name, &built.doc);
+            (item, rest)
         }
         result => {
             let partial = result.err().unwrap_or_default();
-            let mut out = codegen::struct_item(
+            let item = codegen::struct_item(
                 header.attrs,
                 header.vis,
                 name,
                 "\n\nAn invalid XLA layout (see the errors).",
             );
-            out.extend(codegen::fallback_items(krate, name, partial.rank));
-            out
+            (item, codegen::fallback_items(krate, name, partial.rank))
         }
+    };
+    // The struct carries the item's attributes; what is generated for it
+    // (impls and anonymous consts only) goes with its `#[cfg]`s, in one
+    // anonymous const where there are any.
+    let cfgs = header.cfgs;
+    match cfgs.is_empty() {
+        true => quote!(#item #rest),
+        false => quote!(#item #cfgs const _: () = { #rest };),
     }
 }
 
@@ -64,10 +66,12 @@ struct Built {
     items: TokenStream,
 }
 
-/// What goes on the struct itself.
+/// What goes on the struct itself, and the `#[cfg]`s among its
+/// attributes (which go on what is generated for it too).
 struct Header<'a> {
     attrs: &'a TokenStream,
     vis: &'a TokenStream,
+    cfgs: &'a TokenStream,
 }
 
 /// Expands `layout!`'s input (after the facade's crate path).
@@ -80,19 +84,29 @@ pub fn layout(input: TokenStream) -> TokenStream {
     let mut cx = Ctxt::default();
     match parsed {
         Input::Items(items) => {
-            let mut out = TokenStream::new();
+            let (mut out, mut errors) = (TokenStream::new(), TokenStream::new());
             for item in items {
                 let attrs = crate::input::attrs_tokens(&item.attrs);
                 let vis = quote::ToTokens::to_token_stream(&item.vis);
+                // An item configured out takes its code and its errors with
+                // it (its text is still read here: a macro cannot see `cfg`).
+                let cfg_attrs: Vec<&syn::Attribute> = item
+                    .attrs
+                    .iter()
+                    .filter(|a| a.path().is_ident("cfg"))
+                    .collect();
+                let cfgs = quote!(#(#cfg_attrs)*);
                 let header = Header {
                     attrs: &attrs,
                     vis: &vis,
+                    cfgs: &cfgs,
                 };
+                let before = cx.error_count();
                 out.extend(emit_item(&mut cx, &krate, &item.name, &header, |cx| {
                     build(cx, &krate, &item.name, &item.source)
                 }));
+                errors.extend(cx.take_since(before, &cfg_attrs));
             }
-            let errors = cx.into_errors();
             quote!(#errors #out)
         }
         Input::Expr(source) => {
@@ -101,6 +115,7 @@ pub fn layout(input: TokenStream) -> TokenStream {
             let header = Header {
                 attrs: &none,
                 vis: &none,
+                cfgs: &none,
             };
             let items = emit_item(&mut cx, &krate, &name, &header, |cx| {
                 build(cx, &krate, &name, &source)
