@@ -112,7 +112,9 @@ fn select<'s>(shape: &'s Shape, index: &[syn::LitInt], name: &LitStr) -> syn::Re
             };
             return Err(syn::Error::new_spanned(lit, what));
         };
-        let i: usize = lit.base10_parse()?;
+        let i: usize = lit.base10_parse().map_err(|_| {
+            syn::Error::new_spanned(lit, "a tuple index is a number from 0, such as `0`")
+        })?;
         at = elements.get(i).ok_or_else(|| {
             syn::Error::new_spanned(
                 lit,
@@ -124,10 +126,13 @@ fn select<'s>(shape: &'s Shape, index: &[syn::LitInt], name: &LitStr) -> syn::Re
         })?;
     }
     if let Shape::Tuple(elements) = at {
-        let hint = format!(
-            "`{query}` has the tuple shape `{at}`; add the index of an element (0 to {}) after the name",
-            elements.len().saturating_sub(1)
-        );
+        let hint = match elements.len() {
+            0 => format!("`{query}` has the empty tuple shape `{at}`: it holds no array"),
+            n => format!(
+                "`{query}` has the tuple shape `{at}`; add the index of an element (0 to {}) after the name",
+                n - 1
+            ),
+        };
         return Err(match index.last() {
             Some(lit) => syn::Error::new_spanned(lit, hint),
             None => syn::Error::new_spanned(name, hint),

@@ -8,6 +8,7 @@ layout! {
     type WholeTuple = hlo("../../../../examples/dumps/train_step.tpu.hlo", "while.9");
     type PastTheEnd = hlo("../../../../examples/dumps/train_step.tpu.hlo", "while.9", 2);
     type IntoAnArray = hlo("../../../../examples/dumps/train_step.tpu.hlo", "fusion", 0);
+    type Negative = hlo("../../../../examples/dumps/train_step.tpu.hlo", "while.9", -1);
 }
 
 fn main() {}
