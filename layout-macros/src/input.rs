@@ -142,6 +142,27 @@ impl Parse for Input {
             }
             return Ok(Input::Items(items));
         }
+        // `Name = shape;` or `struct Name = …`: an item without `type`.
+        // Said here, at the name: expanded as an expression in an item's
+        // place, it would only meet rustc's "macro expansion ignores".
+        let item = input.fork();
+        if let Ok(first) = item.call(<Ident as syn::ext::IdentExt>::parse_any) {
+            if ["struct", "enum", "const", "static", "let"]
+                .iter()
+                .any(|k| first == k)
+            {
+                return Err(syn::Error::new(
+                    first.span(),
+                    format!("layout! names a layout with `type Name = <shape>;`, not `{first}`"),
+                ));
+            }
+            if item.peek(Token![=]) && !item.peek(Token![==]) {
+                return Err(syn::Error::new(
+                    first.span(),
+                    "to name a layout, write `type Name = <shape>;`",
+                ));
+            }
+        }
         let source = parse_source(input, false)?;
         if !input.is_empty() {
             return Err(input.error("unexpected tokens after the shape"));
