@@ -343,3 +343,43 @@ fn iterators_live_as_long_as_the_buffer() {
     let sum: f32 = elements(DynView::new(&t, &data).unwrap()).sum();
     assert_eq!(sum, 124.0); // the slots of tiled_layout.md figure 1's elements
 }
+
+/// A value the element cannot hold is refused, not written cut short
+/// (8 in an `s4` would read back as -8; 1.5 in a 7-bit `f32` slot as 0).
+#[test]
+fn bit_views_refuse_values_that_do_not_fit() {
+    use xla_layout::{DynBitsViewMut, IndexError};
+    let t = |s: &str| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    let s4 = t("s4[3,5]{1,0:E(4)}");
+    let mut bytes = vec![0u8; s4.exact_bytes() as usize];
+    let mut v = DynBitsViewMut::<i8>::new(&s4, &mut bytes).unwrap();
+    for x in [-8, -1, 0, 7] {
+        assert_eq!(v.set(&[1, 2], x), Ok(()));
+        assert_eq!(v.get(&[1, 2]), Ok(x));
+    }
+    for x in [8, -9, 127, -128] {
+        assert_eq!(
+            v.set(&[1, 2], x),
+            Err(IndexError::ValueDoesNotFit { element_bits: 4 })
+        );
+    }
+    assert_eq!(v.get(&[1, 2]), Ok(7), "a refused value writes nothing");
+    // Unsigned nibbles in bytes, and a signed byte type in 4-bit slots.
+    let u4 = t("u4[4]{0:E(4)}");
+    let mut bytes = vec![0u8; 2];
+    let mut v = DynBitsViewMut::<u8>::new(&u4, &mut bytes).unwrap();
+    assert_eq!(v.set(&[0], 15), Ok(()));
+    assert!(v.set(&[0], 16).is_err());
+    let s8 = t("s8[4]{0:E(4)}");
+    let mut bytes = vec![0u8; 2];
+    let mut v = DynBitsViewMut::<i8>::new(&s8, &mut bytes).unwrap();
+    assert_eq!((v.set(&[0], -8), v.set(&[1], 7)), (Ok(()), Ok(())));
+    assert!(v.set(&[2], 8).is_err());
+    // A float in a slot narrower than its bits: only values whose cut
+    // bits are zero come back.
+    let f = t("f32[2,3]{1,0:E(7)}");
+    let mut bytes = vec![0u8; f.exact_bytes() as usize];
+    let mut v = DynBitsViewMut::<f32>::new(&f, &mut bytes).unwrap();
+    assert!(v.set(&[0, 0], 1.5).is_err());
+    assert_eq!(v.set(&[0, 0], 0.0), Ok(()));
+}

@@ -93,6 +93,12 @@ pub enum IndexError {
         /// Storage bits per slot.
         element_bits: u64,
     },
+    /// A value to write does not fit the element (its type, or its slot's
+    /// `E(n)` bits): written, it would read back as another value.
+    ValueDoesNotFit {
+        /// Storage bits per slot.
+        element_bits: u64,
+    },
 }
 
 impl Display for IndexError {
@@ -116,6 +122,10 @@ impl Display for IndexError {
             IndexError::BitOffsetOverflow { slot, element_bits } => write!(
                 f,
                 "the bit offset of slot {slot} ({slot} × {element_bits} bits) does not fit in 64 bits"
+            ),
+            IndexError::ValueDoesNotFit { element_bits } => write!(
+                f,
+                "the value does not fit the element (its type in {element_bits}-bit slots): it would read back as another"
             ),
         }
     }

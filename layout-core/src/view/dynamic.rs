@@ -8,7 +8,7 @@
 use core::ops::Range;
 
 use super::{ViewError, check_element};
-use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
+use crate::bits::{MAX_VALUE_BITS, holds_value, read_value, write_bits};
 use crate::{Element, IndexError, PerDim, Relayout, RelayoutError, TiledShape};
 
 /// The buffer's length checked against the slots (typed views) or bytes
@@ -625,8 +625,12 @@ impl<'a, T: Element> DynBitsViewMut<'a, T> {
         let slot = self.shape.offset(index)?;
         let bits = self.shape.element_bits();
         let ty = self.shape.element_type();
+        let encoded = value.encode(ty);
+        if !value.fits(ty) || !holds_value(encoded, bits, ty) {
+            return Err(IndexError::ValueDoesNotFit { element_bits: bits });
+        }
         // Fits: `new` checked `total_bits`; the width is at most 128.
-        write_bits(self.bytes, slot * bits, bits as u32, value.encode(ty));
+        write_bits(self.bytes, slot * bits, bits as u32, encoded);
         Ok(())
     }
 

@@ -41,6 +41,13 @@ pub trait Element: Copy + 'static {
     fn decode(bits: u128, ty: ElementType) -> Self;
     /// The element's bits.
     fn encode(self, ty: ElementType) -> u128;
+    /// Whether the value is one of `ty`'s ([`Element::encode`] keeps the
+    /// type's width: a byte holding 8 for `s4` would come back as -8).
+    /// Types whose bits are the element's bits hold only its values.
+    fn fits(self, ty: ElementType) -> bool {
+        let _ = ty;
+        true
+    }
 }
 
 /// Sign-extends the low `width` bits.
@@ -74,6 +81,10 @@ macro_rules! native {
             fn encode(self, ty: ElementType) -> u128 {
                 let w = logical_bits(ty).min(Self::BITS);
                 (self as u128) & (u128::MAX >> (128 - w))
+            }
+            fn fits(self, ty: ElementType) -> bool {
+                // The bits `encode` keeps give the value back.
+                Self::decode(self.encode(ty), ty) == self
             }
         }
     )*};

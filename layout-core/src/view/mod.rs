@@ -17,7 +17,7 @@ pub use dynamic::{DynBitsView, DynBitsViewMut, DynView, DynViewMut};
 pub use element::Element;
 pub use iter::{Indices, Lane, Physical};
 
-use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
+use crate::bits::{MAX_VALUE_BITS, holds_value, read_value, write_bits};
 use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, TiledShape};
 
 /// Why a buffer cannot be viewed through a layout.
@@ -527,12 +527,16 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// Writes `value` at `index` (only its element's bits change).
     pub fn set(&mut self, index: L::Index, value: T) -> Result<(), IndexError> {
         let slot = slot_of::<L>(index)?;
-        let bits = L::ELEMENT_BITS;
+        let (bits, ty) = (L::ELEMENT_BITS, L::ELEMENT_TYPE);
+        let encoded = value.encode(ty);
+        if !value.fits(ty) || !holds_value(encoded, bits, ty) {
+            return Err(IndexError::ValueDoesNotFit { element_bits: bits });
+        }
         write_bits(
             &mut self.bytes[..L::BYTES],
             slot as u64 * bits,
             bits as u32,
-            value.encode(L::ELEMENT_TYPE),
+            encoded,
         );
         Ok(())
     }

@@ -142,6 +142,27 @@ pub fn read_value(bytes: &[u8], bit: u64, slot_bits: u64, ty: ElementType) -> u1
     }
 }
 
+/// Whether an element's bits `bits` (as [`crate::Element::encode`] gives
+/// them) come back from a slot of `slot_bits` as [`read_value`] reads it:
+/// no bit that matters is cut off (a signed value keeps its sign from the
+/// slot's top bit).
+///
+/// ```
+/// use xla_layout_core::{ElementType, bits::holds_value};
+/// assert!(holds_value(0b1111, 4, ElementType::S8) == false); // 15 is not -1
+/// assert!(holds_value(0xFF, 4, ElementType::S8));           // -1 is
+/// assert!(!holds_value(0x3FC0_0000, 7, ElementType::F32));  // 1.5 in 7 bits
+/// ```
+pub const fn holds_value(bits: u128, slot_bits: u64, ty: ElementType) -> bool {
+    let width = value_bits(ty, slot_bits);
+    let natural = value_bits(ty, MAX_VALUE_BITS as u64);
+    if ty.is_signed_integral() {
+        sign_extend(bits, width) == sign_extend(bits, natural)
+    } else {
+        width >= 128 || bits >> width == 0
+    }
+}
+
 /// Bits of a slot that carry the value: the type's width, or fewer when
 /// the slot is narrower.
 const fn value_bits(ty: ElementType, slot_bits: u64) -> u32 {
