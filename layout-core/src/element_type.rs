@@ -561,3 +561,31 @@ mod tests {
         assert_eq!(ElementType::closest_name("bf61"), Some(ElementType::BF16));
     }
 }
+
+/// A name that is not an element-type token ([`ElementType::from_name`]).
+///
+/// ```
+/// use xla_layout_core::{ElementType, UnknownElementType};
+/// assert_eq!("bf16".parse::<ElementType>(), Ok(ElementType::BF16));
+/// assert_eq!("F32".parse::<ElementType>(), Err(UnknownElementType));
+/// assert_eq!(UnknownElementType.to_string(), "not an XLA element type name (such as f32, bf16, s4, pred)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UnknownElementType;
+
+impl core::fmt::Display for UnknownElementType {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("not an XLA element type name (such as f32, bf16, s4, pred)")
+    }
+}
+
+impl core::error::Error for UnknownElementType {}
+
+impl core::str::FromStr for ElementType {
+    type Err = UnknownElementType;
+
+    /// [`ElementType::from_name`], as `str::parse` does it.
+    fn from_str(name: &str) -> Result<ElementType, UnknownElementType> {
+        ElementType::from_name(name).ok_or(UnknownElementType)
+    }
+}
