@@ -155,10 +155,24 @@ const fn first_tile_size(layout: &crate::Layout) -> u64 {
 /// One value per logical dimension (it derefs to `[u64]`): a logical index
 /// ([`TiledShape::logical_index`]) or strides
 /// ([`ArrayShape::xla_byte_strides`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// It prints as its values: `format!("{:?}", index)` is `[1, 2]`.
+///
+/// ```
+/// # use xla_layout_core::ArrayShape;
+/// let t = ArrayShape::parse_validated("f32[3,5]{1,0}").unwrap().tiled().unwrap();
+/// assert_eq!(format!("{:?}", t.logical_index(7).unwrap().unwrap()), "[1, 2]");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PerDim {
     pub(crate) len: usize,
     pub(crate) values: [u64; MAX_RANK],
+}
+
+impl core::fmt::Debug for PerDim {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(&self.values[..self.len]).finish()
+    }
 }
 
 impl PerDim {
