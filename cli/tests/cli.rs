@@ -912,16 +912,10 @@ fn tpu_gives_the_default_layout_and_its_cost() {
     );
     assert!(text.contains("bytes             8192\n"), "{text}");
     assert!(text.contains("padding           2192 bytes"), "{text}");
-    let out = run(
+    let lines = json_lines(run(
         &["tpu", "--generation", "v4"],
         "f32[3,5]\nf32[2]{0}\nbf16[1024,1]\n",
-    );
-    assert!(out.status.success());
-    let lines: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    ));
     assert_eq!(lines[0]["shape"], "f32[3,5]{1,0:T(4,128)}");
     assert_eq!(
         (lines[0]["bytes"].as_u64(), lines[0]["data_bytes"].as_u64()),
@@ -949,18 +943,29 @@ fn tpu_gives_the_default_layout_and_its_cost() {
     assert_eq!(out.stdout.len(), 512);
 }
 
+/// A successful run's stdout, one JSON value a line.
+fn json_lines(out: Output) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// `tpu` reading lines and `check` take the forms the other commands
 /// take: a line that is not UTF-8 is an error line and the next still
 /// reads; `tpu(SHAPE)` is SHAPE with its TPU layout in `check` and `tpu`.
 #[test]
 fn tpu_and_check_take_every_form_line_by_line() {
-    let out = run_bytes(&["tpu"], b"f32[3]\n\xff\xfe\nbf16[2]\ntpu(f32[3,5])\n");
-    assert!(out.status.success());
-    let lines: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(run_bytes(
+        &["tpu"],
+        b"f32[3]\n\xff\xfe\nbf16[2]\ntpu(f32[3,5])\n",
+    ));
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["shape"], "f32[3]{0:T(128)}");
     assert!(lines[1]["error"].as_str().unwrap().contains("not UTF-8"));
