@@ -232,3 +232,53 @@ fn generic_code_over_views() {
         expected as f32
     );
 }
+
+/// The bit views have the typed views' lanes, tiles and padding fill,
+/// and they agree with the runtime bit views' over the same bytes.
+#[test]
+fn bit_views_have_lanes_tiles_and_padding() {
+    use xla_layout::DynBitsView;
+    layout! { type Packed = s4[3,5]{1,0:T(2,4)E(4)}; }
+    let shape = &<Packed as xla_layout::StaticLayout>::SHAPE;
+    let tiled = shape.tiled().unwrap();
+    let mut bytes = vec![0u8; Packed::BYTES];
+    let mut v = BitsViewMut::<Packed, i8>::new(&mut bytes).unwrap();
+    for r in 0..3 {
+        for c in 0..5 {
+            v.set([r, c], (r * 5 + c) as i8 - 7).unwrap();
+        }
+    }
+    assert_eq!(
+        v.fill_padding(8),
+        Err(xla_layout::IndexError::ValueDoesNotFit { element_bits: 4 })
+    );
+    v.fill_padding(-8).unwrap();
+    let view = v.as_view();
+    assert_eq!(view.lane([1, 0], 1).collect::<Vec<_>>(), [-2, -1, 0, 1, 2]);
+    assert_eq!(view.lane([0, 4], 0).collect::<Vec<_>>(), [-3, 2, 7]);
+    let dynamic = DynBitsView::<i8>::new(&tiled, &bytes).unwrap();
+    let view = BitsView::<Packed, i8>::new(&bytes).unwrap();
+    let mut k = 0;
+    while let Some(tile) = view.tile(k) {
+        let ours: Vec<_> = tile
+            .map(|(i, x)| (i.map(|e| e as u64).to_vec(), x))
+            .collect();
+        let theirs: Vec<_> = dynamic
+            .tile(k)
+            .unwrap()
+            .map(|(i, x)| (i.to_vec(), x))
+            .collect();
+        assert_eq!(ours, theirs, "tile {k}");
+        k += 1;
+    }
+    assert_eq!(k, 4); // 2×2 tiles of 2×4 over 3×5 (padded to 4×8)
+    // Every padding slot reads -8; every element its value.
+    for slot in 0..tiled.physical_slots() {
+        let x =
+            xla_layout::bits::read_value(&bytes, slot * 4, 4, xla_layout::ElementType::S4) as i8;
+        match tiled.logical_index(slot).unwrap() {
+            Some(i) => assert_eq!(i64::from(x), (i[0] * 5 + i[1]) as i64 - 7),
+            None => assert_eq!(x, -8, "slot {slot}"),
+        }
+    }
+}

@@ -594,6 +594,37 @@ impl<'a, T: Element> DynBitsViewMut<'a, T> {
         }
     }
 
+    /// Sets every padding slot (tile padding and `L` tail padding) to
+    /// `value`; refused (nothing written) when the element cannot hold it,
+    /// as [`DynBitsViewMut::set`] refuses it.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynBitsViewMut};
+    /// let t = ArrayShape::parse_validated("s4[3]{0:T(4)E(4)}").unwrap().tiled().unwrap();
+    /// let mut bytes = [0u8; 2];
+    /// DynBitsViewMut::<i8>::new(&t, &mut bytes).unwrap().fill_padding(-1).unwrap();
+    /// assert_eq!(bytes, [0x00, 0xF0]); // slot 3 of 4 is padding
+    /// ```
+    pub fn fill_padding(&mut self, value: T) -> Result<(), IndexError> {
+        let bits = self.shape.element_bits();
+        let ty = self.shape.element_type();
+        let encoded = value.encode(ty);
+        if !value.fits(ty) || !holds_value(encoded, bits, ty) {
+            return Err(IndexError::ValueDoesNotFit { element_bits: bits });
+        }
+        let end = self.shape.physical_slots();
+        let mut next = 0u64;
+        let elements = physical(self.shape, 0..end).map(|(slot, _)| slot as u64);
+        for slot in elements.chain(core::iter::once(end)) {
+            for pad in next..slot {
+                // Fits: `new` checked `total_bits`; the width is at most 128.
+                write_bits(self.bytes, pad * bits, bits as u32, encoded);
+            }
+            next = slot + 1;
+        }
+        Ok(())
+    }
+
     /// The layout and the underlying bytes, for as long as the view could
     /// live.
     ///

@@ -442,6 +442,21 @@ macro_rules! bits_reads {
             Physical::<L>::new().map(move |(slot, i)| (slot, i, self.read_slot(slot)))
         }
 
+        /// The elements along dimension `dim` through `index` (whose entry
+        /// for `dim` is ignored): a row when `dim` is the last dimension.
+        /// Empty if `index` is out of bounds or `dim >= RANK`.
+        pub fn lane(&self, index: L::Index, dim: usize) -> impl Iterator<Item = T> + '_ {
+            Lane::<L>::new(index, dim).map(move |i| self.read_slot(L::default().offset(i)))
+        }
+
+        /// The elements of first-level tile `k` (see
+        /// [`TiledShape::tile_slots`]), with their indices, in memory
+        /// order; `None` without tiles or past the last tile.
+        pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (L::Index, T)> + '_> {
+            let range = tile_slots::<L>(k)?;
+            Some(Physical::<L>::over(range).map(move |(slot, i)| (i, self.read_slot(slot))))
+        }
+
         fn read_slot(&self, slot: usize) -> T {
             // `check_bytes` bounded the width by 128 bits; the trait's
             // contract bounds the bit position.
@@ -522,6 +537,37 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// ```
     pub fn into_dyn(self) -> DynBitsViewMut<'a, T> {
         DynBitsViewMut::from_checked(&Tiled::<L>::SHAPE, self.bytes)
+    }
+
+    /// A shared view of the same bytes.
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsViewMut};
+    /// layout! { type Nibbles = s4[4]{0:E(4)}; }
+    /// let mut bytes = [0u8; 2];
+    /// let mut v = BitsViewMut::<Nibbles, i8>::new(&mut bytes).unwrap();
+    /// v.set([3], -2).unwrap();
+    /// assert_eq!(v.as_view().lane([0], 0).collect::<Vec<_>>(), [0, 0, 0, -2]);
+    /// ```
+    pub fn as_view(&self) -> BitsView<'_, L, T> {
+        BitsView {
+            bytes: self.bytes,
+            layout: PhantomData,
+        }
+    }
+
+    /// Sets every padding slot (tile padding and `L` tail padding) to
+    /// `value`; refused (nothing written) when the element cannot hold it.
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsViewMut};
+    /// layout! { type Padded = s4[3]{0:T(4)E(4)}; }
+    /// let mut bytes = [0u8; 2];
+    /// BitsViewMut::<Padded, i8>::new(&mut bytes).unwrap().fill_padding(-1).unwrap();
+    /// assert_eq!(bytes, [0x00, 0xF0]);
+    /// ```
+    pub fn fill_padding(&mut self, value: T) -> Result<(), IndexError> {
+        DynBitsViewMut::from_checked(&Tiled::<L>::SHAPE, &mut *self.bytes).fill_padding(value)
     }
 
     /// Writes `value` at `index` (only its element's bits change).
