@@ -101,3 +101,17 @@ pub fn bytes(n: u64) -> String {
         n => format!("{n} bytes"),
     }
 }
+
+/// The failure for `n` parts of `what` that did not read, if any (the
+/// rest was read and written: the exit status says it is incomplete).
+pub fn unread(n: usize, what: &str) -> Result<(), Failure> {
+    match n {
+        0 => Ok(()),
+        1 => Err(Failure::Input(format!(
+            "1 part of {what} could not be read"
+        ))),
+        n => Err(Failure::Input(format!(
+            "{n} parts of {what} could not be read"
+        ))),
+    }
+}

@@ -13,7 +13,7 @@ use xla_layout_core::tpu::Generation;
 use xla_layout_hlo::memory::{Backend, Field, Options, Order, Report, Role, Row, Source, Space};
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
-use crate::common::{Failure, read_text};
+use crate::common::{Failure, read_text, unread};
 
 /// Where a compiled program's bytes go, and why they are padded.
 ///
@@ -173,13 +173,13 @@ pub fn main(
         text_report(&report, &context, &mut out)?;
     }
     out.flush()?;
-    unread(&errors, &text, &name, &mut error_out)
+    report_unread(&errors, &text, &name, &mut error_out)
 }
 
 /// Each part of the module that did not read, with its line and column,
 /// to `to`; then the failure that makes the exit status 1, if there was
 /// any (the report of the rest is already out).
-fn unread(
+fn report_unread(
     errors: &[xla_layout_hlo::HloError],
     text: &str,
     name: &str,
@@ -188,15 +188,7 @@ fn unread(
     for e in errors {
         writeln!(to, "{}", e.render(text, name))?;
     }
-    match errors.len() {
-        0 => Ok(()),
-        1 => Err(Failure::Input(format!(
-            "1 part of {name} could not be read: the report leaves it out"
-        ))),
-        n => Err(Failure::Input(format!(
-            "{n} parts of {name} could not be read: the report leaves them out"
-        ))),
-    }
+    unread(errors.len(), name)
 }
 
 /// What the printers need besides the report.

@@ -12,7 +12,7 @@ use xla_layout_hlo::infer::Shapes;
 use xla_layout_hlo::memory::{Options, Report, Row};
 use xla_layout_hlo::{Event, Module, Reader};
 
-use crate::common::{Failure, read_text};
+use crate::common::{Failure, read_text, unread};
 
 /// Read an HLO module dump: every instruction as JSON, or its values by size.
 ///
@@ -201,26 +201,13 @@ fn write_json_lines(
     if computations == 0 && failed == 0 {
         return Err(empty(path));
     }
-    unread(failed)
+    unread(failed, "the module")
 }
 
 /// The failure for a file with no computation in it (empty, or a header
 /// alone): nothing to list is not a module.
 fn empty(path: &str) -> Failure {
     Failure::Input(format!("{path} holds no HLO computation"))
-}
-
-/// The failure for `n` items that did not read, if any.
-fn unread(n: usize) -> Result<(), Failure> {
-    match n {
-        0 => Ok(()),
-        1 => Err(Failure::Input(
-            "1 part of the module could not be read".into(),
-        )),
-        n => Err(Failure::Input(format!(
-            "{n} parts of the module could not be read"
-        ))),
-    }
 }
 
 /// The buffers of a module by size, with the bytes padding costs: the
@@ -337,7 +324,7 @@ fn write_summary(
         )?;
     }
     out.flush()?;
-    unread(unread_parts.len())
+    unread(unread_parts.len(), "the module")
 }
 
 fn percent(part: u64, whole: u64) -> f64 {

@@ -8,7 +8,7 @@
 use core::ops::Range;
 
 use super::{ViewError, check_element};
-use crate::bits::{MAX_VALUE_BITS, holds_value, read_value, write_bits};
+use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
 use crate::{Element, IndexError, PerDim, Relayout, RelayoutError, TiledShape};
 
 /// The buffer's length checked against the slots (typed views) or bytes
@@ -608,10 +608,7 @@ impl<'a, T: Element> DynBitsViewMut<'a, T> {
     pub fn fill_padding(&mut self, value: T) -> Result<(), IndexError> {
         let bits = self.shape.element_bits();
         let ty = self.shape.element_type();
-        let encoded = value.encode(ty);
-        if !value.fits(ty) || !holds_value(encoded, bits, ty) {
-            return Err(IndexError::ValueDoesNotFit { element_bits: bits });
-        }
+        let encoded = super::element::encode_into_slot(value, ty, bits)?;
         let end = self.shape.physical_slots();
         let mut next = 0u64;
         let elements = physical(self.shape, 0..end).map(|(slot, _)| slot as u64);
@@ -656,10 +653,7 @@ impl<'a, T: Element> DynBitsViewMut<'a, T> {
         let slot = self.shape.offset(index)?;
         let bits = self.shape.element_bits();
         let ty = self.shape.element_type();
-        let encoded = value.encode(ty);
-        if !value.fits(ty) || !holds_value(encoded, bits, ty) {
-            return Err(IndexError::ValueDoesNotFit { element_bits: bits });
-        }
+        let encoded = super::element::encode_into_slot(value, ty, bits)?;
         // Fits: `new` checked `total_bits`; the width is at most 128.
         write_bits(self.bytes, slot * bits, bits as u32, encoded);
         Ok(())

@@ -50,6 +50,24 @@ pub trait Element: Copy + 'static {
     }
 }
 
+/// `value`'s bits for a slot of `slot_bits` bits of `ty`, or the error
+/// when written there it would read back as another value (it is not one
+/// of `ty`'s, or the slot's `E(n)` cuts bits that matter): what a bit
+/// view's writes check before writing.
+pub(crate) fn encode_into_slot<T: Element>(
+    value: T,
+    ty: ElementType,
+    slot_bits: u64,
+) -> Result<u128, crate::IndexError> {
+    let encoded = value.encode(ty);
+    match value.fits(ty) && crate::bits::holds_value(encoded, slot_bits, ty) {
+        true => Ok(encoded),
+        false => Err(crate::IndexError::ValueDoesNotFit {
+            element_bits: slot_bits,
+        }),
+    }
+}
+
 /// Sign-extends the low `width` bits.
 const fn sign_extend(bits: u128, width: u32) -> i128 {
     crate::bits::sign_extend(bits, width) as i128

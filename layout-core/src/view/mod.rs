@@ -17,7 +17,7 @@ pub use dynamic::{DynBitsView, DynBitsViewMut, DynView, DynViewMut};
 pub use element::Element;
 pub use iter::{Indices, Lane, Physical};
 
-use crate::bits::{MAX_VALUE_BITS, holds_value, read_value, write_bits};
+use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
 use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, TiledShape};
 
 /// Why a buffer cannot be viewed through a layout.
@@ -574,10 +574,7 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     pub fn set(&mut self, index: L::Index, value: T) -> Result<(), IndexError> {
         let slot = slot_of::<L>(index)?;
         let (bits, ty) = (L::ELEMENT_BITS, L::ELEMENT_TYPE);
-        let encoded = value.encode(ty);
-        if !value.fits(ty) || !holds_value(encoded, bits, ty) {
-            return Err(IndexError::ValueDoesNotFit { element_bits: bits });
-        }
+        let encoded = element::encode_into_slot(value, ty, bits)?;
         write_bits(
             &mut self.bytes[..L::BYTES],
             slot as u64 * bits,
