@@ -60,6 +60,12 @@ pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure
     }
 }
 
+/// A `--generation` value: `v4`, `v5e` or `v6e`, in either case.
+pub fn generation(text: &str) -> Result<xla_layout_core::tpu::Generation, String> {
+    xla_layout_core::tpu::Generation::from_name(text)
+        .ok_or_else(|| format!("expected v4, v5e or v6e, not '{text}'"))
+}
+
 /// Comma-separated numbers, for `--at` and `--dims`.
 pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
     text.split(',')

@@ -50,7 +50,7 @@ pub struct Args {
     #[arg(long, value_name = "NAME", value_parser = parse_backend)]
     pub backend: Option<Backend>,
     /// The TPU generation, for the size of tuple tables (v4, v5e: 512 bytes; v6e: 32)
-    #[arg(long, value_name = "GEN", value_parser = parse_generation)]
+    #[arg(long, value_name = "GEN", value_parser = crate::common::generation)]
     pub tpu: Option<Generation>,
     /// Order the buffers by their bytes or by their padding
     #[arg(long, value_name = "KEY", default_value = "bytes", value_parser = parse_order)]
@@ -68,10 +68,6 @@ pub struct Args {
 
 fn parse_backend(text: &str) -> Result<Backend, String> {
     Backend::from_name(text).ok_or_else(|| format!("expected tpu, cpu or gpu, not '{text}'"))
-}
-
-fn parse_generation(text: &str) -> Result<Generation, String> {
-    Generation::from_name(text).ok_or_else(|| format!("expected v4, v5e or v6e, not '{text}'"))
 }
 
 fn parse_order(text: &str) -> Result<Order, String> {

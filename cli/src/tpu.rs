@@ -23,12 +23,8 @@ pub struct Args {
     /// The shape, without a layout: 'bf16[3,1000]'
     pub shape: Option<String>,
     /// The TPU generation (v4, v5e and v6e give the same layouts)
-    #[arg(long, value_name = "GEN", default_value = "v5e", value_parser = parse_generation)]
+    #[arg(long, value_name = "GEN", default_value = "v5e", value_parser = crate::common::generation)]
     pub generation: Generation,
-}
-
-fn parse_generation(text: &str) -> Result<Generation, String> {
-    Generation::from_name(text).ok_or_else(|| format!("expected v4, v5e or v6e, not '{text}'"))
 }
 
 /// Runs `tpu`.

@@ -47,9 +47,18 @@ impl Generation {
         }
     }
 
-    /// The generation named `name` (as [`Generation::name`] writes it).
+    /// The generation named `name`, as [`Generation::name`] writes it or
+    /// in capitals: Google writes `v5e`, people often `V5E`.
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::Generation;
+    /// assert_eq!(Generation::from_name("V5E"), Some(Generation::V5e));
+    /// assert_eq!(Generation::from_name("v5"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<Generation> {
-        Generation::ALL.into_iter().find(|g| g.name() == name)
+        Generation::ALL
+            .into_iter()
+            .find(|g| g.name().eq_ignore_ascii_case(name))
     }
 }
 
