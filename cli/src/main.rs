@@ -65,9 +65,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            // One program, one version line: clap would name a
+            // subcommand's as `xla-layout-explain`.
+            let _ = writeln!(io::stdout(), "xla-layout {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
-            // Help and version go to stdout (exit 0), usage errors to
-            // stderr (exit 2).
+            // Help goes to stdout (exit 0), usage errors to stderr (exit 2).
             let _ = e.print();
             return ExitCode::from(e.exit_code() as u8);
         }

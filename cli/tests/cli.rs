@@ -673,14 +673,24 @@ fn explain_streams_a_huge_grid() {
 /// (and `help SUBCOMMAND`) on stdout with exit 0.
 #[test]
 fn version_and_help_everywhere() {
-    let out = run(&["--version"], "");
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        format!("xla-layout {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    // The same line from a subcommand: one program, one version.
+    for args in [
+        &["--version"][..],
+        &["explain", "--version"],
+        &["tpu", "-V"],
+    ] {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!("xla-layout {}\n", env!("CARGO_PKG_VERSION")),
+            "{args:?}"
+        );
+    }
     let text = stdout(&run(&["--help"], ""));
-    for sub in ["check", "offsets", "relayout", "explain", "scan"] {
+    for sub in [
+        "check", "offsets", "relayout", "explain", "scan", "memory", "tpu",
+    ] {
         assert!(text.contains(sub), "{text}");
         for args in [vec![sub, "--help"], vec![sub, "-h"], vec!["help", sub]] {
             let out = run(&args, "");
@@ -931,8 +941,14 @@ fn tpu_gives_the_default_layout_and_its_cost() {
             .code(),
         Some(2)
     );
+    // Generation names in capitals, as people write them.
+    let text = stdout(&run(&["tpu", "--generation", "V6E", "f32[2]"], ""));
+    assert!(
+        text.starts_with("default layout    f32[2]{0:T(128)}"),
+        "{text}"
+    );
     // Other commands take tpu(...).
-    let text = stdout(&run(&["explain", "tpu(s4[1,129], v6e)"], ""));
+    let text = stdout(&run(&["explain", "tpu(s4[1,129], V6e)"], ""));
     assert!(
         text.starts_with("canonical text    s4[1,129]{1,0:T(8,128)(8,1)E(4)}"),
         "{text}"
