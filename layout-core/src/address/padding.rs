@@ -189,15 +189,20 @@ impl<'a> Padding<'a> {
 
 impl Display for Padding<'_> {
     /// The roundings that pad, then `L`, separated by `; ` ("no padding"
-    /// when there are none).
+    /// when there are none). An array with no elements allocates nothing,
+    /// so its tiles pad nothing either: "no elements".
     ///
     /// ```
     /// # use xla_layout_core::{ArrayShape, Padding};
     /// let p = |s| Padding::new(&ArrayShape::parse_validated(s).unwrap()).unwrap().to_string();
     /// assert_eq!(p("f32[8,128]{1,0:T(8,128)}"), "no padding");
     /// assert_eq!(p("f32[3]{0:L(4)}"), "slots: 3 → 4 by L(4): 1.33×");
+    /// assert_eq!(p("f32[0,5]{1,0:T(8,128)}"), "no elements");
     /// ```
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.tiled.element_count() == 0 {
+            return f.write_str("no elements");
+        }
         let mut any = false;
         for r in self.roundings().filter(Rounding::pads) {
             if any {
