@@ -408,6 +408,22 @@ fn tpu_default_layouts_as_types() {
     assert_eq!((Scalar::TEXT, Scalar::BYTES), ("f32[]{:T(128)}", 512));
 }
 
+/// The CLI's other forms, as a string or (JAX's) as tokens: `tpu(SHAPE)`
+/// and `SHAPE Layout(...)`, which JAX prints major to minor.
+#[test]
+fn the_cli_forms_as_types() {
+    layout! {
+        type Tpu = "tpu(bf16[1024,1], v4)";
+        type Jax = bf16[16,256] Layout(major_to_minor=(0, 1), _tiling=((8, 128), (2, 1)));
+        type JaxText = "f32[3,5] Layout(major_to_minor=(1, 0))";
+    }
+    assert_eq!(Tpu::TEXT, "bf16[1024,1]{0,1:T(2,128)(2,1)}");
+    assert_eq!(Jax::TEXT, "bf16[16,256]{1,0:T(8,128)(2,1)}");
+    assert_eq!(JaxText::TEXT, "f32[3,5]{0,1}");
+    // Major to minor (1, 0): d0 is the minor dimension.
+    assert_eq!(JaxText.offset([1, 0]), 1);
+}
+
 // An item configured out takes its errors with it: a dump that is not
 // there, a layout that is not valid (this file would not compile if they
 // were reported).

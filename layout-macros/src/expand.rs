@@ -132,8 +132,8 @@ pub fn layout(input: TokenStream) -> TokenStream {
 fn build(cx: &mut Ctxt, krate: &Krate, name: &Ident, source: &Source) -> Result<Built, Partial> {
     let mut track = TokenStream::new();
     let text = match source {
-        Source::Tokens(tokens) => SourceText::from_tokens(tokens),
-        Source::Literal(lit) => Ok(SourceText::from_literal(lit)),
+        Source::Tokens(tokens) => SourceText::from_tokens(tokens).and_then(other_forms),
+        Source::Literal(lit) => other_forms(SourceText::from_literal(lit)),
         Source::Hlo(r) => hlo::import(r).map(|imported| {
             track = imported.track;
             imported.text
@@ -177,6 +177,39 @@ fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
         Err(RequestError::Parse(_)) => Ok(inner),
         Err(e) => Err(syn::Error::new(t.span, format!("tpu(...): {e}"))),
     }
+}
+
+/// The other forms the CLI takes, read by layout-core into XLA's text:
+/// `tpu(SHAPE)` written in a string, and `SHAPE Layout(...)` (JAX's form,
+/// in a string or as tokens). Anything else is returned as it is.
+fn other_forms(src: SourceText) -> syn::Result<SourceText> {
+    use xla_layout_core::text::{JaxLayoutError, JaxShapeError, parse_array_with_jax_layout};
+    use xla_layout_core::tpu::{RequestError, parse_request};
+    let whole = (0, src.text.len());
+    if let Some(request) = parse_request(&src.text) {
+        let (start, end) = match &request {
+            Err(RequestError::Parse(e)) => (e.span().start, e.span().end),
+            _ => whole,
+        };
+        return match request {
+            Ok(shape) => Ok(src.replaced(shape.to_string())),
+            Err(e) => Err(src.error(start, end, format!("tpu(...): {e}"))),
+        };
+    }
+    if let Some(shape) = parse_array_with_jax_layout(&src.text) {
+        let (start, end) = match &shape {
+            Err(JaxShapeError::Shape(e)) => (e.span().start, e.span().end),
+            Err(JaxShapeError::Layout(JaxLayoutError::Syntax(at) | JaxLayoutError::Field(at))) => {
+                (*at, at + 1)
+            }
+            _ => whole,
+        };
+        return match shape {
+            Ok(shape) => Ok(src.replaced(shape.to_string())),
+            Err(e) => Err(src.error(start, end, format!("JAX layout: {e}"))),
+        };
+    }
+    Ok(src)
 }
 
 /// The facade passes `[$crate]` first; used directly, the macro assumes

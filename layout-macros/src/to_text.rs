@@ -36,6 +36,25 @@ impl SourceText {
         SourceText { text, pieces }
     }
 
+    /// `text` read from this source in another form (JAX's, say): every
+    /// error covers the whole source.
+    pub fn replaced(&self, text: String) -> SourceText {
+        let span = |p: Option<&Piece>| p.map_or(Span::call_site(), |p| p.span);
+        let (first, last) = (span(self.pieces.first()), span(self.pieces.last()));
+        let end = text.len().max(1);
+        // Two pieces over all of it: an error's first and last covering
+        // pieces are then the source's first and last tokens.
+        let pieces = [first, last].map(|span| Piece {
+            start: 0,
+            end,
+            span,
+        });
+        SourceText {
+            text,
+            pieces: pieces.into(),
+        }
+    }
+
     /// Shape tokens written directly in the macro. An angle-bracket layout
     /// after the dimensions, `f32[2,3]<1,0>`, is read as `{1,0}`.
     pub fn from_tokens(tokens: &[TokenTree]) -> syn::Result<SourceText> {
