@@ -142,7 +142,10 @@ pub fn main(
                 report.unmatched_assigned_values
             ) {
                 (0, 0) => "it holds no allocation".to_string(),
-                (m, u) => format!("{u} of its {} values name nothing in the module", m + u),
+                (m, u) => format!(
+                    "{u} of its {} values name nothing in the module, or a value of another shape",
+                    m + u
+                ),
             }
         )));
     }

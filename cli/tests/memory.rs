@@ -355,6 +355,26 @@ fn a_buffer_assignment_of_another_module_is_refused() {
             .status
             .success()
     );
+    // The same function compiled for another batch size (jax dumps each
+    // compile beside the others): the names match, the shapes do not.
+    let text = std::fs::read_to_string(&module).unwrap();
+    let recompiled = text.replace("[64,", "[72,");
+    assert_ne!(recompiled, text);
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("matmul_batch_72.hlo");
+    std::fs::write(&path, recompiled).unwrap();
+    let out = run(
+        &[
+            "memory",
+            path.to_str().unwrap(),
+            "--buffer-assignment",
+            &own,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not the buffer assignment of"), "{err}");
+    assert!(err.contains("or a value of another shape"), "{err}");
 }
 
 #[test]

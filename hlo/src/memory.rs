@@ -536,8 +536,9 @@ pub struct Report<'m, 'a> {
     pub rows: Vec<Row>,
     /// The moment of the most device bytes, by the schedule.
     pub peak: Option<Peak>,
-    /// Values in XLA's buffer assignment that the dataflow does not have
-    /// (phis and thread-local scratch aside); 0 on every fixture.
+    /// Values in XLA's buffer assignment that the dataflow does not have,
+    /// or has with another element type or dimensions (phis and
+    /// thread-local scratch aside); 0 on every fixture.
     pub unmatched_assigned_values: usize,
     /// Rows whose size differs from XLA's buffer assignment; 0 on every
     /// fixture.
@@ -633,8 +634,9 @@ impl<'m, 'a> Report<'m, 'a> {
 
     /// Whether the buffer assignment it was given is this module's: `None`
     /// without one; `false` when it has no allocation (not a buffer
-    /// assignment at all) or more of its values name nothing in the module
-    /// than name a value of it (another module's). A report made with an
+    /// assignment at all) or more of its values name nothing in the module,
+    /// or a value of another element type or dimensions, than name a value
+    /// of it (another module's, or another compile's). A report made with an
     /// assignment that does not fit mixes two programs' numbers.
     ///
     /// ```
@@ -646,6 +648,9 @@ impl<'m, 'a> Report<'m, 'a> {
     /// assert_eq!(with(&ours), Some(true));
     /// assert_eq!(with(&theirs), Some(false));
     /// assert_eq!(with(&BufferAssignment::parse("HloModule m")), Some(false));
+    /// // The same name from a compile of another shape does not fit either.
+    /// let other = BufferAssignment::parse("allocation 0: size 36, parameter 0:\n value: <1 p @0> (size=36,offset=0): f32[9]{0}\n");
+    /// assert_eq!(with(&other), Some(false));
     /// assert_eq!(Report::new(&m, &Options::default()).assignment_fits(), None);
     /// ```
     pub fn assignment_fits(&self) -> Option<bool> {
@@ -836,7 +841,12 @@ impl<'m, 'a> Report<'m, 'a> {
                 Some(index) => format!("{}{index}", v.name),
                 None => v.name.to_string(),
             };
-            match by_name.get(&key) {
+            // A name alone does not tell two compiles of one function
+            // apart (jax dumps each shape's compile beside the others).
+            let same = by_name
+                .get(&key)
+                .filter(|&&k| self.same_array(self.rows[k].value, v.shape));
+            match same {
                 Some(&k) => {
                     self.matched_assigned_values += 1;
                     let row = &mut self.rows[k];
@@ -848,6 +858,42 @@ impl<'m, 'a> Report<'m, 'a> {
                 }
                 None => self.unmatched_assigned_values += 1,
             }
+        }
+    }
+
+    /// Whether `assigned` (a buffer assignment's shape text) has the
+    /// element type and dimensions of `value`'s array. Yes when either
+    /// side cannot tell: a shape left out (inferred) or unread.
+    fn same_array(&self, value: Value, assigned: &str) -> bool {
+        let ours = self
+            .dataflow
+            .instruction(value.instruction)
+            .and_then(|(_, i)| {
+                let shape = i.shape()?.ok()?;
+                let node = self
+                    .dataflow
+                    .nodes(value.instruction)
+                    .get(value.node as usize)?;
+                let index = self.dataflow.index_of(node);
+                let mut at = &shape;
+                for &k in index {
+                    let Shape::Tuple(elements) = at else {
+                        return None;
+                    };
+                    at = elements.get(k as usize)?;
+                }
+                match at {
+                    Shape::Array(a) => Some(*a),
+                    _ => None,
+                }
+            });
+        let theirs = match Shape::parse(assigned) {
+            Ok(Shape::Array(a)) => Some(a),
+            _ => None,
+        };
+        match (ours, theirs) {
+            (Some(a), Some(b)) => a.element_type() == b.element_type() && a.dims() == b.dims(),
+            _ => true,
         }
     }
 
