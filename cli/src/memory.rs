@@ -416,13 +416,21 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     }
     if cx.unread > 0 {
         let parts = match cx.unread {
-            1 => "1 part".to_string(),
-            n => format!("{n} parts"),
+            1 => "1 part of the module did not read and is".to_string(),
+            n => format!("{n} parts of the module did not read and are"),
         };
         let _ = writeln!(
             o,
-            "warning: {parts} of the module did not read and are left out (below, on stderr): \
-             the figures are estimates"
+            "warning: {parts} left out (below, on stderr): the figures are estimates"
+        );
+    }
+    if !report.layouts_assigned {
+        let _ = writeln!(
+            o,
+            "warning: the entry's parameters or result do not have the shapes of the \
+             module's entry_computation_layout, as in a dump from before optimisation: its \
+             arrays are sized with XLA's default layouts, not the device's, and the figures \
+             are estimates (the after_optimizations dump has the device's layouts)"
         );
     }
     let _ = writeln!(
@@ -706,6 +714,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "tuple_table_bytes": (report.backend == Backend::Tpu).then_some(report.tuple_table.bytes),
         "tuple_table_source": (report.backend == Backend::Tpu).then_some(report.tuple_table.source.name()),
         "scheduled": report.scheduled,
+        "layouts_assigned": report.layouts_assigned,
         "unread_parts": cx.unread,
         "memory_analysis": ma,
         "memory_analysis_source": src,
@@ -923,10 +932,10 @@ fn html(report: &Report, cx: &Context) -> String {
         o,
         "<p class=\"sub\">{} · {} · {} values in {} buffers · {}</p>",
         escape(&backend_text(report, args)),
-        if report.scheduled {
-            "scheduled"
-        } else {
-            "not scheduled"
+        match (report.scheduled, report.layouts_assigned) {
+            (true, _) => "scheduled",
+            (false, true) => "not scheduled",
+            (false, false) => "not scheduled, before layout assignment: every figure estimated",
         },
         report.rows.len(),
         d.buffer_count(),

@@ -119,6 +119,7 @@ fn json_is_one_stable_object() {
             "tuple_table_bytes",
             "tuple_table_source",
             "scheduled",
+            "layouts_assigned",
             "unread_parts",
             "memory_analysis",
             "memory_analysis_source",
@@ -332,6 +333,25 @@ fn a_damaged_module_is_reported_as_an_estimate_and_fails() {
         "{report}"
     );
     assert!(!report.contains(" exact\n"), "{report}");
+}
+
+/// A module from before optimisation (jax's `before_optimizations`
+/// dump) is read, with a warning, and nothing in it is called exact.
+#[test]
+fn a_module_from_before_optimisation_is_only_estimated() {
+    let module = format!("{DUMPS}/tpu_odd_shapes.before.hlo");
+    let out = run(&["memory", &module], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("warning: the entry's parameters or result do not have the shapes"),
+        "{text}"
+    );
+    assert!(!text.contains(" exact\n"), "{text}");
+    let v = json(&["memory", &module, "--json"]);
+    assert_eq!(v["layouts_assigned"], false);
+    let v = json(&["memory", &format!("{DUMPS}/tpu_odd_shapes.hlo"), "--json"]);
+    assert_eq!(v["layouts_assigned"], true);
 }
 
 /// A buffer assignment from another module, or a file that is not one,

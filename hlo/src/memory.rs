@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use hashbrown::HashMap;
 use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
 use xla_layout_core::tpu::Generation;
-use xla_layout_core::{ArrayShape, Shape};
+use xla_layout_core::{ArrayShape, Shape, ShapeEvent};
 
 use crate::assignment::BufferAssignment;
 use crate::dataflow::{CallContext, Dataflow, InstructionId, NodeKind, Value};
@@ -527,6 +527,22 @@ pub struct Report<'m, 'a> {
     /// Whether the module is scheduled (`is_scheduled=true`): only then is
     /// its instruction order the order it runs in.
     pub scheduled: bool,
+    /// Whether the module is past XLA's layout assignment: its entry's
+    /// parameters and root have the shapes of its `entry_computation_layout`.
+    /// When not (a dump from before optimisation) its arrays have XLA's
+    /// default layouts, not the device's, and every figure of
+    /// [`Report::memory_analysis`] is an estimate.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+    /// let before = "HloModule m, entry_computation_layout={(f32[3,5]{1,0:T(8,128)})->f32[3,5]{1,0:T(8,128)}}\n\
+    ///               ENTRY e {\n ROOT p = f32[3,5]{1,0} parameter(0)\n}";
+    /// let m = Module::parse(before).unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert!(!r.layouts_assigned);
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
+    /// ```
+    pub layouts_assigned: bool,
     /// jax's `compiled.memory_analysis()`.
     pub memory_analysis: MemoryAnalysis,
     /// Per memory space, in order of space.
@@ -595,6 +611,7 @@ impl<'m, 'a> Report<'m, 'a> {
         let dataflow = Dataflow::new(module);
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
+        let layouts_assigned = layouts_assigned(module);
         let ba = options.buffer_assignment;
         let tuple_table = tuple_table(backend, options.generation, ba);
         let mut report = Report {
@@ -603,6 +620,7 @@ impl<'m, 'a> Report<'m, 'a> {
             generation: options.generation,
             tuple_table,
             scheduled,
+            layouts_assigned,
             memory_analysis: MemoryAnalysis {
                 argument_size_in_bytes: Field::new(0, Source::Exact),
                 output_size_in_bytes: Field::new(0, Source::Exact),
@@ -647,7 +665,8 @@ impl<'m, 'a> Report<'m, 'a> {
     /// let with = |ba| Report::new(&m, &Options { buffer_assignment: Some(ba), ..Options::default() }).assignment_fits();
     /// assert_eq!(with(&ours), Some(true));
     /// assert_eq!(with(&theirs), Some(false));
-    /// assert_eq!(with(&BufferAssignment::parse("HloModule m")), Some(false));
+    /// let none = BufferAssignment::parse("HloModule m");
+    /// assert_eq!(with(&none), Some(false));
     /// // The same name from a compile of another shape does not fit either.
     /// let other = BufferAssignment::parse("allocation 0: size 36, parameter 0:\n value: <1 p @0> (size=36,offset=0): f32[9]{0}\n");
     /// assert_eq!(with(&other), Some(false));
@@ -1323,6 +1342,21 @@ impl<'m, 'a> Report<'m, 'a> {
             _ => Field::new(peak_estimate, Source::Estimated),
         };
 
+        if !self.layouts_assigned {
+            for f in [
+                &mut ma.argument_size_in_bytes,
+                &mut ma.output_size_in_bytes,
+                &mut ma.alias_size_in_bytes,
+                &mut ma.host_argument_size_in_bytes,
+                &mut ma.host_output_size_in_bytes,
+                &mut ma.host_alias_size_in_bytes,
+                &mut ma.host_temp_size_in_bytes,
+                &mut ma.peak_memory_in_bytes,
+            ] {
+                f.source = Source::Estimated;
+            }
+        }
+
         let Some(ba) = ba else { return };
         // XLA's allocations, where they say the same thing.
         let host = |c: i64| self.backend != Backend::Cpu && c == 5;
@@ -1536,6 +1570,57 @@ pub enum Order {
     Bytes,
     /// By bytes of padding.
     Padding,
+}
+
+/// Whether `module` is past layout assignment (see
+/// [`Report::layouts_assigned`]): its entry's parameters and root have the
+/// shapes its `entry_computation_layout` gives them, memory spaces aside
+/// (the CPU keeps in device memory what the signature places on the
+/// host); yes when either side cannot be read. Before optimisation they
+/// do not: the signature has the device's layouts, the instructions
+/// default ones (and, before partitioning, the global dimensions).
+fn layouts_assigned(module: &Module<'_>) -> bool {
+    let signature = module
+        .attribute("entry_computation_layout")
+        .and_then(|v| v.trim().strip_prefix('{')?.strip_suffix('}'))
+        .and_then(|v| v.rsplit_once("->"))
+        .and_then(|(params, result)| {
+            Some((
+                Shape::parse(params.trim()).ok()?,
+                Shape::parse(result.trim()).ok()?,
+            ))
+        });
+    let (Some((Shape::Tuple(params), result)), Some(entry)) = (
+        signature,
+        module.computations().iter().find(|c| c.is_entry()),
+    ) else {
+        return true;
+    };
+    let arrays = |s: &Shape| -> Vec<String> {
+        s.events()
+            .map(|e| match e {
+                ShapeEvent::Leaf {
+                    shape: Shape::Array(a),
+                    ..
+                } => a.with_memory_space(0).to_string(),
+                ShapeEvent::Leaf { shape, .. } => shape.to_string(),
+                ShapeEvent::TupleStart { .. } => "(".into(),
+                ShapeEvent::TupleEnd => ")".into(),
+            })
+            .collect()
+    };
+    let same = |i: &crate::Instruction<'_>, want: Option<&Shape>| match (i.shape(), want) {
+        (Some(Ok(have)), Some(want)) => arrays(&have) == arrays(want),
+        (Some(Ok(_)), None) => false,
+        _ => true,
+    };
+    entry.instructions().iter().all(|i| {
+        let root = entry.root().is_some_and(|r| core::ptr::eq(r, i));
+        let param = (i.opcode() == "parameter")
+            .then(|| i.operands_text().trim().parse::<usize>().ok())
+            .flatten();
+        (!root || same(i, Some(&result))) && param.is_none_or(|n| same(i, params.get(n)))
+    })
 }
 
 /// The size of a TPU tuple table, and where it comes from: XLA's buffer

@@ -87,6 +87,42 @@ fn exact_fields_match_memory_analysis_from_the_module_alone() {
     }
 }
 
+/// A TPU module from before optimisation (jax's `before_optimizations`
+/// dump) has the device's layouts only in its signature: the report says
+/// so, and calls none of its figures exact, for they are not jax's.
+#[test]
+fn a_tpu_module_from_before_optimisation_is_only_estimated() {
+    let mut seen = 0;
+    for f in fixtures() {
+        let after = Module::parse(&f.text).unwrap();
+        assert!(
+            Report::new(&after, &Options::default()).layouts_assigned,
+            "{}",
+            f.name
+        );
+        let Ok(text) = std::fs::read_to_string(format!("{DIR}/{}.before.hlo", f.name)) else {
+            continue;
+        };
+        let m = Module::parse(&text).unwrap();
+        let r = Report::new(&m, &Options::default());
+        if r.backend != Backend::Tpu {
+            continue;
+        }
+        seen += 1;
+        assert!(!r.layouts_assigned, "{}", f.name);
+        let ma = r.memory_analysis;
+        assert_eq!(check_exact(&f.name, &f.program, &ma), 0, "{}", f.name);
+        // And rightly: the arguments are not jax's.
+        assert_ne!(
+            ma.argument_size_in_bytes.bytes,
+            expected(&f.program, "argument_size_in_bytes"),
+            "{}",
+            f.name
+        );
+    }
+    assert_eq!(seen, 6);
+}
+
 #[test]
 fn with_the_buffer_assignment_more_fields_are_exact() {
     for f in fixtures() {
