@@ -117,6 +117,18 @@ pub fn main(
             None => format!("{name} holds no HLO computation"),
         }));
     }
+    // A file cut short loses its ENTRY computation, which comes last: a
+    // report of the rest would be all zeros.
+    if let Some(e) = errors.first()
+        && !module.computations().iter().any(|c| c.is_entry())
+    {
+        return Err(Failure::Input(format!(
+            "{}
+{name}: the ENTRY computation did not read, so there is nothing to size \
+             (is the file cut short?)",
+            e.render(&text, &name)
+        )));
+    }
     let assignment = assignment_text.as_deref().map(BufferAssignment::parse);
     let labels = report_text
         .as_deref()

@@ -335,6 +335,19 @@ fn a_damaged_module_is_reported_as_an_estimate_and_fails() {
     assert!(!report.contains(" exact\n"), "{report}");
 }
 
+/// A dump cut short before its ENTRY computation ends: an error that says
+/// so, not a report of zeros.
+#[test]
+fn a_dump_cut_short_says_so() {
+    let text = std::fs::read(format!("{DUMPS}/tpu_odd_shapes.hlo")).unwrap();
+    let out = run(&["memory", "-"], &text[..text.len() / 2]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the ENTRY computation did not read"), "{err}");
+    assert!(err.contains("<stdin>:") || err.contains("-:"), "{err}");
+}
+
 /// A module from before optimisation (jax's `before_optimizations`
 /// dump) is read, with a warning, and nothing in it is called exact.
 #[test]
