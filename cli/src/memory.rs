@@ -375,12 +375,14 @@ fn role_text(role: Role) -> String {
 }
 
 fn backend_text(report: &Report, args: &Args) -> String {
+    // "(detected)" goes with the backend, the one thing read off the dump;
+    // a generation is only ever given.
     let mut t = report.backend.name().to_uppercase();
-    if let Some(g) = report.generation {
-        let _ = write!(t, " {}", g.name());
-    }
     if args.backend.is_none() {
         t.push_str(" (detected)");
+    }
+    if let Some(g) = report.generation {
+        let _ = write!(t, ", {}", g.name());
     }
     t
 }

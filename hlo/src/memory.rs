@@ -34,8 +34,9 @@ const NONE: u32 = u32::MAX;
 /// the fixtures' buffer assignments there is a multiple of it.
 const PAGE: u64 = 16 << 10;
 
-/// What a TPU allocates at least for an array without tiles outside SMEM
-/// (`S(2)`): every such value in the fixtures takes 4 KiB.
+/// What a TPU rounds an array without tiles outside SMEM (`S(2)`) up to a
+/// multiple of: every such value in the fixtures takes 4 KiB. All of them
+/// hold less, so that a larger one takes a multiple is assumed.
 const UNTILED_PAGE: u64 = 4 << 10;
 
 /// The compiler a dump comes from: how it sizes buffers and names memory
@@ -1698,7 +1699,7 @@ fn padding_reasons(a: &ArrayShape, backend: Backend) -> Vec<String> {
         && a.memory_space() != 2
     {
         out.push(format!(
-            "untiled in memory space {}: a TPU gives it at least {} bytes",
+            "untiled in memory space {}: a TPU rounds it up to a multiple of {} bytes",
             a.memory_space(),
             UNTILED_PAGE
         ));

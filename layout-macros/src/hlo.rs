@@ -126,11 +126,22 @@ fn select<'s>(shape: &'s Shape, index: &[syn::LitInt], name: &LitStr) -> syn::Re
         })?;
     }
     if let Shape::Tuple(elements) = at {
-        let hint = match elements.len() {
-            0 => format!("`{query}` has the empty tuple shape `{at}`: it holds no array"),
-            n => format!(
-                "`{query}` has the tuple shape `{at}`; add the index of an element (0 to {}) after the name",
-                n - 1
+        // Where the indices given so far lead, for the message.
+        let what = match index.len() {
+            0 => format!("`{query}` has"),
+            _ => format!("element {} of `{query}` has", indices(index)),
+        };
+        let range = match elements.len() {
+            1 => "0".to_string(),
+            n => format!("0 to {}", n - 1),
+        };
+        let hint = match (elements.len(), index.len()) {
+            (0, _) => format!("{what} the empty tuple shape `{at}`: it holds no array"),
+            (_, 0) => format!(
+                "{what} the tuple shape `{at}`; add the index of an element ({range}) after the name"
+            ),
+            _ => format!(
+                "{what} the tuple shape `{at}`; add one more index, of an element ({range}): one per tuple level"
             ),
         };
         return Err(match index.last() {
@@ -139,4 +150,13 @@ fn select<'s>(shape: &'s Shape, index: &[syn::LitInt], name: &LitStr) -> syn::Re
         });
     }
     Ok(at)
+}
+
+/// `0, 1`: tuple indices as written.
+fn indices(index: &[syn::LitInt]) -> String {
+    index
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -9,6 +9,7 @@ layout! {
     type PastTheEnd = hlo("../../../../examples/dumps/train_step.tpu.hlo", "while.9", 2);
     type IntoAnArray = hlo("../../../../examples/dumps/train_step.tpu.hlo", "fusion", 0);
     type Negative = hlo("../../../../examples/dumps/train_step.tpu.hlo", "while.9", -1);
+    type OneLevelShort = hlo("../../../../examples/dumps/train_step.tpu.hlo", "async-start", 0);
 }
 
 fn main() {}
