@@ -60,10 +60,12 @@ pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure
     }
 }
 
-/// A `--generation` value: `v4`, `v5e` or `v6e`, in either case.
+/// A `--generation` value: `v4`, `v5e`, `v5p` or `v6e`, in either case.
 pub fn generation(text: &str) -> Result<xla_layout_core::tpu::Generation, String> {
-    xla_layout_core::tpu::Generation::from_name(text)
-        .ok_or_else(|| format!("expected v4, v5e or v6e, not '{text}'"))
+    xla_layout_core::tpu::Generation::from_name(text).ok_or_else(|| {
+        let names = xla_layout_core::tpu::Generation::NAMES;
+        format!("expected {names}, not '{text}'")
+    })
 }
 
 /// Comma-separated numbers, for `--at` and `--dims`.

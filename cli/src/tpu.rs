@@ -22,7 +22,7 @@ use crate::common::{Failure, bytes};
 pub struct Args {
     /// The shape, without a layout: 'bf16[3,1000]'
     pub shape: Option<String>,
-    /// The TPU generation (v4, v5e and v6e give the same layouts)
+    /// The TPU generation (v4, v5e, v5p and v6e give the same layouts)
     #[arg(long, value_name = "GEN", default_value = "v5e", value_parser = crate::common::generation)]
     pub generation: Generation,
 }

@@ -1,8 +1,8 @@
-//! The layout libtpu gives an array by default on TPU v4, v5e and v6e: what
-//! an entry parameter of a compiled program gets, and what the PJRT
-//! client's `get_default_layout` answers. The rule was measured with
-//! libtpu, offline, on 139,500 (element type, dimensions, generation)
-//! cases and is written down in `docs/tpu-default-layouts.md`; the three
+//! The layout libtpu gives an array by default on TPU v4, v5e, v5p and
+//! v6e: what an entry parameter of a compiled program gets, and what the
+//! PJRT client's `get_default_layout` answers. The rule was measured with
+//! libtpu, offline, on 186,000 (element type, dimensions, generation)
+//! cases and is written down in `docs/tpu-default-layouts.md`; the four
 //! generations agree on every case.
 //!
 //! ```
@@ -24,15 +24,31 @@ pub enum Generation {
     V4,
     /// TPU v5e (v5 lite).
     V5e,
+    /// TPU v5p.
+    V5p,
     /// TPU v6e (Trillium).
     V6e,
 }
 
 impl Generation {
     /// Every measured generation.
-    pub const ALL: [Generation; 3] = [Generation::V4, Generation::V5e, Generation::V6e];
+    pub const ALL: [Generation; 4] = [
+        Generation::V4,
+        Generation::V5e,
+        Generation::V5p,
+        Generation::V6e,
+    ];
 
-    /// `"v4"`, `"v5e"`, `"v6e"`.
+    /// Their names, for messages: `"v4, v5e, v5p or v6e"`.
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::Generation;
+    /// let names: Vec<&str> = Generation::ALL.iter().map(|g| g.name()).collect();
+    /// assert_eq!(Generation::NAMES, format!("{} or {}", names[..3].join(", "), names[3]));
+    /// ```
+    pub const NAMES: &'static str = "v4, v5e, v5p or v6e";
+
+    /// `"v4"`, `"v5e"`, `"v5p"`, `"v6e"`.
     ///
     /// ```
     /// # use xla_layout_core::tpu::Generation;
@@ -43,6 +59,7 @@ impl Generation {
         match self {
             Generation::V4 => "v4",
             Generation::V5e => "v5e",
+            Generation::V5p => "v5p",
             Generation::V6e => "v6e",
         }
     }
@@ -172,7 +189,7 @@ pub const fn default_layout(
     dims: &[i64],
     generation: Generation,
 ) -> Result<ArrayShape, TpuError> {
-    // v4, v5e and v6e were measured identical (docs/tpu-default-layouts.md).
+    // Every generation was measured identical (docs/tpu-default-layouts.md).
     let _ = generation;
     let Some(bits) = tiling_bits(ty) else {
         return Err(TpuError::UnsupportedType(ty));
@@ -315,7 +332,11 @@ impl core::fmt::Display for RequestError {
             RequestError::NotAnArray => f.write_str("TPU default layouts are for array shapes"),
             RequestError::Tpu(e) => write!(f, "{e}"),
             RequestError::UnknownGeneration => {
-                f.write_str("after the shape comes a TPU generation: v4, v5e or v6e")
+                write!(
+                    f,
+                    "after the shape comes a TPU generation: {}",
+                    Generation::NAMES
+                )
             }
             RequestError::Unclosed => f.write_str("`tpu(` is not closed: expected `)` at the end"),
         }

@@ -169,7 +169,10 @@ fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
     let generation = match &t.generation {
         None => Generation::V5e,
         Some(g) => Generation::from_name(&g.to_string()).ok_or_else(|| {
-            syn::Error::new(g.span(), "expected a TPU generation: v4, v5e or v6e")
+            syn::Error::new(
+                g.span(),
+                format!("expected a TPU generation: {}", Generation::NAMES),
+            )
         })?,
     };
     match default_layout_for(&inner.text, generation) {

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Measure the default layout and padded byte size libtpu gives an entry
-parameter of each (element type, dims), on TPU v4, v5e and v6e, without TPU
+parameter of each (element type, dims), on TPU v4, v5e, v5p and v6e, without TPU
 hardware (compile-only topologies).
 
 Measured with: jax 0.10.2, jaxlib 0.10.2, libtpu 0.0.52 (Python 3.11).
 
-Regenerate (about 3 minutes on 2 cores; each generation is ~46,500 cases in ~120 compiles):
+Regenerate (about 4 minutes on 2 cores; each generation is ~46,500 cases in ~120 compiles):
 
   python -m venv /work/venv-jax && /work/venv-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.52
   /work/venv-jax/bin/python tools/tpu_defaults/generate.py \
@@ -59,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rule  # noqa: E402
 
-TOPOLOGIES = {"v4": "v4:2x2x1", "v5e": "v5e:2x2", "v6e": "v6e:2x2"}
+TOPOLOGIES = {"v4": "v4:2x2x1", "v5e": "v5e:2x2", "v5p": "v5p:2x2x1", "v6e": "v6e:2x2"}
 
 # numpy/ml_dtypes name -> XLA element type name.  Order is the table order.
 DTYPES = [
@@ -188,7 +188,7 @@ def main():
     ap.add_argument("--out", default="/tmp/tpu_defaults/full.jsonl")
     ap.add_argument("--sample-out", default=None,
                     help="write the sampled table here (default: sample.jsonl beside --out)")
-    ap.add_argument("--gens", default="v4,v5e,v6e")
+    ap.add_argument("--gens", default="v4,v5e,v5p,v6e")
     ap.add_argument("--batch", type=int, default=400, help="max parameters per compile")
     ap.add_argument("--batch-bytes", type=int, default=3 << 30, help="max summed bytes per compile")
     ap.add_argument("--single", type=int, default=60, help="cases per generation re-checked alone")

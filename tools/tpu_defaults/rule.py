@@ -11,7 +11,7 @@ Usage:
 
 Only the Python standard library is needed.
 
-The rule (all three generations measured identical):
+The rule (all four generations measured identical):
 
   bits   = storage bits of one element used for tiling; 64-bit and complex
            types tile like 32-bit types (bits = 32 for the tiling decision)

@@ -33,9 +33,11 @@ fn every_measured_case_matches_libtpu() {
     let layout_only = rows(include_str!("../data/tpu_defaults_s1u1.jsonl"));
     assert!(table.len() > 1000 && layout_only.len() > 40);
     let mut types = std::collections::BTreeSet::new();
+    let mut generations = std::collections::BTreeSet::new();
     for row in table.iter().chain(&layout_only) {
         let (generation, ty, dims) = case(row);
         types.insert(ty.name());
+        generations.insert(generation.name());
         let shape = default_layout(ty, &dims, generation).unwrap();
         assert_eq!(shape.to_string(), row["shape"].as_str().unwrap(), "{row}");
         // The layout is valid and its size is what libtpu allocates.
@@ -47,8 +49,9 @@ fn every_measured_case_matches_libtpu() {
             assert_eq!(tiled.exact_bytes(), bytes, "{row}");
         }
     }
-    // Every element type TPUs take was measured.
+    // Every element type TPUs take was measured, on every generation.
     assert_eq!(types.len(), 30, "{types:?}");
+    assert_eq!(generations.len(), Generation::ALL.len(), "{generations:?}");
 }
 
 fn tpu_type() -> impl Strategy<Value = ElementType> {
