@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use xla_layout_core::tpu::Generation;
-use xla_layout_hlo::memory::{Backend, Field, Options, Order, Report, Role, Row, Source, Space};
+use xla_layout_hlo::memory::{
+    Backend, Field, Options, Order, Report, Role, Row, Source, Space, tuple_table_bytes,
+};
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
 use crate::common::{Failure, read_text, unread};
@@ -49,7 +51,7 @@ pub struct Args {
     /// The backend (default: detected from the module)
     #[arg(long, value_name = "NAME", value_parser = parse_backend)]
     pub backend: Option<Backend>,
-    /// The TPU generation, for the size of tuple tables (v4, v5e: 512 bytes; v6e: 32)
+    /// The TPU generation, for the size of tuple tables (v4, v5e: 512 bytes; v5p, v6e: 32)
     #[arg(long, value_name = "GEN", value_parser = crate::common::generation)]
     pub tpu: Option<Generation>,
     /// Order the buffers by their bytes or by their padding
@@ -416,6 +418,19 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
                 _ => "the generation's",
             }
         );
+        // The buffer assignment knows the generation better than --tpu.
+        if let Some(g) = report.generation
+            && report.tuple_table.source == Source::BufferAssignment
+            && tuple_table_bytes(g) != report.tuple_table.bytes
+        {
+            let _ = writeln!(
+                o,
+                "warning: tuple tables take {} bytes on {}, not {}: is the dump from another TPU generation?",
+                tuple_table_bytes(g),
+                g.name(),
+                report.tuple_table.bytes
+            );
+        }
     }
     match &cx.files.assignment {
         Some(p) => {

@@ -56,7 +56,7 @@ const FIELDS: [&str; 9] = [
 fn memory_analysis_matches_jax_on_every_fixture() {
     let manifest = manifest();
     let programs = manifest["programs"].as_object().unwrap();
-    assert_eq!(programs.len(), 18);
+    assert_eq!(programs.len(), 20);
     let mut table = String::new();
     for (name, program) in programs {
         let file = format!("{DUMPS}/{name}.hlo");
@@ -333,6 +333,28 @@ fn a_damaged_module_is_reported_as_an_estimate_and_fails() {
         "{report}"
     );
     assert!(!report.contains(" exact\n"), "{report}");
+}
+
+/// `--tpu` naming another generation than the dump's: the buffer
+/// assignment's tuple tables tell, and the report says so.
+#[test]
+fn a_generation_the_dump_contradicts_is_warned_about() {
+    let module = format!("{DUMPS}/tpu_v6e_scan.hlo");
+    let text = stdout_of(&["memory", &module, "--tpu", "v5e"]);
+    assert!(
+        text.contains("warning: tuple tables take 512 bytes on v5e, not 32"),
+        "{text}"
+    );
+    for right in ["v6e", "v5p"] {
+        let text = stdout_of(&["memory", &module, "--tpu", right]);
+        assert!(!text.contains("warning: tuple tables"), "{right}: {text}");
+    }
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = run(args, b"");
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// A dump cut short before its ENTRY computation ends: an error that says

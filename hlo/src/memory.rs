@@ -1638,10 +1638,24 @@ fn tuple_table(
         return Field::new(v.size, Source::BufferAssignment);
     }
     match generation {
-        // Measured: 512 bytes whatever the arity on v4 and v5e, 32 on v6e.
-        Some(Generation::V6e) => Field::new(32, Source::Exact),
-        Some(_) => Field::new(512, Source::Exact),
+        Some(g) => Field::new(tuple_table_bytes(g), Source::Exact),
         None => Field::new(512, Source::Estimated),
+    }
+}
+
+/// The bytes of a tuple's index table on TPU generation `g`, whatever the
+/// tuple's arity: measured in the fixtures' buffer assignments (512 on v4
+/// and v5e; 32 on v5p and v6e).
+///
+/// ```
+/// use xla_layout_core::tpu::Generation;
+/// assert_eq!(xla_layout_hlo::memory::tuple_table_bytes(Generation::V5e), 512);
+/// assert_eq!(xla_layout_hlo::memory::tuple_table_bytes(Generation::V5p), 32);
+/// ```
+pub fn tuple_table_bytes(g: Generation) -> u64 {
+    match g {
+        Generation::V5p | Generation::V6e => 32,
+        _ => 512,
     }
 }
 

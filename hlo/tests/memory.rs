@@ -37,7 +37,7 @@ fn fixtures() -> Vec<Fixture> {
         })
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    assert_eq!(out.len(), 18);
+    assert_eq!(out.len(), 20);
     out
 }
 
@@ -183,6 +183,13 @@ fn with_the_buffer_assignment_more_fields_are_exact() {
 /// The estimates, as docs/memory-report.md states them.
 #[test]
 fn estimates_stay_within_their_stated_error() {
+    // The peak's error where it is more than a scalar or a tuple table
+    // (docs/memory-report.md §4, "The peak estimate's error").
+    const OFF: [(&str, f64); 3] = [
+        ("tpu_train_step", -0.019),
+        ("tpu_remat_offload_scan", -0.119),
+        ("tpu_v6e_offload_scan_outputs", 0.389),
+    ];
     let (mut exact_peaks, mut exact_temps) = (0, 0);
     for f in fixtures() {
         if f.program["backend"] != "tpu" {
@@ -202,18 +209,18 @@ fn estimates_stay_within_their_stated_error() {
         assert_eq!(peak.source, Source::Estimated);
         let want = expected(&f.program, "peak_memory_in_bytes") as f64;
         let error = (peak.bytes as f64 - want) / want;
-        // Within 0.4% on 11 of 13 programs; 11.9% under on the one with
-        // host offloading in a loop, 1.9% under on the train step
-        // (docs/memory-report.md §4).
-        assert!(error.abs() < 0.13, "{}: {error}", f.name);
-        if error.abs() < 0.004 {
-            exact_peaks += 1;
+        match OFF.iter().find(|(name, _)| *name == f.name) {
+            Some((_, stated)) => assert!((error - stated).abs() < 0.0005, "{}: {error}", f.name),
+            None => {
+                assert!(error.abs() < 0.004, "{}: {error}", f.name);
+                exact_peaks += 1;
+            }
         }
         let temp = r.memory_analysis.temp_size_in_bytes;
         exact_temps += usize::from(temp.bytes == expected(&f.program, "temp_size_in_bytes"));
     }
-    assert_eq!(exact_peaks, 11);
-    assert_eq!(exact_temps, 10);
+    assert_eq!(exact_peaks, 12);
+    assert_eq!(exact_temps, 11);
 }
 
 #[test]
