@@ -60,6 +60,18 @@ pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure
     }
 }
 
+/// The failure for a file given as a module that is another of XLA's dump
+/// files (its buffer assignment, its memory-usage report), if it is one.
+pub fn not_a_module(path: &str, text: &str) -> Result<(), Failure> {
+    match xla_layout_hlo::other_dump_file(text) {
+        Some(kind) => Err(Failure::Input(format!(
+            "{path} is {kind}, not an HLO module: give the module's text \
+             (`…after_optimizations.txt`; `memory` reads the files beside it)"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// A `--generation` value: `v4`, `v5e`, `v5p` or `v6e`, in either case.
 pub fn generation(text: &str) -> Result<xla_layout_core::tpu::Generation, String> {
     xla_layout_core::tpu::Generation::from_name(text).ok_or_else(|| {

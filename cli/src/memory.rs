@@ -103,6 +103,7 @@ pub fn main(
     }
     let files = locate(args)?;
     let text = read_text(&files.module, stdin)?;
+    crate::common::not_a_module(&files.module.display().to_string(), &text)?;
     let assignment_text = match &files.assignment {
         Some(p) => Some(read_text(p, std::io::empty())?),
         None => None,

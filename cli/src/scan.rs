@@ -45,6 +45,7 @@ pub fn main(
 ) -> Result<(), Failure> {
     let path = args.file.to_string_lossy();
     let text = read_text(&args.file, stdin)?;
+    crate::common::not_a_module(&path, &text)?;
     if args.summary {
         write_summary(&text, &path, args.top, out, errors)
     } else {

@@ -357,6 +357,29 @@ fn stdout_of(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// XLA's other dump files given where the module goes: named, not read
+/// as a cascade of syntax errors.
+#[test]
+fn another_dump_file_given_as_the_module_is_named() {
+    for (file, kind) in [
+        ("buffer-assignment.txt", "XLA's buffer assignment"),
+        ("memory-usage-report.txt", "XLA's memory-usage report"),
+    ] {
+        let path = format!("{DUMPS}/tpu_matmul_2d.{file}");
+        for command in ["memory", "scan"] {
+            let out = run(&[command, &path], b"");
+            assert_eq!(out.status.code(), Some(1), "{command} {file}");
+            assert!(out.stdout.is_empty(), "{command} {file}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(err.lines().count(), 1, "{command} {file}: {err}");
+            assert!(
+                err.contains(&format!("is {kind}, not an HLO module")),
+                "{err}"
+            );
+        }
+    }
+}
+
 /// A dump cut short before its ENTRY computation ends: an error that says
 /// so, not a report of zeros.
 #[test]

@@ -266,6 +266,30 @@ fn value(text: &str) -> Option<AssignedValue<'_>> {
     })
 }
 
+/// Which of XLA's other dump files `text` is, when it is one rather than
+/// an HLO module: its buffer assignment (`…-buffer-assignment.txt`, which
+/// starts `BufferAssignment:`) or its memory-usage report
+/// (`…-memory-usage-report.txt`, `Memory Space: …`). Given where a module
+/// is expected, each reads as a cascade of syntax errors; this names it.
+///
+/// ```
+/// use xla_layout_hlo::other_dump_file;
+///
+/// assert_eq!(other_dump_file("BufferAssignment:\nallocation 0: size 16"), Some("XLA's buffer assignment"));
+/// assert_eq!(other_dump_file("Memory Space: default (color=0)\n"), Some("XLA's memory-usage report"));
+/// assert_eq!(other_dump_file("HloModule m\nENTRY e {\n}"), None);
+/// ```
+pub fn other_dump_file(text: &str) -> Option<&'static str> {
+    let first = text.trim_start().lines().next().unwrap_or("");
+    if first.starts_with("BufferAssignment:") {
+        Some("XLA's buffer assignment")
+    } else if first.starts_with("Memory Space: ") {
+        Some("XLA's memory-usage report")
+    } else {
+        None
+    }
+}
+
 /// The memory spaces a memory-usage report names: `(color, label)` for
 /// each `Memory Space: label (color=N)` line, in text order.
 ///

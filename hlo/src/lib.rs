@@ -51,7 +51,9 @@ pub mod memory;
 mod metadata;
 mod reader;
 
-pub use assignment::{Allocation, AssignedValue, BufferAssignment, memory_space_labels};
+pub use assignment::{
+    Allocation, AssignedValue, BufferAssignment, memory_space_labels, other_dump_file,
+};
 pub use error::{HloError, HloErrorKind, LookupError};
 pub use items::{
     Attribute, Computation, FileLocation, Instruction, Module, Operand, StackFrame, StackIndex,
