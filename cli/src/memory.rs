@@ -454,6 +454,19 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             "warning: {parts} left out (below, on stderr): the figures are estimates"
         );
     }
+    let unknown = report.dataflow().module().unknown_opcodes();
+    if !unknown.is_empty() {
+        let list: Vec<String> = unknown
+            .iter()
+            .map(|(op, n)| format!("{op} ({n})"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "warning: opcodes XLA does not know: {}; each is taken to define a buffer of its own \
+             (a dump from a newer XLA?)",
+            list.join(", ")
+        );
+    }
     if !report.layouts_assigned {
         let _ = writeln!(
             o,
@@ -745,6 +758,13 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "tuple_table_source": (report.backend == Backend::Tpu).then_some(report.tuple_table.source.name()),
         "scheduled": report.scheduled,
         "layouts_assigned": report.layouts_assigned,
+        "unknown_opcodes": report
+            .dataflow()
+            .module()
+            .unknown_opcodes()
+            .iter()
+            .map(|(op, n)| json!({"opcode": op, "instructions": n}))
+            .collect::<Vec<_>>(),
         "unread_parts": cx.unread,
         "memory_analysis": ma,
         "memory_analysis_source": src,

@@ -120,6 +120,7 @@ fn json_is_one_stable_object() {
             "tuple_table_source",
             "scheduled",
             "layouts_assigned",
+            "unknown_opcodes",
             "unread_parts",
             "memory_analysis",
             "memory_analysis_source",
@@ -355,6 +356,29 @@ fn stdout_of(args: &[&str]) -> String {
     let out = run(args, b"");
     assert!(out.status.success(), "{args:?}");
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// An opcode XLA does not know is read, and the report says so: its
+/// buffers may be counted wrongly.
+#[test]
+fn unknown_opcodes_are_named() {
+    let module = b"HloModule m\nENTRY e {\n p = f32[8]{0} parameter(0)\n q = f32[8]{0} quantum-transpose(p)\n ROOT r = f32[8]{0} quantum-transpose(q)\n}\n";
+    let out = run(&["memory", "-"], module);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("warning: opcodes XLA does not know: quantum-transpose (2)"),
+        "{text}"
+    );
+    let out = run(&["memory", "-", "--json"], module);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["unknown_opcodes"],
+        serde_json::json!([{"opcode": "quantum-transpose", "instructions": 2}])
+    );
+    // Every fixture's opcodes are XLA's.
+    let v = json(&["memory", &format!("{DUMPS}/tpu_train_step.hlo"), "--json"]);
+    assert_eq!(v["unknown_opcodes"], serde_json::json!([]));
 }
 
 /// XLA's other dump files given where the module goes: named, not read

@@ -619,6 +619,30 @@ impl<'a> Module<'a> {
         &self.computations
     }
 
+    /// The opcodes XLA does not know ([`crate::opcodes::is_known`]), each
+    /// with how many instructions use it, in order of first use: a dump
+    /// from a newer XLA, or a typo in hand-written text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n p = f32[2]{0} parameter(0)\n q = f32[2]{0} quantum-transpose(p)\n ROOT r = f32[2]{0} quantum-transpose(q)\n}").unwrap();
+    /// assert_eq!(m.unknown_opcodes(), [("quantum-transpose", 2)]);
+    /// ```
+    pub fn unknown_opcodes(&self) -> alloc::vec::Vec<(&'a str, usize)> {
+        let mut out: alloc::vec::Vec<(&'a str, usize)> = alloc::vec::Vec::new();
+        for i in self.computations.iter().flat_map(|c| c.instructions()) {
+            let op = i.opcode();
+            if crate::opcodes::is_known(op) {
+                continue;
+            }
+            match out.iter_mut().find(|(o, _)| *o == op) {
+                Some((_, n)) => *n += 1,
+                None => out.push((op, 1)),
+            }
+        }
+        out
+    }
+
     /// The `ENTRY` computation, or the last one when none is marked (as
     /// XLA).
     pub fn entry(&self) -> Option<&Computation<'a>> {

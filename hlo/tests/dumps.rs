@@ -40,6 +40,8 @@ fn every_dump_reads_whole() {
             "{name}"
         );
         assert!(m.entry().is_some(), "{name}");
+        // Every opcode is one XLA knows (before and after optimisation).
+        assert_eq!(m.unknown_opcodes(), [], "{name}");
         // Every instruction's shape parses as written.
         for (_, i) in m.instructions() {
             if let Some(shape) = i.shape() {

@@ -1,0 +1,170 @@
+//! XLA's opcodes as its text format spells them: which opcode names XLA
+//! knows. The reader takes any opcode (a dump from a newer XLA may have
+//! one this table lacks); the memory report says which it met that are
+//! not here, since it takes each to define a buffer of its own.
+//!
+//! The names are those of XLA's opcode list (`xla/hlo/ir/hlo_opcode.h`,
+//! as of November 2026), sorted.
+
+/// Every opcode XLA's text format knows, sorted.
+///
+/// ```
+/// use xla_layout_hlo::opcodes::OPCODES;
+/// assert!(OPCODES.windows(2).all(|w| w[0] < w[1]));
+/// assert!(OPCODES.contains(&"get-tuple-element"));
+/// ```
+pub const OPCODES: [&str; 136] = [
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "add-dependency",
+    "after-all",
+    "all-gather",
+    "all-gather-done",
+    "all-gather-start",
+    "all-reduce",
+    "all-reduce-done",
+    "all-reduce-start",
+    "all-to-all",
+    "and",
+    "asin",
+    "asinh",
+    "async-done",
+    "async-start",
+    "async-update",
+    "atan",
+    "atan2",
+    "atanh",
+    "batch-norm-grad",
+    "batch-norm-inference",
+    "batch-norm-training",
+    "bitcast",
+    "bitcast-convert",
+    "broadcast",
+    "call",
+    "cbrt",
+    "ceil",
+    "cholesky",
+    "clamp",
+    "collective-broadcast",
+    "collective-permute",
+    "collective-permute-done",
+    "collective-permute-start",
+    "collective-reduce",
+    "compare",
+    "complex",
+    "concatenate",
+    "conditional",
+    "constant",
+    "convert",
+    "convolution",
+    "copy",
+    "copy-done",
+    "copy-start",
+    "cosh",
+    "cosine",
+    "count-leading-zeros",
+    "custom-call",
+    "divide",
+    "domain",
+    "dot",
+    "dynamic-reshape",
+    "dynamic-slice",
+    "dynamic-update-slice",
+    "erf",
+    "exponential",
+    "exponential-minus-one",
+    "fft",
+    "floor",
+    "fusion",
+    "gather",
+    "get-dimension-size",
+    "get-tuple-element",
+    "imag",
+    "infeed",
+    "iota",
+    "is-finite",
+    "log",
+    "log-plus-one",
+    "logistic",
+    "map",
+    "maximum",
+    "minimum",
+    "mulhi",
+    "multiply",
+    "negate",
+    "not",
+    "opt-barrier",
+    "or",
+    "outfeed",
+    "pad",
+    "parameter",
+    "partition-id",
+    "popcnt",
+    "power",
+    "ragged-all-to-all",
+    "ragged-dot",
+    "real",
+    "recv",
+    "recv-done",
+    "reduce",
+    "reduce-precision",
+    "reduce-scatter",
+    "reduce-window",
+    "remainder",
+    "replica-id",
+    "reshape",
+    "reverse",
+    "rng",
+    "rng-bit-generator",
+    "rng-get-and-update-state",
+    "round-nearest-afz",
+    "round-nearest-even",
+    "rsqrt",
+    "scaled-dot",
+    "scan",
+    "scatter",
+    "select",
+    "select-and-scatter",
+    "send",
+    "send-done",
+    "set-dimension-size",
+    "shift-left",
+    "shift-right-arithmetic",
+    "shift-right-logical",
+    "shuffle",
+    "sign",
+    "sine",
+    "sinh",
+    "slice",
+    "sort",
+    "sqrt",
+    "stochastic-convert",
+    "subtract",
+    "tan",
+    "tanh",
+    "topk",
+    "transpose",
+    "triangular-solve",
+    "tuple",
+    "while",
+    "xor",
+];
+
+/// Whether XLA knows `opcode`: it is in [`OPCODES`], or it is the text
+/// form of an asynchronously wrapped operation, `X-start`, `X-update` or
+/// `X-done` for an opcode `X` (`slice-start`, `fusion-done`).
+///
+/// ```
+/// use xla_layout_hlo::opcodes::is_known;
+/// assert!(is_known("add") && is_known("copy-start") && is_known("slice-start"));
+/// assert!(!is_known("quantum-transpose") && !is_known("quantum-transpose-done"));
+/// ```
+pub fn is_known(opcode: &str) -> bool {
+    let listed = |op: &str| OPCODES.binary_search(&op).is_ok();
+    listed(opcode)
+        || ["-start", "-update", "-done"]
+            .iter()
+            .any(|suffix| opcode.strip_suffix(suffix).is_some_and(listed))
+}
