@@ -466,26 +466,76 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    /// The stack-frame tables, each optional but in XLA's order.
+    /// The stack-frame tables, each optional, and any table this reader
+    /// does not model (skipped: a newer XLA may add one).
     fn stack_index(&mut self) -> Step<Event<'a>> {
         let mut index = StackIndex::default();
-        if self.tok.kind == K::KwFileNames {
-            self.lex();
-            index.file_names = self.string_table()?;
+        loop {
+            match self.tok.kind {
+                K::KwFileNames => {
+                    self.lex();
+                    index.file_names = self.string_table()?;
+                }
+                K::KwFunctionNames => {
+                    self.lex();
+                    index.function_names = self.string_table()?;
+                }
+                K::KwFileLocations => {
+                    self.lex();
+                    index.file_locations = self.record_table(FileLocation::set)?;
+                }
+                K::KwStackFrames => {
+                    self.lex();
+                    index.stack_frames = self.record_table(StackFrame::set)?;
+                }
+                _ if self.unknown_table_here() => self.skip_table()?,
+                _ => return Ok(Event::StackIndex(index)),
+            }
         }
-        if self.tok.kind == K::KwFunctionNames {
+    }
+
+    /// Whether a table this reader does not model starts here: a
+    /// capitalised word, then lines that start with an integer, as XLA
+    /// writes `FileNames` … `StackFrames`. (A computation's name is
+    /// followed by `(` or `{`, never by an integer.)
+    fn unknown_table_here(&self) -> bool {
+        let mut ahead = self.lexer;
+        self.tok.kind == K::Ident
+            && self
+                .token_text(self.tok)
+                .starts_with(|c: char| c.is_ascii_uppercase())
+            && ahead.next_token().kind == K::Int
+    }
+
+    /// Skips the table [`Reader::unknown_table_here`] found: its name,
+    /// then each line that starts with an integer, whole (a `{…}` record
+    /// may span lines).
+    fn skip_table(&mut self) -> Step<()> {
+        self.lex();
+        while self.tok.kind == K::Int && self.at_line_start() {
             self.lex();
-            index.function_names = self.string_table()?;
+            while !self.at_line_start() && self.tok.kind != K::Eof {
+                match self.tok.kind {
+                    K::Lbrace | K::Lparen | K::Lsquare => {
+                        self.group()?;
+                    }
+                    _ => {
+                        self.lex();
+                    }
+                }
+            }
         }
-        if self.tok.kind == K::KwFileLocations {
-            self.lex();
-            index.file_locations = self.record_table(FileLocation::set)?;
-        }
-        if self.tok.kind == K::KwStackFrames {
-            self.lex();
-            index.stack_frames = self.record_table(StackFrame::set)?;
-        }
-        Ok(Event::StackIndex(index))
+        Ok(())
+    }
+
+    /// Whether the current token is the first of its line.
+    fn at_line_start(&self) -> bool {
+        let before = self.src.as_bytes().get(..self.tok.start).unwrap_or(&[]);
+        before
+            .iter()
+            .rev()
+            .find(|&&c| c != b' ' && c != b'\t' && c != b'\r')
+            .is_none_or(|&c| c == b'\n')
     }
 
     /// `ENTRY? name (params) -> shape {`.
@@ -620,7 +670,8 @@ impl<'a> Reader<'a> {
                     if matches!(
                         self.tok.kind,
                         K::KwFileNames | K::KwFunctionNames | K::KwFileLocations | K::KwStackFrames
-                    ) {
+                    ) || self.unknown_table_here()
+                    {
                         return self.stack_index().map(Some);
                     }
                 }

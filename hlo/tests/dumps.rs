@@ -143,6 +143,26 @@ fn header_attributes_are_kept_whole() {
     assert!(configs > 0);
 }
 
+/// A table a newer XLA might add beside `FileNames` … `StackFrames` is
+/// skipped whole, wherever it stands among them: nothing else is lost.
+#[test]
+fn an_unknown_table_is_skipped_whole() {
+    let text = fixture("tpu_odd_shapes.hlo");
+    let m = Module::parse(&text).unwrap();
+    let table =
+        "SourceHashes\n1 \"9f2c\"\n2 {file_name_id=1 hash=77}\n3 {a=1\n  b=2}\n4 12345 more\n";
+    for before in ["FunctionNames", "StackFrames", "%"] {
+        let at = text.find(&format!("\n{before}")).unwrap() + 1;
+        let with = format!("{}{table}{}", &text[..at], &text[at..]);
+        let (read, errors) = Module::parse_lenient(&with);
+        assert!(errors.is_empty(), "before {before}: {errors:?}");
+        assert_eq!(read.instructions().count(), m.instructions().count());
+        let (index, whole) = (read.stack_index(), m.stack_index());
+        assert_eq!(index.file_names, whole.file_names, "before {before}");
+        assert_eq!(index.stack_frames.len(), whole.stack_frames.len());
+    }
+}
+
 /// One bad instruction costs that instruction only.
 #[test]
 fn a_malformed_instruction_loses_itself_only() {
