@@ -63,8 +63,8 @@ enum State {
 
 /// A pull reader over HLO module text: an iterator of [`Event`]s that
 /// stops after the first error. It reads what XLA prints — `HloModule`
-/// headers, `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames`,
-/// computations with or without signatures and `ENTRY`, `ROOT`,
+/// headers, `FileNames`/`FunctionNames`/`FileLocations`/`StackFrames`
+/// (and skips other such tables), computations with or without signatures and `ENTRY`, `ROOT`,
 /// instructions with or without `%`, operands with or without shapes,
 /// attributes of any name (kept as text), `/*index=N*/` and `//` comments.
 ///
