@@ -520,7 +520,13 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
                 String::new()
             }
         );
-        if let Some(a) = &s.assigned {
+        if let Some(a) = s.assigned.filter(|a| a.count == 0 && a.thread_local > 0) {
+            let _ = writeln!(
+                o,
+                "      XLA's allocations: only reducers' thread-local scratch, {}",
+                human(a.thread_local)
+            );
+        } else if let Some(a) = &s.assigned {
             let _ = writeln!(
                 o,
                 "      XLA's allocations: {} in {}: parameters {}, outputs {}, constants {}, temporary heap {}{}",
@@ -531,7 +537,10 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
                 human(a.constants),
                 human(a.temp),
                 if a.thread_local > 0 {
-                    format!(", reducers' thread-local scratch {}", human(a.thread_local))
+                    format!(
+                        "; besides, reducers' thread-local scratch {}",
+                        human(a.thread_local)
+                    )
                 } else {
                     String::new()
                 }

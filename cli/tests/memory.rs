@@ -381,6 +381,51 @@ fn unknown_opcodes_are_named() {
     assert_eq!(v["unknown_opcodes"], serde_json::json!([]));
 }
 
+/// XLA's allocations per space leave the reducers' thread-local scratch
+/// out of their count and total, and say so; a space with nothing else
+/// says only that.
+#[test]
+fn thread_local_scratch_is_told_apart() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("thread_local");
+    std::fs::create_dir_all(&dir).unwrap();
+    let module = dir.join("m.hlo");
+    std::fs::write(
+        &module,
+        "HloModule m, entry_computation_layout={(f32[8]{0:T(256)})->f32[8]{0:T(256)}}\n\
+         ENTRY e {\n p = f32[8]{0:T(256)} parameter(0)\n ROOT n = f32[8]{0:T(256)} negate(p)\n}\n",
+    )
+    .unwrap();
+    let ba = dir.join("m.buffer-assignment.txt");
+    std::fs::write(
+        &ba,
+        "BufferAssignment:\n\
+         allocation 0: size 1024, parameter 0, shape |f32[8]| at ShapeIndex {}:\n \
+         value: <1 p @0> (size=1024,offset=0): f32[8]{0:T(256)}\n\
+         allocation 1: size 1024, maybe-live-out:\n \
+         value: <2 n @0> (size=1024,offset=0): f32[8]{0:T(256)}\n\
+         allocation 2: size 512, thread-local:\n\
+         allocation 3: size 512, color 6, thread-local:\n",
+    )
+    .unwrap();
+    let args = [
+        "memory",
+        module.to_str().unwrap(),
+        "--buffer-assignment",
+        ba.to_str().unwrap(),
+        "--tpu",
+        "v5e",
+    ];
+    let text = stdout_of(&args);
+    assert!(
+        text.contains("XLA's allocations: 2.00K in 2: parameters 1.00K, outputs 1.00K, constants 0B, temporary heap 0B; besides, reducers' thread-local scratch 512B"),
+        "{text}"
+    );
+    assert!(
+        text.contains("XLA's allocations: only reducers' thread-local scratch, 512B"),
+        "{text}"
+    );
+}
+
 /// XLA's other dump files given where the module goes: named, not read
 /// as a cascade of syntax errors.
 #[test]

@@ -441,7 +441,7 @@ pub struct Assigned {
     pub thread_local: u64,
     /// Every allocation but the thread-local ones.
     pub total: u64,
-    /// How many allocations.
+    /// How many allocations `total` adds up (thread-local ones aside).
     pub count: usize,
 }
 
@@ -1136,11 +1136,11 @@ impl<'m, 'a> Report<'m, 'a> {
             for a in &ba.allocations {
                 let Some(k) = index(a.color) else { continue };
                 let x = spaces[k].assigned.get_or_insert_with(Assigned::default);
-                x.count += 1;
                 if a.thread_local {
                     x.thread_local = x.thread_local.saturating_add(a.size);
                     continue;
                 }
+                x.count += 1;
                 x.total = x.total.saturating_add(a.size);
                 if a.parameter.is_some() {
                     x.parameters = x.parameters.saturating_add(a.size);
