@@ -42,6 +42,10 @@ pub struct Attribute {
     /// The value as code that builds a layout sets it: `None` when unset
     /// or when a valid layout never has it.
     pub value: fn(&Layout) -> Option<AttributeValue<'_>>,
+    /// Whether JAX's `Layout(...)` can say it (`T` as `tiling`, `E` as
+    /// `sub_byte_element_size_in_bits`); a layout that sets any other has
+    /// no JAX form ([`Layout::jax`]).
+    pub in_jax: bool,
 }
 
 /// An attribute's value, for code that rebuilds a layout (the `layout!`
@@ -103,6 +107,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         is_set: |_| false,
         print: |_, _| Ok(()),
         value: |_| None,
+        in_jax: true,
     },
     Attribute {
         name: "T",
@@ -122,6 +127,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
                 layout: l,
             })
         },
+        in_jax: true,
     },
     Attribute {
         name: "L",
@@ -150,6 +156,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
                 value: n,
             })
         },
+        in_jax: false,
     },
     Attribute {
         name: "#",
@@ -170,6 +177,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         print: |l, f| write_type_attribute(f, '#', l.index_primitive_type()),
         // Validation refuses it.
         value: |_| None,
+        in_jax: false,
     },
     Attribute {
         name: "*",
@@ -189,6 +197,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         is_set: |l| l.pointer_primitive_type().is_some(),
         print: |l, f| write_type_attribute(f, '*', l.pointer_primitive_type()),
         value: |_| None,
+        in_jax: false,
     },
     Attribute {
         name: "E",
@@ -212,6 +221,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
                 value: n,
             })
         },
+        in_jax: true,
     },
     Attribute {
         name: "S",
@@ -234,6 +244,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
                 value: n,
             })
         },
+        in_jax: false,
     },
     Attribute {
         name: "SC",
@@ -262,6 +273,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
                 layout: l,
             })
         },
+        in_jax: false,
     },
     Attribute {
         name: "P",
@@ -279,6 +291,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
             None => Ok(()),
         },
         value: |_| None,
+        in_jax: false,
     },
     Attribute {
         name: "M",
@@ -302,6 +315,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
                 value: n,
             })
         },
+        in_jax: false,
     },
 ];
 

@@ -36,9 +36,11 @@ pub enum JaxLayoutError {
     NoMajorToMinor,
     /// A list is longer than this crate holds.
     Capacity(CapacityError),
-    /// The layout has an attribute JAX's form cannot say (`L`, `S`, `SC`,
-    /// `M`, `#`, `*`, `P`, or a `*` tile entry).
+    /// The layout sets an attribute JAX's form cannot say (its name, as
+    /// in [`super::ATTRIBUTES`]: `L`, `S`, `SC`, `M`, `#`, `*`, `P`).
     Unrepresentable(&'static str),
+    /// A tile has a `*` entry: JAX's tiling holds numbers only.
+    CombineTileEntry,
 }
 
 impl Display for JaxLayoutError {
@@ -56,8 +58,12 @@ impl Display for JaxLayoutError {
             }
             JaxLayoutError::NoMajorToMinor => f.write_str("JAX's Layout needs major_to_minor"),
             JaxLayoutError::Capacity(c) => write!(f, "{c}"),
-            JaxLayoutError::Unrepresentable(what) => {
-                write!(f, "JAX's Layout has no field for XLA's {what}")
+            JaxLayoutError::Unrepresentable(name) => {
+                let field = super::attribute_index(name).map_or("", |i| super::ATTRIBUTES[i].field);
+                write!(f, "JAX's Layout has no field for XLA's {name} ({field})")
+            }
+            JaxLayoutError::CombineTileEntry => {
+                f.write_str("JAX's Layout has no field for XLA's `*` tile entries")
             }
         }
     }
@@ -277,31 +283,19 @@ impl Layout {
     ///     "Layout(major_to_minor=(0,), tiling=((1024,), (128,), (2, 1)), sub_byte_element_size_in_bits=0)"
     /// );
     /// let vmem: Layout = "{1,0:T(8,128)S(1)}".parse().unwrap();
-    /// assert_eq!(vmem.jax().unwrap_err().to_string(), "JAX's Layout has no field for XLA's S (memory space)");
+    /// assert_eq!(vmem.jax().unwrap_err().to_string(), "JAX's Layout has no field for XLA's S (memory_space)");
     /// ```
     pub fn jax(&self) -> Result<JaxLayout<'_>, JaxLayoutError> {
-        let unsupported = [
-            (
-                self.tail_padding_alignment_in_elements() != 1,
-                "L (tail padding)",
-            ),
-            (self.memory_space() != 0, "S (memory space)"),
-            (self.split_config_count() > 0, "SC (split configs)"),
-            (
-                self.dynamic_shape_metadata_prefix_bytes() != 0,
-                "M (metadata prefix)",
-            ),
-            (self.index_primitive_type().is_some(), "# (index type)"),
-            (self.pointer_primitive_type().is_some(), "* (pointer type)"),
-            (self.physical_shape().is_some(), "P (physical shape)"),
-            (
-                self.tiles().any(|t| t.contains(&crate::COMBINE)),
-                "`*` tile entries",
-            ),
-        ];
-        match unsupported.iter().find(|(has, _)| *has) {
-            Some((_, what)) => Err(JaxLayoutError::Unrepresentable(what)),
-            None => Ok(JaxLayout(self)),
+        if let Some(a) = super::ATTRIBUTES
+            .iter()
+            .find(|a| !a.in_jax && (a.is_set)(self))
+        {
+            return Err(JaxLayoutError::Unrepresentable(a.name));
+        }
+        // JAX's tiling is numbers only.
+        match self.tiles().any(|t| t.contains(&crate::COMBINE)) {
+            true => Err(JaxLayoutError::CombineTileEntry),
+            false => Ok(JaxLayout(self)),
         }
     }
 }

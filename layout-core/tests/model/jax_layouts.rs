@@ -48,11 +48,47 @@ fn older_and_hand_written_forms_read() {
     assert!(read("Layout(tiling=((2,),))").is_err());
     assert!(read("Layout(major_to_minor=(0,)) x").is_err());
     assert!(read("Layout(major_to_minor=(99999999999999999999,))").is_err());
-    // What JAX's form cannot say is refused, by name.
+    // What JAX's form cannot say is refused, by name: every attribute the
+    // table marks so, and only those.
     let l: Layout = "{0:T(8)L(1024)}".parse().unwrap();
     assert_eq!(
         l.jax().unwrap_err().to_string(),
-        "JAX's Layout has no field for XLA's L (tail padding)"
+        "JAX's Layout has no field for XLA's L (tail_padding_alignment_in_elements)"
+    );
+    let examples = [
+        ("D", "{0:D(D)}"),
+        ("T", "{0:T(8)}"),
+        ("L", "{0:L(4)}"),
+        ("#", "{0:#(s32)}"),
+        ("*", "{0:*(s32)}"),
+        ("E", "{0:E(4)}"),
+        ("S", "{0:S(1)}"),
+        ("SC", "{0:SC(0:1)}"),
+        ("P", "{0:P(s32[2]{0})}"),
+        ("M", "{0:M(8)}"),
+    ];
+    for a in &xla_layout_core::text::ATTRIBUTES {
+        let (_, text) = examples
+            .iter()
+            .find(|(name, _)| *name == a.name)
+            .unwrap_or_else(|| panic!("no example of {} here", a.name));
+        let l: Layout = text.parse().unwrap();
+        match l.jax() {
+            Ok(_) => assert!(a.in_jax, "{text}"),
+            Err(e) => {
+                assert!(!a.in_jax, "{text}: {e}");
+                assert_eq!(
+                    e,
+                    xla_layout_core::text::JaxLayoutError::Unrepresentable(a.name)
+                );
+                assert!(e.to_string().contains(a.field), "{e}");
+            }
+        }
+    }
+    let combine: Layout = "{1,0:T(*,2)}".parse().unwrap();
+    assert_eq!(
+        combine.jax().unwrap_err(),
+        xla_layout_core::text::JaxLayoutError::CombineTileEntry
     );
 }
 
