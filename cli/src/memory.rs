@@ -154,12 +154,16 @@ pub fn main(
             path.display(),
             match (
                 report.matched_assigned_values,
-                report.unmatched_assigned_values
+                report.unmatched_assigned_values,
+                report.shape_mismatched_assigned_values,
             ) {
-                (0, 0) => "it holds no allocation".to_string(),
-                (m, u) => format!(
-                    "{u} of its {} values name nothing in the module, or a value of another shape",
-                    m + u
+                (0, 0, 0) => "it holds no allocation".to_string(),
+                (m, u, s) if u > m => {
+                    format!("{u} of its {} values name nothing in the module", m + u + s)
+                }
+                (_, _, s) => format!(
+                    "{s} of its values have other shapes than the module's values of their names \
+                     (another compile of the same function?)"
                 ),
             }
         )));

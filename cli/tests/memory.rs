@@ -521,7 +521,36 @@ fn a_buffer_assignment_of_another_module_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is not the buffer assignment of"), "{err}");
-    assert!(err.contains("or a value of another shape"), "{err}");
+    assert!(
+        err.contains("have other shapes than the module's values"),
+        "{err}"
+    );
+    // One value of another shape is enough: one compile gives a name one
+    // shape.
+    let one = text
+        .replace(
+            "f32[128,256]{1,0:T(8,128)} parameter(1)",
+            "f32[128,384]{1,0:T(8,128)} parameter(1)",
+        )
+        .replacen(
+            "f32[128,256]{1,0:T(8,128)})->",
+            "f32[128,384]{1,0:T(8,128)})->",
+            1,
+        );
+    assert_ne!(one, text);
+    std::fs::write(&path, one).unwrap();
+    let out = run(
+        &[
+            "memory",
+            path.to_str().unwrap(),
+            "--buffer-assignment",
+            &own,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 of its values have other shapes"), "{err}");
 }
 
 #[test]

@@ -553,10 +553,13 @@ pub struct Report<'m, 'a> {
     pub rows: Vec<Row>,
     /// The moment of the most device bytes, by the schedule.
     pub peak: Option<Peak>,
-    /// Values in XLA's buffer assignment that the dataflow does not have,
-    /// or has with another element type or dimensions (phis and
-    /// thread-local scratch aside); 0 on every fixture.
+    /// Values in XLA's buffer assignment that the dataflow does not have
+    /// (phis and thread-local scratch aside); 0 on every fixture.
     pub unmatched_assigned_values: usize,
+    /// Values in XLA's buffer assignment that the dataflow has with another
+    /// element type or dimensions: one compile gives a name one shape, so
+    /// even one means another compile's assignment. 0 on every fixture.
+    pub shape_mismatched_assigned_values: usize,
     /// Rows whose size differs from XLA's buffer assignment; 0 on every
     /// fixture.
     pub size_mismatches: usize,
@@ -637,6 +640,7 @@ impl<'m, 'a> Report<'m, 'a> {
             rows: Vec::new(),
             peak: None,
             unmatched_assigned_values: 0,
+            shape_mismatched_assigned_values: 0,
             size_mismatches: 0,
             matched_assigned_values: 0,
             assignment_allocations: ba.map(|ba| ba.allocations.len()),
@@ -653,9 +657,10 @@ impl<'m, 'a> Report<'m, 'a> {
 
     /// Whether the buffer assignment it was given is this module's: `None`
     /// without one; `false` when it has no allocation (not a buffer
-    /// assignment at all) or more of its values name nothing in the module,
-    /// or a value of another element type or dimensions, than name a value
-    /// of it (another module's, or another compile's). A report made with an
+    /// assignment at all), when more of its values name nothing in the
+    /// module than name a value of it (another module's), or when any names
+    /// a value of it with another element type or dimensions (another
+    /// compile's). A report made with an
     /// assignment that does not fit mixes two programs' numbers.
     ///
     /// ```
@@ -675,7 +680,9 @@ impl<'m, 'a> Report<'m, 'a> {
     /// ```
     pub fn assignment_fits(&self) -> Option<bool> {
         self.assignment_allocations.map(|allocations| {
-            allocations > 0 && self.unmatched_assigned_values <= self.matched_assigned_values
+            allocations > 0
+                && self.shape_mismatched_assigned_values == 0
+                && self.unmatched_assigned_values <= self.matched_assigned_values
         })
     }
 
@@ -861,12 +868,12 @@ impl<'m, 'a> Report<'m, 'a> {
                 Some(index) => format!("{}{index}", v.name),
                 None => v.name.to_string(),
             };
-            // A name alone does not tell two compiles of one function
-            // apart (jax dumps each shape's compile beside the others).
-            let same = by_name
-                .get(&key)
-                .filter(|&&k| self.same_array(self.rows[k].value, v.shape));
-            match same {
+            match by_name.get(&key) {
+                // A name alone does not tell two compiles of one function
+                // apart (jax dumps each shape's compile beside the others).
+                Some(&k) if !self.same_array(self.rows[k].value, v.shape) => {
+                    self.shape_mismatched_assigned_values += 1;
+                }
                 Some(&k) => {
                     self.matched_assigned_values += 1;
                     let row = &mut self.rows[k];
