@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use xla_layout_core::tpu::Generation;
-use xla_layout_hlo::memory::{
-    Backend, Field, Options, Order, Report, Role, Row, Source, Space, tuple_table_bytes,
-};
+use xla_layout_hlo::memory::{Backend, Field, Options, Order, Report, Role, Row, Source, Space};
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
 use crate::common::{Failure, read_text, unread};
@@ -123,7 +121,7 @@ pub fn main(
     // A file cut short loses its ENTRY computation, which comes last: a
     // report of the rest would be all zeros.
     if let Some(e) = errors.first()
-        && !module.computations().iter().any(|c| c.is_entry())
+        && !module.entry_is_marked()
     {
         return Err(Failure::Input(format!(
             "{}
@@ -394,6 +392,58 @@ fn backend_text(report: &Report, args: &Args) -> String {
     t
 }
 
+/// What the reader should know before trusting the figures, in the order
+/// the text report prints them (each after "warning: ").
+fn warnings(report: &Report, cx: &Context) -> Vec<String> {
+    let mut out = Vec::new();
+    // The buffer assignment knows the generation better than --tpu.
+    if let Some((g, bytes)) = report.generation_contradicted() {
+        out.push(format!(
+            "tuple tables take {} bytes on {}, not {bytes}: is the dump from another TPU generation?",
+            g.tuple_table_bytes(),
+            g.name()
+        ));
+    }
+    if cx.unread > 0 {
+        let parts = match cx.unread {
+            1 => "1 part of the module did not read and is".to_string(),
+            n => format!("{n} parts of the module did not read and are"),
+        };
+        out.push(format!(
+            "{parts} left out (below, on stderr): the figures are estimates"
+        ));
+    }
+    let unknown = report.dataflow().module().unknown_opcodes();
+    if !unknown.is_empty() {
+        let list: Vec<String> = unknown
+            .iter()
+            .map(|(op, n)| format!("{op} ({n})"))
+            .collect();
+        out.push(format!(
+            "opcodes XLA does not know: {}; each is taken to define a buffer of its own \
+             (a dump from a newer XLA?)",
+            list.join(", ")
+        ));
+    }
+    if !report.entry_marked {
+        out.push(
+            "no computation is marked ENTRY, as XLA marks one: the last is taken as the entry, \
+             as XLA does, and the figures are estimates (is the dump cut short?)"
+                .into(),
+        );
+    }
+    if !report.layouts_assigned {
+        out.push(
+            "the entry's parameters or result do not have the shapes of the module's \
+             entry_computation_layout, as in a dump from before optimisation: its arrays are \
+             sized with XLA's default layouts, not the device's, and the figures are estimates \
+             (the after_optimizations dump has the device's layouts)"
+                .into(),
+        );
+    }
+    out
+}
+
 /// The report for people, in the manner of XLA's out-of-memory report.
 fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::Result<()> {
     let args = cx.args;
@@ -423,19 +473,6 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
                 _ => "the generation's",
             }
         );
-        // The buffer assignment knows the generation better than --tpu.
-        if let Some(g) = report.generation
-            && report.tuple_table.source == Source::BufferAssignment
-            && tuple_table_bytes(g) != report.tuple_table.bytes
-        {
-            let _ = writeln!(
-                o,
-                "warning: tuple tables take {} bytes on {}, not {}: is the dump from another TPU generation?",
-                tuple_table_bytes(g),
-                g.name(),
-                report.tuple_table.bytes
-            );
-        }
     }
     match &cx.files.assignment {
         Some(p) => {
@@ -448,37 +485,8 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             );
         }
     }
-    if cx.unread > 0 {
-        let parts = match cx.unread {
-            1 => "1 part of the module did not read and is".to_string(),
-            n => format!("{n} parts of the module did not read and are"),
-        };
-        let _ = writeln!(
-            o,
-            "warning: {parts} left out (below, on stderr): the figures are estimates"
-        );
-    }
-    let unknown = report.dataflow().module().unknown_opcodes();
-    if !unknown.is_empty() {
-        let list: Vec<String> = unknown
-            .iter()
-            .map(|(op, n)| format!("{op} ({n})"))
-            .collect();
-        let _ = writeln!(
-            o,
-            "warning: opcodes XLA does not know: {}; each is taken to define a buffer of its own \
-             (a dump from a newer XLA?)",
-            list.join(", ")
-        );
-    }
-    if !report.layouts_assigned {
-        let _ = writeln!(
-            o,
-            "warning: the entry's parameters or result do not have the shapes of the \
-             module's entry_computation_layout, as in a dump from before optimisation: its \
-             arrays are sized with XLA's default layouts, not the device's, and the figures \
-             are estimates (the after_optimizations dump has the device's layouts)"
-        );
+    for w in warnings(report, cx) {
+        let _ = writeln!(o, "warning: {w}");
     }
     let _ = writeln!(
         o,
@@ -770,6 +778,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "tuple_table_bytes": (report.backend == Backend::Tpu).then_some(report.tuple_table.bytes),
         "tuple_table_source": (report.backend == Backend::Tpu).then_some(report.tuple_table.source.name()),
         "scheduled": report.scheduled,
+        "entry_marked": report.entry_marked,
         "layouts_assigned": report.layouts_assigned,
         "unknown_opcodes": report
             .dataflow()
@@ -779,6 +788,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             .map(|(op, n)| json!({"opcode": op, "instructions": n}))
             .collect::<Vec<_>>(),
         "unread_parts": cx.unread,
+        "warnings": warnings(report, cx),
         "memory_analysis": ma,
         "memory_analysis_source": src,
         "padding": {
@@ -871,6 +881,7 @@ body { font: 14px/1.45 -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 16px; margin: 28px 0 10px; border-bottom: 1px solid #dde1e8; padding-bottom: 4px; }
 .sub { color: #5b6478; margin: 0 0 16px; }
+.warn { color: #7a4b00; background: #fff6e0; border-left: 3px solid #e0a000; padding: 6px 10px; margin: 0 0 10px; }
 .cards { display: flex; flex-wrap: wrap; gap: 12px; }
 .card { border: 1px solid #dde1e8; border-radius: 8px; padding: 10px 14px; min-width: 170px; }
 .card .k { color: #5b6478; font-size: 12px; }
@@ -995,10 +1006,10 @@ fn html(report: &Report, cx: &Context) -> String {
         o,
         "<p class=\"sub\">{} · {} · {} values in {} buffers · {}</p>",
         escape(&backend_text(report, args)),
-        match (report.scheduled, report.layouts_assigned) {
-            (true, _) => "scheduled",
-            (false, true) => "not scheduled",
-            (false, false) => "not scheduled, before layout assignment: every figure estimated",
+        if report.scheduled {
+            "scheduled"
+        } else {
+            "not scheduled"
         },
         report.rows.len(),
         d.buffer_count(),
@@ -1007,6 +1018,9 @@ fn html(report: &Report, cx: &Context) -> String {
             None => "no buffer assignment: sizes from the module alone".into(),
         })
     );
+    for w in warnings(report, cx) {
+        let _ = writeln!(o, "<p class=\"warn\">warning: {}</p>", escape(&w));
+    }
 
     // memory_analysis() as cards.
     let _ = writeln!(

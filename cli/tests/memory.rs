@@ -119,9 +119,11 @@ fn json_is_one_stable_object() {
             "tuple_table_bytes",
             "tuple_table_source",
             "scheduled",
+            "entry_marked",
             "layouts_assigned",
             "unknown_opcodes",
             "unread_parts",
+            "warnings",
             "memory_analysis",
             "memory_analysis_source",
             "padding",
@@ -346,6 +348,20 @@ fn a_generation_the_dump_contradicts_is_warned_about() {
         text.contains("warning: tuple tables take 512 bytes on v5e, not 32"),
         "{text}"
     );
+    // The same warning in every output.
+    let v = json(&["memory", &module, "--tpu", "v5e", "--json"]);
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("tuple tables take 512 bytes on v5e"),
+        "{v}"
+    );
+    let html = stdout_of(&["memory", &module, "--tpu", "v5e", "--html", "-"]);
+    assert!(
+        html.contains("<p class=\"warn\">warning: tuple tables take 512 bytes on v5e"),
+        "{html}"
+    );
     for right in ["v6e", "v5p"] {
         let text = stdout_of(&["memory", &module, "--tpu", right]);
         assert!(!text.contains("warning: tuple tables"), "{right}: {text}");
@@ -450,7 +466,8 @@ fn another_dump_file_given_as_the_module_is_named() {
 }
 
 /// A dump cut short before its ENTRY computation ends: an error that says
-/// so, not a report of zeros.
+/// so, not a report of zeros; cut cleanly between computations, a warning
+/// and estimates.
 #[test]
 fn a_dump_cut_short_says_so() {
     let text = std::fs::read(format!("{DUMPS}/tpu_odd_shapes.hlo")).unwrap();
@@ -460,6 +477,15 @@ fn a_dump_cut_short_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the ENTRY computation did not read"), "{err}");
     assert!(err.contains("<stdin>:") || err.contains("-:"), "{err}");
+    // Cut just after a computation's closing brace, before ENTRY.
+    let entry = String::from_utf8_lossy(&text).find("\nENTRY").unwrap();
+    let out = run(&["memory", "-"], &text[..entry + 1]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("warning: no computation is marked ENTRY"),
+        "{report}"
+    );
+    assert!(!report.contains(" exact\n"), "{report}");
 }
 
 /// A module from before optimisation (jax's `before_optimizations`

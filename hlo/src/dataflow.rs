@@ -1123,11 +1123,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     fn call_contexts(&self) -> Vec<CallContext> {
         let computations = self.module.computations();
         let mut contexts = vec![CallContext::Uncalled; computations.len()];
-        let Some(entry) = computations
-            .iter()
-            .position(|c| c.is_entry())
-            .or(computations.len().checked_sub(1))
-        else {
+        let Some(entry) = self.module.entry_index() else {
             return contexts;
         };
         contexts[entry] = CallContext::Entry;
@@ -1351,7 +1347,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         }
 
         // The entry's donated parameters become outputs: one buffer.
-        if let Some(entry) = computations.iter().position(|c| c.is_entry()) {
+        if let Some(entry) = module.entry_index() {
             let root = self.root(entry);
             for (output, param, param_index) in
                 input_output_aliases(module.attribute("input_output_alias").unwrap_or(""))

@@ -645,11 +645,41 @@ impl<'a> Module<'a> {
 
     /// The `ENTRY` computation, or the last one when none is marked (as
     /// XLA).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("f {\n ROOT p = f32[] parameter(0)\n}\ng {\n ROOT q = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.entry().unwrap().name(), "g");
+    /// ```
     pub fn entry(&self) -> Option<&Computation<'a>> {
+        self.entry_index().map(|k| &self.computations[k])
+    }
+
+    /// Whether a computation is marked `ENTRY`, as XLA always prints it.
+    /// Without one, [`Module::entry`] is the last computation (XLA's rule
+    /// for hand-written text); in a dump that means it was cut short.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("f {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert!(!m.entry_is_marked());
+    /// ```
+    pub fn entry_is_marked(&self) -> bool {
+        self.computations.iter().any(|c| c.is_entry())
+    }
+
+    /// [`Module::entry`]'s position in [`Module::computations`].
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY f {\n ROOT p = f32[] parameter(0)\n}\ng {\n ROOT q = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.entry_index(), Some(0));
+    /// ```
+    pub fn entry_index(&self) -> Option<usize> {
         self.computations
             .iter()
-            .find(|c| c.is_entry())
-            .or(self.computations.last())
+            .position(|c| c.is_entry())
+            .or(self.computations.len().checked_sub(1))
     }
 
     /// Every instruction with its computation, in text order.

@@ -528,6 +528,11 @@ pub struct Report<'m, 'a> {
     /// Whether the module is scheduled (`is_scheduled=true`): only then is
     /// its instruction order the order it runs in.
     pub scheduled: bool,
+    /// Whether a computation is marked `ENTRY` ([`Module::entry_is_marked`]).
+    /// When not, the last computation is taken as the entry, as XLA does,
+    /// but in a dump that means it was cut short: every figure of
+    /// [`Report::memory_analysis`] is then an estimate.
+    pub entry_marked: bool,
     /// Whether the module is past XLA's layout assignment: its entry's
     /// parameters and root have the shapes of its `entry_computation_layout`.
     /// When not (a dump from before optimisation) its arrays have XLA's
@@ -616,6 +621,7 @@ impl<'m, 'a> Report<'m, 'a> {
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
         let layouts_assigned = layouts_assigned(module);
+        let entry_marked = module.entry_is_marked();
         let ba = options.buffer_assignment;
         let tuple_table = tuple_table(backend, options.generation, ba);
         let mut report = Report {
@@ -625,6 +631,7 @@ impl<'m, 'a> Report<'m, 'a> {
             tuple_table,
             scheduled,
             layouts_assigned,
+            entry_marked,
             memory_analysis: MemoryAnalysis {
                 argument_size_in_bytes: Field::new(0, Source::Exact),
                 output_size_in_bytes: Field::new(0, Source::Exact),
@@ -653,6 +660,28 @@ impl<'m, 'a> Report<'m, 'a> {
         report.build_spaces(&live, options.space_labels, ba);
         report.memory_analysis(ba);
         report
+    }
+
+    /// The generation given ([`Options::generation`]) and XLA's tuple-table
+    /// size, when XLA's buffer assignment contradicts the generation: its
+    /// tuple tables are not that generation's size
+    /// ([`Generation::tuple_table_bytes`]), so the dump is likely from
+    /// another one. `None` otherwise.
+    ///
+    /// ```
+    /// use xla_layout_core::tpu::Generation;
+    /// use xla_layout_hlo::{BufferAssignment, Module, memory::{Backend, Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[8]{0:T(256)}) parameter(0)\n}").unwrap();
+    /// let ba = BufferAssignment::parse("allocation 0: size 32, parameter 0:\n value: <1 t{} @0> (size=32,offset=0): (f32[8]{0:T(256)})\n");
+    /// let with = |g| Report::new(&m, &Options { backend: Some(Backend::Tpu), generation: Some(g), buffer_assignment: Some(&ba), ..Options::default() });
+    /// assert_eq!(with(Generation::V5e).generation_contradicted(), Some((Generation::V5e, 32)));
+    /// assert_eq!(with(Generation::V6e).generation_contradicted(), None);
+    /// ```
+    pub fn generation_contradicted(&self) -> Option<(Generation, u64)> {
+        let g = self.generation?;
+        (self.tuple_table.source == Source::BufferAssignment
+            && g.tuple_table_bytes() != self.tuple_table.bytes)
+            .then_some((g, self.tuple_table.bytes))
     }
 
     /// Whether the buffer assignment it was given is this module's: `None`
@@ -758,7 +787,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// The entry computation's index.
     fn entry(&self) -> Option<usize> {
         let m = self.dataflow.module();
-        m.computations().iter().position(|c| c.is_entry())
+        m.entry_index()
     }
 
     /// The entry's root instruction.
@@ -1350,7 +1379,7 @@ impl<'m, 'a> Report<'m, 'a> {
             _ => Field::new(peak_estimate, Source::Estimated),
         };
 
-        if !self.layouts_assigned {
+        if !self.layouts_assigned || !self.entry_marked {
             for f in [
                 &mut ma.argument_size_in_bytes,
                 &mut ma.output_size_in_bytes,
@@ -1598,10 +1627,7 @@ fn layouts_assigned(module: &Module<'_>) -> bool {
                 Shape::parse(result.trim()).ok()?,
             ))
         });
-    let (Some((Shape::Tuple(params), result)), Some(entry)) = (
-        signature,
-        module.computations().iter().find(|c| c.is_entry()),
-    ) else {
+    let (Some((Shape::Tuple(params), result)), Some(entry)) = (signature, module.entry()) else {
         return true;
     };
     let arrays = |s: &Shape| -> Vec<String> {
@@ -1617,9 +1643,9 @@ fn layouts_assigned(module: &Module<'_>) -> bool {
             })
             .collect()
     };
+    // A parameter the signature does not list says nothing either way.
     let same = |i: &crate::Instruction<'_>, want: Option<&Shape>| match (i.shape(), want) {
         (Some(Ok(have)), Some(want)) => arrays(&have) == arrays(want),
-        (Some(Ok(_)), None) => false,
         _ => true,
     };
     entry.instructions().iter().all(|i| {
@@ -1645,24 +1671,8 @@ fn tuple_table(
         return Field::new(v.size, Source::BufferAssignment);
     }
     match generation {
-        Some(g) => Field::new(tuple_table_bytes(g), Source::Exact),
+        Some(g) => Field::new(g.tuple_table_bytes(), Source::Exact),
         None => Field::new(512, Source::Estimated),
-    }
-}
-
-/// The bytes of a tuple's index table on TPU generation `g`, whatever the
-/// tuple's arity: measured in the fixtures' buffer assignments (512 on v4
-/// and v5e; 32 on v5p and v6e).
-///
-/// ```
-/// use xla_layout_core::tpu::Generation;
-/// assert_eq!(xla_layout_hlo::memory::tuple_table_bytes(Generation::V5e), 512);
-/// assert_eq!(xla_layout_hlo::memory::tuple_table_bytes(Generation::V5p), 32);
-/// ```
-pub fn tuple_table_bytes(g: Generation) -> u64 {
-    match g {
-        Generation::V5p | Generation::V6e => 32,
-        _ => 512,
     }
 }
 

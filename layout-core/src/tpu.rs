@@ -32,12 +32,21 @@ pub enum Generation {
 
 impl Generation {
     /// Every measured generation.
-    pub const ALL: [Generation; 4] = [
+    pub const ALL: &'static [Generation] = &[
         Generation::V4,
         Generation::V5e,
         Generation::V5p,
         Generation::V6e,
     ];
+
+    /// The generation `tpu(SHAPE)` means when it names none.
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::{Generation, parse_request, default_layout_for};
+    /// let s = parse_request("tpu(f32[3])").unwrap().unwrap();
+    /// assert_eq!(s, default_layout_for("f32[3]", Generation::DEFAULT).unwrap());
+    /// ```
+    pub const DEFAULT: Generation = Generation::V5e;
 
     /// Their names, for messages: `"v4, v5e, v5p or v6e"`.
     ///
@@ -64,6 +73,23 @@ impl Generation {
         }
     }
 
+    /// The bytes of a tuple's index table (the array of its elements'
+    /// addresses), whatever the tuple's arity: measured in XLA's buffer
+    /// assignments of real dumps (tests/data/dumps: 512 on v4 and v5e, 32
+    /// on v5p and v6e).
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::Generation;
+    /// assert_eq!(Generation::V5e.tuple_table_bytes(), 512);
+    /// assert_eq!(Generation::V6e.tuple_table_bytes(), 32);
+    /// ```
+    pub const fn tuple_table_bytes(self) -> u64 {
+        match self {
+            Generation::V4 | Generation::V5e => 512,
+            Generation::V5p | Generation::V6e => 32,
+        }
+    }
+
     /// The generation named `name`, as [`Generation::name`] writes it or
     /// in capitals: Google writes `v5e`, people often `V5E`.
     ///
@@ -74,7 +100,8 @@ impl Generation {
     /// ```
     pub fn from_name(name: &str) -> Option<Generation> {
         Generation::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|g| g.name().eq_ignore_ascii_case(name))
     }
 }
@@ -388,7 +415,7 @@ fn request(inner: &str) -> Result<ArrayShape, RequestError> {
             shape,
             Generation::from_name(last.trim()).ok_or(RequestError::UnknownGeneration)?,
         ),
-        _ => (inner, Generation::V5e),
+        _ => (inner, Generation::DEFAULT),
     };
     default_layout_for(shape_text, generation)
 }

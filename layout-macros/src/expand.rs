@@ -132,8 +132,10 @@ pub fn layout(input: TokenStream) -> TokenStream {
 fn build(cx: &mut Ctxt, krate: &Krate, name: &Ident, source: &Source) -> Result<Built, Partial> {
     let mut track = TokenStream::new();
     let text = match source {
-        Source::Tokens(tokens) => SourceText::from_tokens(tokens).and_then(other_forms),
-        Source::Literal(lit) => other_forms(SourceText::from_literal(lit)),
+        Source::Tokens(tokens) => {
+            SourceText::from_tokens(tokens).and_then(|t| other_forms(t, Written::Tokens))
+        }
+        Source::Literal(lit) => other_forms(SourceText::from_literal(lit), Written::String),
         Source::Hlo(r) => hlo::import(r).map(|imported| {
             track = imported.track;
             imported.text
@@ -167,12 +169,9 @@ fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
     use xla_layout_core::tpu::{Generation, RequestError, default_layout_for};
     let inner = SourceText::from_tokens(&t.shape)?;
     let generation = match &t.generation {
-        None => Generation::V5e,
+        None => Generation::DEFAULT,
         Some(g) => Generation::from_name(&g.to_string()).ok_or_else(|| {
-            syn::Error::new(
-                g.span(),
-                format!("expected a TPU generation: {}", Generation::NAMES),
-            )
+            syn::Error::new(g.span(), RequestError::UnknownGeneration.to_string())
         })?,
     };
     match default_layout_for(&inner.text, generation) {
@@ -182,10 +181,28 @@ fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
     }
 }
 
+/// How a shape was written in the macro.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// As tokens: an error's span points into them, and byte offsets of
+    /// the text rebuilt from them (spaces dropped) would only mislead.
+    Tokens,
+    /// In a string literal: an error covers the whole literal, and the
+    /// message's byte offset says where inside it.
+    String,
+}
+
 /// The other forms the CLI takes, read by layout-core into XLA's text:
 /// `tpu(SHAPE)` written in a string, and `SHAPE Layout(...)` (JAX's form,
 /// in a string or as tokens). Anything else is returned as it is.
-fn other_forms(src: SourceText) -> syn::Result<SourceText> {
+fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
+    let message = |what: &str, e: &dyn std::fmt::Display| {
+        let m = format!("{what}: {e}");
+        match (written, m.rfind(" (at byte ")) {
+            (Written::Tokens, Some(at)) if m.ends_with(')') => m[..at].to_string(),
+            _ => m,
+        }
+    };
     use xla_layout_core::text::{JaxLayoutError, JaxShapeError, parse_array_with_jax_layout};
     use xla_layout_core::tpu::{RequestError, parse_request};
     let whole = (0, src.text.len());
@@ -196,7 +213,7 @@ fn other_forms(src: SourceText) -> syn::Result<SourceText> {
         };
         return match request {
             Ok(shape) => Ok(src.replaced(shape.to_string())),
-            Err(e) => Err(src.error(start, end, format!("tpu(...): {e}"))),
+            Err(e) => Err(src.error(start, end, message("tpu(...)", &e))),
         };
     }
     if let Some(shape) = parse_array_with_jax_layout(&src.text) {
@@ -209,7 +226,7 @@ fn other_forms(src: SourceText) -> syn::Result<SourceText> {
         };
         return match shape {
             Ok(shape) => Ok(src.replaced(shape.to_string())),
-            Err(e) => Err(src.error(start, end, format!("JAX layout: {e}"))),
+            Err(e) => Err(src.error(start, end, message("JAX layout", &e))),
         };
     }
     Ok(src)

@@ -152,11 +152,14 @@ fn select<'s>(shape: &'s Shape, index: &[syn::LitInt], name: &LitStr) -> syn::Re
     Ok(at)
 }
 
-/// `0, 1`: tuple indices as written.
+/// `{0,1}`: tuple indices as XLA writes a shape index.
 fn indices(index: &[syn::LitInt]) -> String {
-    index
+    let numbers: Vec<String> = index
         .iter()
-        .map(|l| l.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+        .map(|l| {
+            l.base10_parse::<usize>()
+                .map_or_else(|_| l.to_string(), |n| n.to_string())
+        })
+        .collect();
+    format!("{{{}}}", numbers.join(","))
 }

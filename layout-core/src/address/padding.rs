@@ -67,7 +67,8 @@ impl<'a> Padding<'a> {
 
     /// Every rounding the tiles make, level by level and, within a level,
     /// in the tile's order (most major first), including those that add
-    /// nothing (`size == padded`; see [`Rounding::pads`]).
+    /// nothing (`size == padded`; see [`Rounding::pads`]). None for an
+    /// array with no elements: it allocates nothing to pad.
     ///
     /// ```
     /// use xla_layout_core::{ArrayShape, Padding};
@@ -79,9 +80,13 @@ impl<'a> Padding<'a> {
     /// let all: Vec<(usize, u64, u64)> = p.roundings().map(|r| (r.level, r.size, r.padded)).collect();
     /// assert_eq!(all, [(0, 1, 256), (1, 256, 256), (2, 2, 2), (2, 128, 128)]);
     /// assert_eq!(p.roundings().next().unwrap().to_string(), "1: 1 → 256 by T(256): 256×");
+    /// let empty = ArrayShape::parse_validated("f32[0,5]{1,0:T(8,128)}").unwrap();
+    /// assert_eq!(Padding::new(&empty).unwrap().roundings().count(), 0);
     /// ```
     pub fn roundings(&self) -> impl Iterator<Item = Rounding<'_>> + '_ {
         let layout = self.shape.layout();
+        // No elements, no allocation: nothing a tile rounds pads anything.
+        let empty = self.tiled.element_count() == 0;
         let mut level = 0usize;
         let mut seen_inner = false;
         self.tiled
@@ -105,6 +110,9 @@ impl<'a> Padding<'a> {
                 let CoordOp::Outer { source, tile } = c.op else {
                     return None;
                 };
+                if empty {
+                    return None;
+                }
                 let size = self.tiled.coords().get(source).map_or(0, |s| s.extent);
                 let padded = size.div_ceil(tile).saturating_mul(tile);
                 let tile_entries = match layout {

@@ -117,7 +117,7 @@ proptest! {
     #[test]
     fn layouts_are_valid_and_sized_as_documented(ty in tpu_type(), dims in prop::collection::vec(dim(), 0..5)) {
         let shape = default_layout(ty, &dims, Generation::V5e).unwrap();
-        for g in Generation::ALL {
+        for &g in Generation::ALL {
             prop_assert_eq!(default_layout(ty, &dims, g).unwrap(), shape);
         }
         prop_assert_eq!(shape.dims(), &dims[..]);
