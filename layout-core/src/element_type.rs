@@ -1,145 +1,188 @@
 //! Element types (docs/xla-layouts.md §b): XLA's `PrimitiveType` enum, with its text names,
 //! proto numbers and storage widths.
 
-/// An XLA element type (`xla::PrimitiveType`).
-///
-/// Variant names are XLA's enum names, so `ElementType::BF16` is the type
-/// written `bf16` in shape text. The discriminant is the proto enum number.
-///
-/// ```
-/// use xla_layout_core::ElementType;
-///
-/// let t = ElementType::from_name("bf16").unwrap();
-/// assert_eq!(t, ElementType::BF16);
-/// assert_eq!((t.bit_width(), t.byte_width(), t.proto_number()), (Some(16), Some(2), 16));
-/// assert!(ElementType::S4.is_packable());
-/// assert!(!ElementType::PRED.is_packable());
-/// ```
-// XLA's own spelling of the enum is what users search for, so keep it.
-#[allow(clippy::upper_case_acronyms, non_camel_case_types)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum ElementType {
-    /// `PRIMITIVE_TYPE_INVALID`: the unset type. Has no text form.
-    INVALID = 0,
-    /// `pred`: a boolean, stored in one byte.
-    PRED = 1,
-    /// `s8`.
-    S8 = 2,
-    /// `s16`.
-    S16 = 3,
-    /// `s32`.
-    S32 = 4,
-    /// `s64`.
-    S64 = 5,
-    /// `u8`.
-    U8 = 6,
-    /// `u16`.
-    U16 = 7,
-    /// `u32`.
-    U32 = 8,
-    /// `u64`.
-    U64 = 9,
-    /// `f16`: IEEE half precision.
-    F16 = 10,
-    /// `f32`.
-    F32 = 11,
-    /// `f64`.
-    F64 = 12,
-    /// The tuple kind; written with parentheses, never by name.
-    TUPLE = 13,
-    /// `opaque` (XLA's `OPAQUE_TYPE`).
-    OPAQUE = 14,
-    /// `c64`: a pair of `f32`.
-    C64 = 15,
-    /// `bf16`: bfloat16.
-    BF16 = 16,
-    /// `token`.
-    TOKEN = 17,
-    /// `c128`: a pair of `f64`.
-    C128 = 18,
-    /// `f8e5m2`.
-    F8E5M2 = 19,
-    /// `f8e4m3fn`.
-    F8E4M3FN = 20,
-    /// `s4`.
-    S4 = 21,
-    /// `u4`.
-    U4 = 22,
-    /// `f8e4m3b11fnuz`.
-    F8E4M3B11FNUZ = 23,
-    /// `f8e5m2fnuz`.
-    F8E5M2FNUZ = 24,
-    /// `f8e4m3fnuz`.
-    F8E4M3FNUZ = 25,
-    /// `s2`.
-    S2 = 26,
-    /// `u2`.
-    U2 = 27,
-    /// `f8e4m3`.
-    F8E4M3 = 28,
-    /// `f8e3m4`.
-    F8E3M4 = 29,
-    /// `s1`.
-    S1 = 30,
-    /// `u1`.
-    U1 = 31,
-    /// `f4e2m1fn`: an MX type, 4 bits.
-    F4E2M1FN = 32,
-    /// `f8e8m0fnu`: an MX scale type.
-    F8E8M0FNU = 33,
-    /// The buffer kind; written `b(...)`, never by name.
-    BUFFER = 34,
-    /// `f6e3m2fn`.
-    F6E3M2FN = 35,
-    /// `f6e2m3fn`.
-    F6E2M3FN = 36,
+/// The element-type table: one row per type, `VARIANT = proto number =>
+/// name, bit width, kind;`. Everything else about a type (the enum, `ALL`,
+/// names, widths, which family it is in) is generated from its row, so
+/// adding a type XLA adds is one row here (and, if TPUs take it, one entry
+/// in `tpu::TILING_BITS`, measured).
+macro_rules! element_types {
+    (
+        $(#[$attr:meta])*
+        pub enum ElementType {
+            $( $(#[$doc:meta])* $variant:ident = $number:literal => $name:literal, $bits:expr, $kind:ident; )*
+        }
+    ) => {
+        $(#[$attr])*
+        pub enum ElementType {
+            $( $(#[$doc])* $variant = $number, )*
+        }
+
+        impl ElementType {
+            /// Every element type, in proto-number order.
+            pub const ALL: [ElementType; [$($number),*].len()] = [$(ElementType::$variant),*];
+
+            /// XLA's lowercase name (`LowercasePrimitiveTypeName`): `bf16`,
+            /// `opaque`, `tuple`, `buffer`, and `primitive_type_invalid` for
+            /// [`ElementType::INVALID`].
+            ///
+            /// ```
+            /// # use xla_layout_core::ElementType;
+            /// assert_eq!(ElementType::F8E4M3B11FNUZ.name(), "f8e4m3b11fnuz");
+            /// assert_eq!(ElementType::OPAQUE.name(), "opaque");
+            /// ```
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(ElementType::$variant => $name,)*
+                }
+            }
+
+            /// `primitive_util::BitWidth`: the logical width in bits; `None`
+            /// for non-array types. PRED is 1 bit wide although it is stored
+            /// in a byte, and the F6 types are 8 (XLA derives their width
+            /// from a one-byte C++ type, docs/xla-layouts.md §i.14).
+            ///
+            /// ```
+            /// # use xla_layout_core::ElementType;
+            /// assert_eq!(ElementType::PRED.bit_width(), Some(1));
+            /// assert_eq!(ElementType::F6E2M3FN.bit_width(), Some(8));
+            /// assert_eq!(ElementType::C128.bit_width(), Some(128));
+            /// assert_eq!(ElementType::TUPLE.bit_width(), None);
+            /// ```
+            pub const fn bit_width(self) -> Option<u32> {
+                match self {
+                    $(ElementType::$variant => $bits,)*
+                }
+            }
+
+            /// Which family the type is in.
+            const fn kind(self) -> Kind {
+                match self {
+                    $(ElementType::$variant => Kind::$kind,)*
+                }
+            }
+        }
+    };
 }
 
-use ElementType as T;
+/// An element type's family: what XLA's `primitive_util` predicates ask.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Invalid, tuple and buffer: kinds of shape written by their own
+    /// syntax, never by name.
+    Unnamed,
+    /// Token and opaque: written by name, but not arrays.
+    NotArray,
+    /// `pred`.
+    Pred,
+    /// `s1` … `s64`.
+    Signed,
+    /// `u1` … `u64`.
+    Unsigned,
+    /// Real floating-point types, `f8`/`f6`/`f4` included.
+    Float,
+    /// `c64`, `c128`.
+    Complex,
+}
+
+element_types! {
+/// An XLA element type (`xla::PrimitiveType`).
+    ///
+    /// Variant names are XLA's enum names, so `ElementType::BF16` is the type
+    /// written `bf16` in shape text. The discriminant is the proto enum number.
+    ///
+    /// ```
+    /// use xla_layout_core::ElementType;
+    ///
+    /// let t = ElementType::from_name("bf16").unwrap();
+    /// assert_eq!(t, ElementType::BF16);
+    /// assert_eq!((t.bit_width(), t.byte_width(), t.proto_number()), (Some(16), Some(2), 16));
+    /// assert!(ElementType::S4.is_packable());
+    /// assert!(!ElementType::PRED.is_packable());
+    /// ```
+    // XLA's own spelling of the enum is what users search for, so keep it.
+    #[allow(clippy::upper_case_acronyms, non_camel_case_types)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[repr(u8)]
+    pub enum ElementType {
+        /// `PRIMITIVE_TYPE_INVALID`: the unset type. Has no text form.
+        INVALID = 0 => "primitive_type_invalid", None, Unnamed;
+        /// `pred`: a boolean, stored in one byte.
+        PRED = 1 => "pred", Some(1), Pred;
+        /// `s8`.
+        S8 = 2 => "s8", Some(8), Signed;
+        /// `s16`.
+        S16 = 3 => "s16", Some(16), Signed;
+        /// `s32`.
+        S32 = 4 => "s32", Some(32), Signed;
+        /// `s64`.
+        S64 = 5 => "s64", Some(64), Signed;
+        /// `u8`.
+        U8 = 6 => "u8", Some(8), Unsigned;
+        /// `u16`.
+        U16 = 7 => "u16", Some(16), Unsigned;
+        /// `u32`.
+        U32 = 8 => "u32", Some(32), Unsigned;
+        /// `u64`.
+        U64 = 9 => "u64", Some(64), Unsigned;
+        /// `f16`: IEEE half precision.
+        F16 = 10 => "f16", Some(16), Float;
+        /// `f32`.
+        F32 = 11 => "f32", Some(32), Float;
+        /// `f64`.
+        F64 = 12 => "f64", Some(64), Float;
+        /// The tuple kind; written with parentheses, never by name.
+        TUPLE = 13 => "tuple", None, Unnamed;
+        /// `opaque` (XLA's `OPAQUE_TYPE`).
+        OPAQUE = 14 => "opaque", None, NotArray;
+        /// `c64`: a pair of `f32`.
+        C64 = 15 => "c64", Some(64), Complex;
+        /// `bf16`: bfloat16.
+        BF16 = 16 => "bf16", Some(16), Float;
+        /// `token`.
+        TOKEN = 17 => "token", None, NotArray;
+        /// `c128`: a pair of `f64`.
+        C128 = 18 => "c128", Some(128), Complex;
+        /// `f8e5m2`.
+        F8E5M2 = 19 => "f8e5m2", Some(8), Float;
+        /// `f8e4m3fn`.
+        F8E4M3FN = 20 => "f8e4m3fn", Some(8), Float;
+        /// `s4`.
+        S4 = 21 => "s4", Some(4), Signed;
+        /// `u4`.
+        U4 = 22 => "u4", Some(4), Unsigned;
+        /// `f8e4m3b11fnuz`.
+        F8E4M3B11FNUZ = 23 => "f8e4m3b11fnuz", Some(8), Float;
+        /// `f8e5m2fnuz`.
+        F8E5M2FNUZ = 24 => "f8e5m2fnuz", Some(8), Float;
+        /// `f8e4m3fnuz`.
+        F8E4M3FNUZ = 25 => "f8e4m3fnuz", Some(8), Float;
+        /// `s2`.
+        S2 = 26 => "s2", Some(2), Signed;
+        /// `u2`.
+        U2 = 27 => "u2", Some(2), Unsigned;
+        /// `f8e4m3`.
+        F8E4M3 = 28 => "f8e4m3", Some(8), Float;
+        /// `f8e3m4`.
+        F8E3M4 = 29 => "f8e3m4", Some(8), Float;
+        /// `s1`.
+        S1 = 30 => "s1", Some(1), Signed;
+        /// `u1`.
+        U1 = 31 => "u1", Some(1), Unsigned;
+        /// `f4e2m1fn`: an MX type, 4 bits.
+        F4E2M1FN = 32 => "f4e2m1fn", Some(4), Float;
+        /// `f8e8m0fnu`: an MX scale type.
+        F8E8M0FNU = 33 => "f8e8m0fnu", Some(8), Float;
+        /// The buffer kind; written `b(...)`, never by name.
+        BUFFER = 34 => "buffer", None, Unnamed;
+        /// `f6e3m2fn`.
+        F6E3M2FN = 35 => "f6e3m2fn", Some(8), Float;
+        /// `f6e2m3fn`.
+        F6E2M3FN = 36 => "f6e2m3fn", Some(8), Float;
+    }
+}
 
 impl ElementType {
-    /// Every element type, in proto-number order.
-    pub const ALL: [ElementType; 37] = [
-        T::INVALID,
-        T::PRED,
-        T::S8,
-        T::S16,
-        T::S32,
-        T::S64,
-        T::U8,
-        T::U16,
-        T::U32,
-        T::U64,
-        T::F16,
-        T::F32,
-        T::F64,
-        T::TUPLE,
-        T::OPAQUE,
-        T::C64,
-        T::BF16,
-        T::TOKEN,
-        T::C128,
-        T::F8E5M2,
-        T::F8E4M3FN,
-        T::S4,
-        T::U4,
-        T::F8E4M3B11FNUZ,
-        T::F8E5M2FNUZ,
-        T::F8E4M3FNUZ,
-        T::S2,
-        T::U2,
-        T::F8E4M3,
-        T::F8E3M4,
-        T::S1,
-        T::U1,
-        T::F4E2M1FN,
-        T::F8E8M0FNU,
-        T::BUFFER,
-        T::F6E3M2FN,
-        T::F6E2M3FN,
-    ];
-
     /// The number of this type in `xla_data.proto`.
     ///
     /// ```
@@ -162,56 +205,6 @@ impl ElementType {
             Some(Self::ALL[n as usize])
         } else {
             None
-        }
-    }
-
-    /// XLA's lowercase name (`LowercasePrimitiveTypeName`): `bf16`, `opaque`,
-    /// `tuple`, `buffer`, and `primitive_type_invalid` for [`ElementType::INVALID`].
-    ///
-    /// ```
-    /// # use xla_layout_core::ElementType;
-    /// assert_eq!(ElementType::F8E4M3B11FNUZ.name(), "f8e4m3b11fnuz");
-    /// assert_eq!(ElementType::OPAQUE.name(), "opaque");
-    /// ```
-    pub const fn name(self) -> &'static str {
-        match self {
-            T::INVALID => "primitive_type_invalid",
-            T::PRED => "pred",
-            T::S8 => "s8",
-            T::S16 => "s16",
-            T::S32 => "s32",
-            T::S64 => "s64",
-            T::U8 => "u8",
-            T::U16 => "u16",
-            T::U32 => "u32",
-            T::U64 => "u64",
-            T::F16 => "f16",
-            T::F32 => "f32",
-            T::F64 => "f64",
-            T::TUPLE => "tuple",
-            T::OPAQUE => "opaque",
-            T::C64 => "c64",
-            T::BF16 => "bf16",
-            T::TOKEN => "token",
-            T::C128 => "c128",
-            T::F8E5M2 => "f8e5m2",
-            T::F8E4M3FN => "f8e4m3fn",
-            T::S4 => "s4",
-            T::U4 => "u4",
-            T::F8E4M3B11FNUZ => "f8e4m3b11fnuz",
-            T::F8E5M2FNUZ => "f8e5m2fnuz",
-            T::F8E4M3FNUZ => "f8e4m3fnuz",
-            T::S2 => "s2",
-            T::U2 => "u2",
-            T::F8E4M3 => "f8e4m3",
-            T::F8E3M4 => "f8e3m4",
-            T::S1 => "s1",
-            T::U1 => "u1",
-            T::F4E2M1FN => "f4e2m1fn",
-            T::F8E8M0FNU => "f8e8m0fnu",
-            T::BUFFER => "buffer",
-            T::F6E3M2FN => "f6e3m2fn",
-            T::F6E2M3FN => "f6e2m3fn",
         }
     }
 
@@ -259,7 +252,7 @@ impl ElementType {
 
     /// Whether the name of this type lexes as an element-type token.
     pub(crate) const fn is_type_token(self) -> bool {
-        !matches!(self, T::INVALID | T::TUPLE | T::BUFFER)
+        !matches!(self.kind(), Kind::Unnamed)
     }
 
     /// Whether arrays of this type exist (everything but invalid, tuple,
@@ -271,47 +264,7 @@ impl ElementType {
     /// assert!(!ElementType::TOKEN.is_array_type());
     /// ```
     pub const fn is_array_type(self) -> bool {
-        !matches!(
-            self,
-            T::INVALID | T::TUPLE | T::OPAQUE | T::TOKEN | T::BUFFER
-        )
-    }
-
-    /// `primitive_util::BitWidth`: the logical width in bits; `None` for
-    /// non-array types. PRED is 1 bit wide although it is stored in a byte,
-    /// and the F6 types are 8 (XLA derives their width from a one-byte C++
-    /// type, docs/xla-layouts.md §i.14).
-    ///
-    /// ```
-    /// # use xla_layout_core::ElementType;
-    /// assert_eq!(ElementType::PRED.bit_width(), Some(1));
-    /// assert_eq!(ElementType::F6E2M3FN.bit_width(), Some(8));
-    /// assert_eq!(ElementType::C128.bit_width(), Some(128));
-    /// assert_eq!(ElementType::TUPLE.bit_width(), None);
-    /// ```
-    pub const fn bit_width(self) -> Option<u32> {
-        Some(match self {
-            T::PRED | T::S1 | T::U1 => 1,
-            T::S2 | T::U2 => 2,
-            T::S4 | T::U4 | T::F4E2M1FN => 4,
-            T::S8
-            | T::U8
-            | T::F8E5M2
-            | T::F8E4M3FN
-            | T::F8E4M3B11FNUZ
-            | T::F8E5M2FNUZ
-            | T::F8E4M3FNUZ
-            | T::F8E4M3
-            | T::F8E3M4
-            | T::F8E8M0FNU
-            | T::F6E3M2FN
-            | T::F6E2M3FN => 8,
-            T::S16 | T::U16 | T::F16 | T::BF16 => 16,
-            T::S32 | T::U32 | T::F32 => 32,
-            T::S64 | T::U64 | T::F64 | T::C64 => 64,
-            T::C128 => 128,
-            T::INVALID | T::TUPLE | T::OPAQUE | T::TOKEN | T::BUFFER => return None,
-        })
+        !matches!(self.kind(), Kind::Unnamed | Kind::NotArray)
     }
 
     /// `primitive_util::ByteWidth` (= `ShapeUtil::ByteSizeOfPrimitiveType`):
@@ -340,7 +293,7 @@ impl ElementType {
     /// ```
     pub const fn is_packable(self) -> bool {
         match self.bit_width() {
-            Some(bits) => bits < 8 && !matches!(self, T::PRED),
+            Some(bits) => bits < 8 && !matches!(self.kind(), Kind::Pred),
             None => false,
         }
     }
@@ -352,10 +305,7 @@ impl ElementType {
     /// assert!(ElementType::S2.is_signed_integral());
     /// ```
     pub const fn is_signed_integral(self) -> bool {
-        matches!(
-            self,
-            T::S1 | T::S2 | T::S4 | T::S8 | T::S16 | T::S32 | T::S64
-        )
+        matches!(self.kind(), Kind::Signed)
     }
 
     /// `IsUnsignedIntegralType`: `u1` … `u64`.
@@ -366,10 +316,7 @@ impl ElementType {
     /// assert!(!ElementType::PRED.is_unsigned_integral());
     /// ```
     pub const fn is_unsigned_integral(self) -> bool {
-        matches!(
-            self,
-            T::U1 | T::U2 | T::U4 | T::U8 | T::U16 | T::U32 | T::U64
-        )
+        matches!(self.kind(), Kind::Unsigned)
     }
 
     /// `IsIntegralType`: signed or unsigned integers (not PRED).
@@ -390,7 +337,7 @@ impl ElementType {
     /// assert!(ElementType::C64.is_complex());
     /// ```
     pub const fn is_complex(self) -> bool {
-        matches!(self, T::C64 | T::C128)
+        matches!(self.kind(), Kind::Complex)
     }
 
     /// `IsFloatingPointType`: every real float type, including the f8, f6
@@ -402,10 +349,7 @@ impl ElementType {
     /// assert!(!ElementType::C64.is_floating_point());
     /// ```
     pub const fn is_floating_point(self) -> bool {
-        self.is_array_type()
-            && !self.is_integral()
-            && !self.is_complex()
-            && !matches!(self, T::PRED)
+        matches!(self.kind(), Kind::Float)
     }
 
     /// The type-token name closest to `name` by edit distance, for
@@ -543,6 +487,34 @@ mod tests {
             "primitive_type_invalid",
         ] {
             assert_eq!(ElementType::from_name(name), None, "{name}");
+        }
+    }
+
+    /// Each row's columns agree: array types (and only they) have a width,
+    /// and the family is the one the name says (`s…` signed, `u…`
+    /// unsigned, `c…` complex, `f…`/`bf…` float), checked from the names,
+    /// not from the table's kind column.
+    #[test]
+    fn every_row_is_consistent() {
+        for t in ElementType::ALL {
+            assert_eq!(t.is_array_type(), t.bit_width().is_some(), "{t}");
+            if !t.is_array_type() || t == ElementType::PRED {
+                continue;
+            }
+            let n = t.name();
+            let family = (
+                t.is_signed_integral(),
+                t.is_unsigned_integral(),
+                t.is_complex(),
+                t.is_floating_point(),
+            );
+            let by_name = (
+                n.starts_with('s'),
+                n.starts_with('u'),
+                n.starts_with('c'),
+                n.starts_with('f') || n.starts_with("bf"),
+            );
+            assert_eq!(family, by_name, "{n}");
         }
     }
 
