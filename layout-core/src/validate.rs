@@ -176,141 +176,111 @@ impl ValidationErrorKind {
     }
 }
 
-/// A validation rule, by name. Each rule has its human hint and whether
-/// XLA has it here; its XLA message is [`ValidationError`]'s `Display`, and
-/// the layout attribute it is about is in the attribute table
-/// ([`crate::text::attribute_of`]). The rules are checked in
-/// [`Rule::ALL`]'s order, the first failure winning, as in XLA
-/// (docs/xla-layouts.md §f).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Rule {
-    /// The element type is invalid.
-    InvalidElementType,
-    /// An array's element type names another kind of shape.
-    WrongKindForElementType,
-    /// A static dimension is negative.
-    NegativeDimension,
-    /// The dimensions' product overflows int64.
-    DimensionsOverflow,
-    /// The byte size overflows int64.
-    SizeMayOverflow,
-    /// No layout where one is required.
-    MissingLayout,
-    /// minor_to_major's length is not the rank.
-    MinorToMajorLength,
-    /// A minor_to_major entry is outside `[0, rank)`.
-    MinorToMajorOutOfBounds,
-    /// A minor_to_major entry repeats.
-    MinorToMajorDuplicate,
-    /// `L(n)` with n ≤ 0.
-    TailPaddingNotPositive,
-    /// `#(t)` is set.
-    IndexPrimitiveType,
-    /// `*(t)` is set.
-    PointerPrimitiveType,
-    /// `P(...)` is set.
-    PhysicalShape,
-    /// A tile has no entries.
-    EmptyTile,
-    /// A tile entry ≤ 0 that is not `*`.
-    NonPositiveTileDimension,
-    /// `E(n)` with n < 0.
-    NegativeElementSize,
-    /// A split config's dimension is outside `[0, rank)`.
-    SplitDimensionOutOfBounds,
-    /// Two split configs name the same dimension.
-    SplitDimensionDuplicate,
-    /// Split indices are not positive and strictly increasing.
-    SplitIndicesNotIncreasing,
-    /// A split index is past its dimension.
-    SplitIndexOutOfBounds,
-    /// A `*` in a tile's most-minor position (this crate's rule).
-    CombineInMostMinorPosition,
-}
+/// The rule table: one row per rule, `Variant => xla|crate, hint;` (its
+/// doc comment first). The enum, [`Rule::ALL`] (in row order, the order
+/// validation checks them), [`Rule::hint`] and [`Rule::is_xla_rule`] are
+/// generated from it; a rule's XLA message is [`ValidationError`]'s
+/// `Display`, its attribute the attribute table's.
+macro_rules! rules {
+    (
+        $(#[$attr:meta])*
+        pub enum Rule {
+            $( $(#[$doc:meta])* $variant:ident => $whose:ident, $hint:literal; )*
+        }
+    ) => {
+        $(#[$attr])*
+        pub enum Rule {
+            $( $(#[$doc])* $variant, )*
+        }
 
-impl Rule {
-    /// Every rule, in the order validation checks them.
-    pub const ALL: [Rule; 21] = [
-        Rule::InvalidElementType,
-        Rule::WrongKindForElementType,
-        Rule::NegativeDimension,
-        Rule::DimensionsOverflow,
-        Rule::SizeMayOverflow,
-        Rule::MissingLayout,
-        Rule::MinorToMajorLength,
-        Rule::MinorToMajorOutOfBounds,
-        Rule::MinorToMajorDuplicate,
-        Rule::TailPaddingNotPositive,
-        Rule::IndexPrimitiveType,
-        Rule::PointerPrimitiveType,
-        Rule::PhysicalShape,
-        Rule::EmptyTile,
-        Rule::NonPositiveTileDimension,
-        Rule::NegativeElementSize,
-        Rule::SplitDimensionOutOfBounds,
-        Rule::SplitDimensionDuplicate,
-        Rule::SplitIndicesNotIncreasing,
-        Rule::SplitIndexOutOfBounds,
-        Rule::CombineInMostMinorPosition,
-    ];
+        impl Rule {
+            /// Every rule, in the order validation checks them (the table's;
+            /// `tests/model/validation_rules.rs` checks it pair by pair).
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
 
-    /// Whether XLA's validator has this rule (every rule but
-    /// [`Rule::CombineInMostMinorPosition`]).
-    ///
-    /// ```
-    /// # use xla_layout_core::Rule;
-    /// assert!(Rule::MissingLayout.is_xla_rule());
-    /// assert!(!Rule::CombineInMostMinorPosition.is_xla_rule());
-    /// ```
-    pub const fn is_xla_rule(self) -> bool {
-        !matches!(self, Rule::CombineInMostMinorPosition)
-    }
+            /// Whether XLA's validator has this rule (every rule but
+            /// [`Rule::CombineInMostMinorPosition`]).
+            ///
+            /// ```
+            /// # use xla_layout_core::Rule;
+            /// assert!(Rule::MissingLayout.is_xla_rule());
+            /// assert!(!Rule::CombineInMostMinorPosition.is_xla_rule());
+            /// ```
+            pub const fn is_xla_rule(self) -> bool {
+                match self {
+                    $(Rule::$variant => rules!(@xla $whose),)*
+                }
+            }
 
-    /// The rule, in words, for people.
-    ///
-    /// ```
-    /// # use xla_layout_core::Rule;
-    /// assert_eq!(Rule::TailPaddingNotPositive.hint(), "L(n) tail padding must be at least 1");
-    /// ```
-    pub const fn hint(self) -> &'static str {
-        match self {
-            Rule::InvalidElementType => "the element type must be a valid XLA type",
-            Rule::WrongKindForElementType => "an array needs an array element type",
-            Rule::NegativeDimension => "dimension sizes must be >= 0",
-            Rule::DimensionsOverflow => "the product of the dimensions must fit in int64",
-            Rule::SizeMayOverflow => "the size in bytes must fit in int64",
-            Rule::MissingLayout => "the array must have a layout",
-            Rule::MinorToMajorLength => "minor_to_major must have one entry per dimension",
-            Rule::MinorToMajorOutOfBounds => {
-                "minor_to_major entries must be dimension numbers 0..rank"
-            }
-            Rule::MinorToMajorDuplicate => "minor_to_major must list each dimension exactly once",
-            Rule::TailPaddingNotPositive => "L(n) tail padding must be at least 1",
-            Rule::IndexPrimitiveType => {
-                "#(type) index types belong to sparse arrays, which XLA no longer has"
-            }
-            Rule::PointerPrimitiveType => {
-                "*(type) pointer types belong to sparse arrays, which XLA no longer has"
-            }
-            Rule::PhysicalShape => {
-                "P(shape) physical shapes belong to sparse arrays, which XLA no longer has"
-            }
-            Rule::EmptyTile => "a tile must have at least one entry",
-            Rule::NonPositiveTileDimension => "tile entries must be positive integers or `*`",
-            Rule::NegativeElementSize => "E(n) element size in bits must be >= 0",
-            Rule::SplitDimensionOutOfBounds => {
-                "a split config must name a physical dimension 0..rank"
-            }
-            Rule::SplitDimensionDuplicate => "each physical dimension may have one split config",
-            Rule::SplitIndicesNotIncreasing => {
-                "split indices must be positive and strictly increasing"
-            }
-            Rule::SplitIndexOutOfBounds => "split indices must be inside their dimension",
-            Rule::CombineInMostMinorPosition => {
-                "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry"
+            /// The rule, in words, for people.
+            ///
+            /// ```
+            /// # use xla_layout_core::Rule;
+            /// assert_eq!(Rule::TailPaddingNotPositive.hint(), "L(n) tail padding must be at least 1");
+            /// ```
+            pub const fn hint(self) -> &'static str {
+                match self {
+                    $(Rule::$variant => $hint,)*
+                }
             }
         }
+    };
+    (@xla xla) => { true };
+    (@xla crate) => { false };
+}
+
+rules! {
+/// A validation rule, by name. Each rule has its human hint and whether
+    /// XLA has it here; its XLA message is [`ValidationError`]'s `Display`, and
+    /// the layout attribute it is about is in the attribute table
+    /// ([`crate::text::attribute_of`]). The rules are checked in
+    /// [`Rule::ALL`]'s order, the first failure winning, as in XLA
+    /// (docs/xla-layouts.md §f).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum Rule {
+        /// The element type is invalid.
+        InvalidElementType => xla, "the element type must be a valid XLA type";
+        /// An array's element type names another kind of shape.
+        WrongKindForElementType => xla, "an array needs an array element type";
+        /// A static dimension is negative.
+        NegativeDimension => xla, "dimension sizes must be >= 0";
+        /// The dimensions' product overflows int64.
+        DimensionsOverflow => xla, "the product of the dimensions must fit in int64";
+        /// The byte size overflows int64.
+        SizeMayOverflow => xla, "the size in bytes must fit in int64";
+        /// No layout where one is required.
+        MissingLayout => xla, "the array must have a layout";
+        /// minor_to_major's length is not the rank.
+        MinorToMajorLength => xla, "minor_to_major must have one entry per dimension";
+        /// A minor_to_major entry is outside `[0, rank)`.
+        MinorToMajorOutOfBounds => xla, "minor_to_major entries must be dimension numbers 0..rank";
+        /// A minor_to_major entry repeats.
+        MinorToMajorDuplicate => xla, "minor_to_major must list each dimension exactly once";
+        /// `L(n)` with n ≤ 0.
+        TailPaddingNotPositive => xla, "L(n) tail padding must be at least 1";
+        /// `#(t)` is set.
+        IndexPrimitiveType => xla, "#(type) index types belong to sparse arrays, which XLA no longer has";
+        /// `*(t)` is set.
+        PointerPrimitiveType => xla, "*(type) pointer types belong to sparse arrays, which XLA no longer has";
+        /// `P(...)` is set.
+        PhysicalShape => xla, "P(shape) physical shapes belong to sparse arrays, which XLA no longer has";
+        /// A tile has no entries.
+        EmptyTile => xla, "a tile must have at least one entry";
+        /// A tile entry ≤ 0 that is not `*`.
+        NonPositiveTileDimension => xla, "tile entries must be positive integers or `*`";
+        /// `E(n)` with n < 0.
+        NegativeElementSize => xla, "E(n) element size in bits must be >= 0";
+        /// A split config's dimension is outside `[0, rank)`.
+        SplitDimensionOutOfBounds => xla, "a split config must name a physical dimension 0..rank";
+        /// Two split configs name the same dimension.
+        SplitDimensionDuplicate => xla, "each physical dimension may have one split config";
+        /// Split indices are not positive and strictly increasing.
+        SplitIndicesNotIncreasing => xla, "split indices must be positive and strictly increasing";
+        /// A split index is past its dimension.
+        SplitIndexOutOfBounds => xla, "split indices must be inside their dimension";
+        /// A `*` in a tile's most-minor position (this crate's rule).
+        CombineInMostMinorPosition => crate, "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry";
     }
 }
 

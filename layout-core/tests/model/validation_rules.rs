@@ -1090,3 +1090,36 @@ fn non_aborting_tile_and_padding_values_parse() {
         [2]
     );
 }
+
+/// `Rule::ALL` lists the rules in the order the tests above find them
+/// checked: of each pair broken together, the one that wins comes first.
+#[test]
+fn rule_all_lists_the_rules_in_checking_order() {
+    use xla_layout_core::Rule as R;
+    let at = |r: R| R::ALL.iter().position(|&x| x == r).unwrap();
+    let won_over = [
+        (R::InvalidElementType, R::NegativeDimension),
+        (R::WrongKindForElementType, R::NegativeDimension),
+        (R::NegativeDimension, R::DimensionsOverflow),
+        (R::DimensionsOverflow, R::SizeMayOverflow),
+        (R::NegativeDimension, R::MissingLayout),
+        (R::MinorToMajorLength, R::TailPaddingNotPositive),
+        (R::MinorToMajorOutOfBounds, R::MinorToMajorDuplicate),
+        (R::MinorToMajorDuplicate, R::TailPaddingNotPositive),
+        (R::TailPaddingNotPositive, R::IndexPrimitiveType),
+        (R::IndexPrimitiveType, R::PointerPrimitiveType),
+        (R::PointerPrimitiveType, R::PhysicalShape),
+        (R::PhysicalShape, R::EmptyTile),
+        (R::EmptyTile, R::NonPositiveTileDimension),
+        (R::NonPositiveTileDimension, R::NegativeElementSize),
+        (R::NegativeElementSize, R::SplitDimensionOutOfBounds),
+        (R::SplitDimensionOutOfBounds, R::SplitDimensionDuplicate),
+    ];
+    for (first, then) in won_over {
+        assert!(at(first) < at(then), "{first:?} before {then:?}");
+    }
+    // Every rule once.
+    for (i, r) in R::ALL.iter().enumerate() {
+        assert_eq!(at(*r), i);
+    }
+}
