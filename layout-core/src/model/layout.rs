@@ -97,34 +97,54 @@ type LayoutKey<'a> = (
 
 impl Layout {
     fn key(&self) -> LayoutKey<'_> {
-        let tiles = self.tile_count as usize;
-        let splits = self.split_count as usize;
+        // Every field by name, no `..`: a field added to `Layout` and left
+        // out of equality and hashing is a compile error here.
+        let Layout {
+            minor_to_major,
+            minor_to_major_len,
+            tile_entries,
+            tile_ends,
+            tile_count,
+            tail_padding_alignment_in_elements,
+            index_primitive_type,
+            pointer_primitive_type,
+            element_size_in_bits,
+            memory_space,
+            split_dimensions,
+            split_ends,
+            split_count,
+            split_indices,
+            physical_shape,
+            dynamic_shape_metadata_prefix_bytes,
+        } = self;
+        let tiles = *tile_count as usize;
+        let splits = *split_count as usize;
         let entries = if tiles == 0 {
             0
         } else {
-            self.tile_ends[tiles - 1] as usize
+            tile_ends[tiles - 1] as usize
         };
         let indices = if splits == 0 {
             0
         } else {
-            self.split_ends[splits - 1] as usize
+            split_ends[splits - 1] as usize
         };
         (
-            &self.minor_to_major[..self.minor_to_major_len as usize],
-            &self.tile_ends[..tiles],
-            &self.tile_entries[..entries],
+            &minor_to_major[..*minor_to_major_len as usize],
+            &tile_ends[..tiles],
+            &tile_entries[..entries],
             (
-                self.tail_padding_alignment_in_elements,
-                self.index_primitive_type,
-                self.pointer_primitive_type,
-                self.element_size_in_bits,
-                self.memory_space,
-                self.dynamic_shape_metadata_prefix_bytes,
+                *tail_padding_alignment_in_elements,
+                *index_primitive_type,
+                *pointer_primitive_type,
+                *element_size_in_bits,
+                *memory_space,
+                *dynamic_shape_metadata_prefix_bytes,
             ),
-            &self.split_dimensions[..splits],
-            &self.split_ends[..splits],
-            &self.split_indices[..indices],
-            &self.physical_shape,
+            &split_dimensions[..splits],
+            &split_ends[..splits],
+            &split_indices[..indices],
+            physical_shape,
         )
     }
 
