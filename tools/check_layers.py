@@ -21,22 +21,25 @@ list only shrinks).
 Layers of `xla-layout-core`, lowest first (a module may use its own layer
 and the ones below it; a module belongs to the longest prefix listed):
 
- 0 foundation     limits, const_eq, inline_str, similar
+ 0 foundation     limits, const_eq, inline_str, similar, joined
  1 element_type   element_type (with the table of element-type names)
  2 model          model
- 3 printed form   text::print (`Display` of the model; validation
-                  messages print shapes with it)
+ 3 printed form   text::human (the model in words; validation messages
+                  use it)
  4 validate       validate
- 5 text          text (lexer, parser, spans, errors): the parser validates
-                  a tuple's elements as XLA does, and spans locate
-                  validation errors
+ 5 text           text (lexer, parser, printer, spans, errors): the parser
+                  validates a tuple's elements as XLA does, and spans
+                  locate validation errors
  6 address        address (tiled addresses, sizes, digits, relayout)
  7 static_layout  static_layout
  8 view           view
  9 entry points   text::api (parse then validate), text::grid (offset grids
-                  of tiled shapes)
-10 hlo            hlo
+                  of tiled shapes), tpu (default TPU layouts)
+10 interop        interop (ndarray, serde, bytemuck, dlpack, …)
 11 root           the crate root (re-exports only)
+
+The other crates (xla-layout-hlo, the macro, the CLI) are checked for
+cycles only: each is one layer above the core.
 
 Usage: tools/check_layers.py [--verbose]   (from anywhere; stdlib only)
 --verbose also prints every crate's module graph.
@@ -53,7 +56,8 @@ import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# (layer name, module prefixes), lowest first. See the docstring.
+# (layer name, module prefixes), lowest first. The docstring describes
+# them; this list is what is checked (README.md points here).
 CORE_LAYERS = [
     ("foundation", ["limits", "const_eq", "inline_str", "similar", "joined"]),
     ("element_type", ["element_type"]),
