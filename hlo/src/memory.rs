@@ -531,13 +531,13 @@ pub struct Report<'m, 'a> {
     /// Whether a computation is marked `ENTRY` ([`Module::entry_is_marked`]).
     /// When not, the last computation is taken as the entry, as XLA does,
     /// but in a dump that means it was cut short: every figure of
-    /// [`Report::memory_analysis`] is then an estimate.
+    /// the report's [`MemoryAnalysis`] is then an estimate.
     pub entry_marked: bool,
     /// Whether the module is past XLA's layout assignment: its entry's
     /// parameters and root have the shapes of its `entry_computation_layout`.
     /// When not (a dump from before optimisation) its arrays have XLA's
     /// default layouts, not the device's, and every figure of
-    /// [`Report::memory_analysis`] is an estimate.
+    /// the report's [`MemoryAnalysis`] is an estimate.
     ///
     /// ```
     /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
