@@ -37,7 +37,7 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
                 }
                 reported.push(d.start);
                 let (start, end) = where_to_point(src, d);
-                cx.error(src.error(start, end, explain_parse(src, d)));
+                cx.error(src.error(start, end, in_jax_terms(src, explain_parse(src, d))));
             }
             // The dimensions that did parse give the fallback its rank.
             let spans = shape_spans(text);
@@ -49,7 +49,8 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     let before = cx.error_count();
     for e in validation_errors(&shape) {
         let at = spans.locate(e.kind());
-        cx.error(src.error(at.start, at.end, format!("{}: {e}", e.kind().hint())));
+        let message = format!("{}: {e}", e.kind().hint());
+        cx.error(src.error(at.start, at.end, in_jax_terms(src, message)));
     }
     if cx.error_count() > before {
         return Err(partial);
@@ -117,4 +118,13 @@ fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
         ),
         _ => d.explain(src.text.as_bytes()).to_string(),
     }
+}
+
+/// `message` for a shape written in JAX's form: a message about XLA's
+/// `minor_to_major` says how it relates to what the user wrote.
+fn in_jax_terms(src: &SourceText, mut message: String) -> String {
+    if src.from_jax && message.contains("minor_to_major") {
+        message.push_str("; JAX's major_to_minor, as written here, is minor_to_major reversed");
+    }
+    message
 }

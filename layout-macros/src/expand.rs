@@ -225,7 +225,11 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
             _ => whole,
         };
         return match shape {
-            Ok(shape) => Ok(src.replaced(shape.to_string())),
+            Ok(shape) => {
+                let mut text = src.replaced(shape.to_string());
+                text.from_jax = true;
+                Ok(text)
+            }
             Err(e) => Err(src.error(start, end, message("JAX layout", &e))),
         };
     }

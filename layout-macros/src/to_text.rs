@@ -12,6 +12,9 @@ use syn::LitStr;
 pub struct SourceText {
     pub text: String,
     pieces: Vec<Piece>,
+    /// Written in JAX's form: its `major_to_minor` is XLA's
+    /// `minor_to_major` reversed, which errors about the latter say.
+    pub from_jax: bool,
 }
 
 struct Piece {
@@ -33,7 +36,11 @@ impl SourceText {
             end: text.len().max(1),
             span,
         }];
-        SourceText { text, pieces }
+        SourceText {
+            text,
+            pieces,
+            from_jax: false,
+        }
     }
 
     /// `text` read from this source in another form (JAX's, say): every
@@ -52,6 +59,7 @@ impl SourceText {
         SourceText {
             text,
             pieces: pieces.into(),
+            from_jax: false,
         }
     }
 
@@ -61,6 +69,7 @@ impl SourceText {
         let mut out = SourceText {
             text: String::new(),
             pieces: Vec::new(),
+            from_jax: false,
         };
         let mut writer = Writer {
             out: &mut out,
