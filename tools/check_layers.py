@@ -24,7 +24,7 @@ and the ones below it; a module belongs to the longest prefix listed):
  0 foundation     limits, const_eq, inline_str, similar, joined
  1 element_type   element_type (with the table of element-type names)
  2 model          model
- 3 printed form   text::human (the model in words; validation messages
+ 3 in words       text::human (the model in words; validation messages
                   use it)
  4 validate       validate
  5 text           text (lexer, parser, printer, spans, errors): the parser
@@ -62,7 +62,7 @@ CORE_LAYERS = [
     ("foundation", ["limits", "const_eq", "inline_str", "similar", "joined"]),
     ("element_type", ["element_type"]),
     ("model", ["model"]),
-    ("printed form", ["text::human"]),
+    ("in words", ["text::human"]),
     ("validate", ["validate"]),
     ("text", ["text"]),
     ("address", ["address"]),

@@ -86,7 +86,7 @@ enum Kind {
 }
 
 element_types! {
-/// An XLA element type (`xla::PrimitiveType`).
+    /// An XLA element type (`xla::PrimitiveType`).
     ///
     /// Variant names are XLA's enum names, so `ElementType::BF16` is the type
     /// written `bf16` in shape text. The discriminant is the proto enum number.
@@ -181,6 +181,19 @@ element_types! {
         F6E2M3FN = 36 => "f6e2m3fn", Some(8), Float;
     }
 }
+
+// Rows in proto-number order, with no gap: `from_proto_number` indexes
+// `ALL`. A row out of place fails the build here.
+const _: () = {
+    let mut i = 0;
+    while i < ElementType::ALL.len() {
+        assert!(
+            ElementType::ALL[i] as usize == i,
+            "element_types! rows must be in proto-number order, with no gap"
+        );
+        i += 1;
+    }
+};
 
 impl ElementType {
     /// The number of this type in `xla_data.proto`.
@@ -425,7 +438,7 @@ impl core::fmt::Display for ElementType {
 mod tests {
     use super::*;
 
-    /// The table of docs/xla-layouts.md §b, transcribed independently of the match arms above.
+    /// The table of docs/xla-layouts.md §b, transcribed independently of the `element_types!` rows.
     #[test]
     fn table_matches_spec() {
         let table: &[(&str, u8, u32, u32, bool)] = &[
@@ -492,13 +505,13 @@ mod tests {
 
     /// Each row's columns agree: array types (and only they) have a width,
     /// and the family is the one the name says (`s…` signed, `u…`
-    /// unsigned, `c…` complex, `f…`/`bf…` float), checked from the names,
-    /// not from the table's kind column.
+    /// unsigned, `c…` complex, `f…`/`bf…` float, `pred` none of them),
+    /// checked from the names, not from the table's kind column.
     #[test]
     fn every_row_is_consistent() {
         for t in ElementType::ALL {
             assert_eq!(t.is_array_type(), t.bit_width().is_some(), "{t}");
-            if !t.is_array_type() || t == ElementType::PRED {
+            if !t.is_array_type() {
                 continue;
             }
             let n = t.name();

@@ -177,10 +177,10 @@ impl ValidationErrorKind {
 }
 
 /// The rule table: one row per rule, `Variant => xla|crate, hint;` (its
-/// doc comment first). The enum, [`Rule::ALL`] (in row order, the order
-/// validation checks them), [`Rule::hint`] and [`Rule::is_xla_rule`] are
-/// generated from it; a rule's XLA message is [`ValidationError`]'s
-/// `Display`, its attribute the attribute table's.
+/// doc comment first). The enum, [`Rule::ALL`] (in row order),
+/// [`Rule::hint`] and [`Rule::is_xla_rule`] are generated from it; a rule's
+/// XLA message is [`ValidationError`]'s `Display`, its attribute the
+/// attribute table's.
 macro_rules! rules {
     (
         $(#[$attr:meta])*
@@ -194,9 +194,9 @@ macro_rules! rules {
         }
 
         impl Rule {
-            /// Every rule, in the order validation checks them (the table's;
-            /// `tests/model/validation_rules.rs` checks it pair by pair).
-            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
+            /// Every rule, in the order validation checks them (see
+            /// [`Rule`] for the rules checked item by item).
+            pub const ALL: [Rule; [$(stringify!($variant)),*].len()] = [$(Rule::$variant),*];
 
             /// Whether XLA's validator has this rule (every rule but
             /// [`Rule::CombineInMostMinorPosition`]).
@@ -230,12 +230,14 @@ macro_rules! rules {
 }
 
 rules! {
-/// A validation rule, by name. Each rule has its human hint and whether
-    /// XLA has it here; its XLA message is [`ValidationError`]'s `Display`, and
-    /// the layout attribute it is about is in the attribute table
+    /// A validation rule, by name. Each rule has its human hint and whether
+    /// XLA has it here; its XLA message is [`ValidationError`]'s `Display`,
+    /// and the layout attribute it is about is in the attribute table
     /// ([`crate::text::attribute_of`]). The rules are checked in
     /// [`Rule::ALL`]'s order, the first failure winning, as in XLA
-    /// (docs/xla-layouts.md §f).
+    /// (docs/xla-layouts.md §f) — except that the rules about one item of a
+    /// list run together, item by item: minor_to_major's entries (out of
+    /// bounds, duplicate), the tiles (empty, entries), the split configs.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     #[non_exhaustive]
     pub enum Rule {
@@ -260,11 +262,14 @@ rules! {
         /// `L(n)` with n ≤ 0.
         TailPaddingNotPositive => xla, "L(n) tail padding must be at least 1";
         /// `#(t)` is set.
-        IndexPrimitiveType => xla, "#(type) index types belong to sparse arrays, which XLA no longer has";
+        IndexPrimitiveType => xla,
+            "#(type) index types belong to sparse arrays, which XLA no longer has";
         /// `*(t)` is set.
-        PointerPrimitiveType => xla, "*(type) pointer types belong to sparse arrays, which XLA no longer has";
+        PointerPrimitiveType => xla,
+            "*(type) pointer types belong to sparse arrays, which XLA no longer has";
         /// `P(...)` is set.
-        PhysicalShape => xla, "P(shape) physical shapes belong to sparse arrays, which XLA no longer has";
+        PhysicalShape => xla,
+            "P(shape) physical shapes belong to sparse arrays, which XLA no longer has";
         /// A tile has no entries.
         EmptyTile => xla, "a tile must have at least one entry";
         /// A tile entry ≤ 0 that is not `*`.
@@ -280,7 +285,8 @@ rules! {
         /// A split index is past its dimension.
         SplitIndexOutOfBounds => xla, "split indices must be inside their dimension";
         /// A `*` in a tile's most-minor position (this crate's rule).
-        CombineInMostMinorPosition => crate, "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry";
+        CombineInMostMinorPosition => crate,
+            "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry";
     }
 }
 

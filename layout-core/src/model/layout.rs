@@ -97,8 +97,9 @@ type LayoutKey<'a> = (
 
 impl Layout {
     fn key(&self) -> LayoutKey<'_> {
-        // Every field by name, no `..`: a field added to `Layout` and left
-        // out of equality and hashing is a compile error here.
+        // Every field by name, no `..`: a field added to `Layout` and not
+        // named here is a compile error; named but left out of the key, an
+        // unused-variable warning (an error under clippy's -D warnings).
         let Layout {
             minor_to_major,
             minor_to_major_len,

@@ -36,8 +36,8 @@ pub enum JaxLayoutError {
     NoMajorToMinor,
     /// A list is longer than this crate holds.
     Capacity(CapacityError),
-    /// The layout sets an attribute JAX's form cannot say (its name, as
-    /// in [`super::ATTRIBUTES`]: `L`, `S`, `SC`, `M`, `#`, `*`, `P`).
+    /// The layout sets an attribute JAX's form cannot say: the name of a
+    /// row of [`super::ATTRIBUTES`] with `in_jax: false`.
     Unrepresentable(&'static str),
     /// A tile has a `*` entry: JAX's tiling holds numbers only.
     CombineTileEntry,
