@@ -528,20 +528,25 @@ fn a_buffer_assignment_of_another_module_is_refused() {
     let text = std::fs::read_to_string(&module).unwrap();
     let recompiled = text.replace("[64,", "[72,");
     assert_ne!(recompiled, text);
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("matmul_batch_72.hlo");
-    std::fs::write(&path, recompiled).unwrap();
-    let out = run(
-        &[
-            "memory",
-            path.to_str().unwrap(),
-            "--buffer-assignment",
-            &own,
-        ],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("is not the buffer assignment of"), "{err}");
+    // `module` with the assignment `own`: refused, and the message.
+    let refused = |module: String| {
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("recompiled.hlo");
+        std::fs::write(&path, module).unwrap();
+        let out = run(
+            &[
+                "memory",
+                path.to_str().unwrap(),
+                "--buffer-assignment",
+                &own,
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(err.contains("is not the buffer assignment of"), "{err}");
+        err
+    };
+    let err = refused(recompiled);
     assert!(
         err.contains("have other shapes than the module's values"),
         "{err}"
@@ -559,18 +564,7 @@ fn a_buffer_assignment_of_another_module_is_refused() {
             1,
         );
     assert_ne!(one, text);
-    std::fs::write(&path, one).unwrap();
-    let out = run(
-        &[
-            "memory",
-            path.to_str().unwrap(),
-            "--buffer-assignment",
-            &own,
-        ],
-        b"",
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(one);
     assert!(err.contains("1 of its values have other shapes"), "{err}");
 }
 
