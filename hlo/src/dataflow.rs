@@ -145,10 +145,6 @@ pub const RULES: &[(&str, Rule)] = &[
     ("send", Rule::Send),
 ];
 
-/// Opcodes ending in `-start`/`-done` that are opcodes of their own and
-/// define a value at every position (not async wrappers).
-const START_DONE_OPCODES: &[&str] = &["all-reduce-start", "send-done"];
-
 /// The [`Rule`] of `opcode`. An opcode ending in `-start`, `-update` or
 /// `-done` that is not an opcode of its own is the text form of an
 /// asynchronously wrapped operation (`slice-start`, `fusion-done`), with
@@ -188,7 +184,9 @@ pub fn rule(opcode: &str) -> Rule {
         "collective-permute-start" => Rule::CollectivePermuteStart,
         "recv-done" => Rule::RecvDone,
         "send" => Rule::Send,
-        _ if START_DONE_OPCODES.contains(&opcode) => Rule::Defines,
+        // An opcode of its own (`all-reduce-start`, `send-done`) is no
+        // async wrapper, whatever its suffix.
+        _ if crate::opcodes::OPCODES.binary_search(&opcode).is_ok() => Rule::Defines,
         _ if opcode.ends_with("-start") => Rule::AsyncStart,
         _ if opcode.ends_with("-update") => Rule::AsyncUpdate,
         _ if opcode.ends_with("-done") => Rule::AsyncDone,

@@ -1672,7 +1672,8 @@ fn tuple_table(
     }
     match generation {
         Some(g) => Field::new(g.tuple_table_bytes(), Source::Exact),
-        None => Field::new(512, Source::Estimated),
+        // Assumed: the default generation's.
+        None => Field::new(Generation::DEFAULT.tuple_table_bytes(), Source::Estimated),
     }
 }
 
