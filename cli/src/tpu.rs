@@ -16,7 +16,7 @@ use crate::common::{Failure, bytes};
 /// line, one JSON object per line for scripts:
 /// {"input", "shape", "bytes", "data_bytes", "padding_bytes", "expansion"},
 /// or {"input", "error"} for a line that is not a shape without a layout
-/// (the other lines go on).
+/// (the other lines go on; with --strict the exit status is then 1).
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -25,6 +25,10 @@ pub struct Args {
     /// The TPU generation (v4, v5e, v5p and v6e give the same layouts)
     #[arg(long, value_name = "GEN", default_value = "v5e", value_parser = crate::common::generation)]
     pub generation: Generation,
+    /// Reading lines: exit with status 1 when any line got an error
+    /// object (the output is the same)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Runs `tpu`.
@@ -35,7 +39,15 @@ pub fn main(args: &Args, input: impl BufRead, mut output: impl Write) -> Result<
             write_human(&mut output, &sized)?;
             Ok(output.flush()?)
         }
-        None => json_lines(input, output, args.generation),
+        None => {
+            let (errors, lines) = json_lines(input, output, args.generation)?;
+            if args.strict && errors > 0 {
+                return Err(Failure::Input(format!(
+                    "tpu --strict: {errors} of {lines} lines have no default layout"
+                )));
+            }
+            Ok(())
+        }
     }
 }
 
@@ -93,14 +105,15 @@ fn write_human(out: &mut impl Write, s: &Sized) -> std::io::Result<()> {
 }
 
 /// One JSON object per input line; a bad line gets an error object and
-/// the rest go on.
+/// the rest go on. Returns (error lines, lines).
 fn json_lines(
     mut input: impl BufRead,
     output: impl Write,
     generation: Generation,
-) -> Result<(), Failure> {
+) -> Result<(u64, u64), Failure> {
     let mut out = std::io::BufWriter::new(output);
     let mut line = Vec::new();
+    let (mut errors, mut lines) = (0, 0);
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
@@ -126,8 +139,11 @@ fn json_lines(
                 Err(e) => json!({ "input": text, "error": e }),
             },
         };
+        lines += 1;
+        errors += u64::from(value.get("error").is_some());
         serde_json::to_writer(&mut out, &value).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
     }
-    Ok(out.flush()?)
+    out.flush()?;
+    Ok((errors, lines))
 }

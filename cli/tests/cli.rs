@@ -934,6 +934,24 @@ fn tpu_gives_the_default_layout_and_its_cost() {
     assert!(lines[1]["error"].as_str().unwrap().contains("has a layout"));
     assert_eq!(lines[2]["shape"], "bf16[1024,1]{0,1:T(2,128)(2,1)}");
     assert_eq!(lines[2]["expansion"], 2.0);
+    // --strict: the same lines, and status 1 for the one with an error.
+    let strict = run(
+        &["tpu", "--strict", "--generation", "v4"],
+        "f32[3,5]\nf32[2]{0}\nbf16[1024,1]\n",
+    );
+    assert_eq!(strict.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&strict.stdout).lines().count(), 3);
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("1 of 3 lines"));
+    // 2^63 - 1 bytes of data pass XLA's validation; padded to whole tiles
+    // they are 2^63, one past what int64 counts.
+    let out = run(&["tpu", "pred[9223372036854775807]"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more bytes than int64"));
+    let text = stdout(&run(&["tpu", "pred[9223372036854774784]"], ""));
+    assert!(
+        text.contains("bytes             9223372036854774784\n"),
+        "{text}"
+    );
     // A usage error: an unknown generation.
     assert_eq!(
         run(&["tpu", "--generation", "v9", "f32[2]"], "")

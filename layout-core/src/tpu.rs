@@ -120,6 +120,10 @@ pub enum TpuError {
     },
     /// More dimensions than this crate holds.
     TooManyDimensions,
+    /// The array, padded to its tiles, needs more bytes than int64 (XLA's
+    /// size type) can count, or fails XLA's own size check: XLA cannot
+    /// hold it, whatever its layout.
+    TooLarge,
 }
 
 impl core::fmt::Display for TpuError {
@@ -133,6 +137,9 @@ impl core::fmt::Display for TpuError {
                 "dimension {dim} must have a size (>= 0; a bounded `<=N` counts as N)"
             ),
             TpuError::TooManyDimensions => write!(f, "more than {MAX_RANK} dimensions"),
+            TpuError::TooLarge => f.write_str(
+                "the array, padded to its tiles, needs more bytes than int64 (XLA's size type) can count",
+            ),
         }
     }
 }
@@ -210,6 +217,9 @@ pub const fn tiling_bits(ty: ElementType) -> Option<u32> {
 /// assert_eq!(text(T::PRED, &[1, 5]), "pred[1,5]{1,0:T(4,128)(4,1)}");
 /// assert_eq!(text(T::S4, &[1, 129]), "s4[1,129]{1,0:T(8,128)(8,1)E(4)}");
 /// assert_eq!(text(T::BF16, &[5000]), "bf16[5000]{0:T(1024)(128)(2,1)}");
+/// // 2^63 - 1 bytes of data, 2^63 once padded to whole tiles.
+/// let big = default_layout(T::PRED, &[i64::MAX], V4);
+/// assert_eq!(big.unwrap_err(), xla_layout_core::tpu::TpuError::TooLarge);
 /// ```
 pub const fn default_layout(
     ty: ElementType,
@@ -288,7 +298,13 @@ pub const fn default_layout(
     if packed {
         layout = layout.with_element_size_in_bits(bits as i64);
     }
-    Ok(ArrayShape::new(ty, dims).with_layout(layout))
+    let out = ArrayShape::new(ty, dims).with_layout(layout);
+    // XLA counts an allocation's bytes in int64; the padding can push an
+    // array that passes validation (`pred[2^63-1]`) past it.
+    match out.tiled() {
+        Ok(t) if t.exact_bytes() <= i64::MAX as u64 => Ok(out),
+        _ => Err(TpuError::TooLarge),
+    }
 }
 
 /// [`default_layout`] for a shape given without (or regardless of) its

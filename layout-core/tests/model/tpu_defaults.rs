@@ -152,4 +152,19 @@ fn refusals_are_clear() {
             .to_string(),
         "TPUs have no layout for `tuple` elements"
     );
+    // At the edge of int64: 2^63 - 1 pred elements pass validation, but
+    // padded to whole 1024-element tiles they need 2^63 bytes; 2^63 - 1024
+    // elements are their own padded size and just fit.
+    let max = i64::MAX;
+    assert_eq!(
+        default_layout(ElementType::PRED, &[max], Generation::V4),
+        Err(TpuError::TooLarge)
+    );
+    let edge = default_layout(ElementType::PRED, &[max - 1023], Generation::V4).unwrap();
+    assert_eq!(edge.tiled().unwrap().exact_bytes(), (max - 1023) as u64);
+    // The size validation refuses (2^62 f32s) is refused here too.
+    assert_eq!(
+        default_layout(ElementType::F32, &[1 << 62], Generation::V4),
+        Err(TpuError::TooLarge)
+    );
 }

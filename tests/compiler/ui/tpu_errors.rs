@@ -5,6 +5,7 @@ layout! {
     type Generation = tpu(f32[2], v9);
     type Unsupported = tpu(f6e2m3fn[2]);
     type Typo = tpu(f33[2]);
+    type TooLarge = tpu(pred[9223372036854775807]);
 }
 
 fn main() {}
