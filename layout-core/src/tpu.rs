@@ -369,6 +369,25 @@ impl core::fmt::Display for RequestError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             RequestError::Parse(e) => write!(f, "{e}"),
+            _ => self.message().fmt(f),
+        }
+    }
+}
+
+impl RequestError {
+    /// The message without a byte offset, for callers that show where
+    /// another way (a span over the text); `Display` adds ` (at byte N)`
+    /// to a parse error's.
+    ///
+    /// ```
+    /// use xla_layout_core::tpu::parse_request;
+    /// let e = parse_request("tpu(f32[2,])").unwrap().unwrap_err();
+    /// assert_eq!(e.message().to_string(), "expects integer");
+    /// assert_eq!(e.to_string(), "expects integer (at byte 10)");
+    /// ```
+    pub fn message(&self) -> impl core::fmt::Display + '_ {
+        core::fmt::from_fn(move |f| match self {
+            RequestError::Parse(e) => write!(f, "{}", e.kind()),
             RequestError::LayoutWritten => f.write_str(
                 "the shape has a layout; the TPU default is asked for a shape written without one",
             ),
@@ -382,7 +401,7 @@ impl core::fmt::Display for RequestError {
                 )
             }
             RequestError::Unclosed => f.write_str("`tpu(` is not closed: expected `)` at the end"),
-        }
+        })
     }
 }
 

@@ -196,13 +196,13 @@ enum Written {
 /// `tpu(SHAPE)` written in a string, and `SHAPE Layout(...)` (JAX's form,
 /// in a string or as tokens). Anything else is returned as it is.
 fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
-    let message = |what: &str, e: &dyn std::fmt::Display| {
-        let m = format!("{what}: {e}");
-        match (written, m.rfind(" (at byte ")) {
-            (Written::Tokens, Some(at)) if m.ends_with(')') => m[..at].to_string(),
-            _ => m,
-        }
-    };
+    // Tokens: the span points at the place, so the message goes without
+    // its byte offset into text the user never wrote.
+    let message =
+        |what: &str, e: &dyn std::fmt::Display, bare: &dyn std::fmt::Display| match written {
+            Written::Tokens => format!("{what}: {bare}"),
+            Written::String => format!("{what}: {e}"),
+        };
     use xla_layout_core::text::{JaxLayoutError, JaxShapeError, parse_array_with_jax_layout};
     use xla_layout_core::tpu::{RequestError, parse_request};
     let whole = (0, src.text.len());
@@ -213,7 +213,7 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
         };
         return match request {
             Ok(shape) => Ok(src.replaced(shape.to_string())),
-            Err(e) => Err(src.error(start, end, message("tpu(...)", &e))),
+            Err(e) => Err(src.error(start, end, message("tpu(...)", &e, &e.message()))),
         };
     }
     if let Some(shape) = parse_array_with_jax_layout(&src.text) {
@@ -230,7 +230,7 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
                 text.from_jax = true;
                 Ok(text)
             }
-            Err(e) => Err(src.error(start, end, message("JAX layout", &e))),
+            Err(e) => Err(src.error(start, end, message("JAX layout", &e, &e.message()))),
         };
     }
     Ok(src)

@@ -45,16 +45,47 @@ pub enum JaxLayoutError {
 
 impl Display for JaxLayoutError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.message().fmt(f)?;
+        match self.offset() {
+            Some(at) => write!(f, " (at byte {at})"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl JaxLayoutError {
+    /// Where in the text reading stopped, for the errors about text.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_jax_layout;
+    /// let e = parse_jax_layout("Layout(major_to_minor=(0,1), tilng=())").unwrap_err();
+    /// assert_eq!(e.offset(), Some(29));
+    /// ```
+    pub const fn offset(&self) -> Option<usize> {
         match self {
-            JaxLayoutError::Syntax(at) => write!(
-                f,
-                "expected JAX's `Layout(major_to_minor=(…), tiling=((…), …), sub_byte_element_size_in_bits=N)` (at byte {at})"
+            JaxLayoutError::Syntax(at) | JaxLayoutError::Field(at) => Some(*at),
+            _ => None,
+        }
+    }
+
+    /// The message without its byte offset, for callers that show where
+    /// another way (a span over the text). `Display` is this followed by
+    /// ` (at byte N)` when there is an offset.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_jax_layout;
+    /// let e = parse_jax_layout("Layout(major_to_minor=(0,1), tilng=())").unwrap_err();
+    /// assert_eq!(e.message().to_string(), "an unknown or repeated field of JAX's Layout");
+    /// assert_eq!(e.to_string(), "an unknown or repeated field of JAX's Layout (at byte 29)");
+    /// ```
+    pub fn message(&self) -> impl Display + '_ {
+        fmt::from_fn(move |f| {
+            match self {
+            JaxLayoutError::Syntax(_) => f.write_str(
+                "expected JAX's `Layout(major_to_minor=(…), tiling=((…), …), sub_byte_element_size_in_bits=N)`",
             ),
-            JaxLayoutError::Field(at) => {
-                write!(
-                    f,
-                    "an unknown or repeated field of JAX's Layout (at byte {at})"
-                )
+            JaxLayoutError::Field(_) => {
+                f.write_str("an unknown or repeated field of JAX's Layout")
             }
             JaxLayoutError::NoMajorToMinor => f.write_str("JAX's Layout needs major_to_minor"),
             JaxLayoutError::Capacity(c) => write!(f, "{c}"),
@@ -66,6 +97,7 @@ impl Display for JaxLayoutError {
                 f.write_str("JAX's Layout has no field for XLA's `*` tile entries")
             }
         }
+        })
     }
 }
 
@@ -394,11 +426,28 @@ impl Display for JaxShapeError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             JaxShapeError::Shape(e) => write!(f, "{e}"),
+            JaxShapeError::Layout(e) => write!(f, "{e}"),
+            JaxShapeError::LayoutWritten => self.message().fmt(f),
+        }
+    }
+}
+
+impl JaxShapeError {
+    /// The message without a byte offset (see [`JaxLayoutError::message`]).
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_array_with_jax_layout;
+    /// let e = parse_array_with_jax_layout("f32[2,] Layout(major_to_minor=(0,))").unwrap().unwrap_err();
+    /// assert_eq!(e.message().to_string(), "expects integer");
+    /// ```
+    pub fn message(&self) -> impl Display + '_ {
+        fmt::from_fn(move |f| match self {
+            JaxShapeError::Shape(e) => write!(f, "{}", e.kind()),
             JaxShapeError::LayoutWritten => {
                 f.write_str("the shape has an XLA layout and a JAX layout; give one")
             }
-            JaxShapeError::Layout(e) => write!(f, "{e}"),
-        }
+            JaxShapeError::Layout(e) => write!(f, "{}", e.message()),
+        })
     }
 }
 
