@@ -12,6 +12,8 @@ Regenerate (about 4 minutes on 2 cores; each generation is ~46,500 cases in ~120
       --out /tmp/tpu_defaults/full.jsonl \
       --sample-out layout-core/tests/data/tpu_defaults.jsonl
   python3 tools/tpu_defaults/rule.py check /tmp/tpu_defaults/full.jsonl
+  python3 tools/tpu_defaults/check_library.py target/release/xla-layout \
+      /tmp/tpu_defaults/full.jsonl   # the library's rule, on every row
 
   # rebuild only the sample from an existing full table:
   python3 tools/tpu_defaults/generate.py resample /tmp/tpu_defaults/full.jsonl \
