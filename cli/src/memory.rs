@@ -397,11 +397,12 @@ fn backend_text(report: &Report, args: &Args) -> String {
 fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     let mut out = Vec::new();
     // The buffer assignment knows the generation better than --tpu.
-    if let Some((g, bytes)) = report.generation_contradicted() {
+    if let Some((g, arity, bytes)) = report.generation_contradicted() {
         out.push(format!(
-            "tuple tables take {} bytes on {}, not {bytes}: is the dump from another TPU generation?",
-            g.tuple_table_bytes(),
-            g.name()
+            "XLA's buffer assignment gives a {arity}-element tuple's index table {bytes} bytes, \
+             {} gives it {}: is the dump from another TPU generation?",
+            g.name(),
+            g.tuple_table_bytes(arity),
         ));
     }
     if cx.unread > 0 {
@@ -462,14 +463,14 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         report.rows.len(),
         d.buffer_count()
     );
-    if report.backend == Backend::Tpu {
+    if let Some(t) = report.tuple_tables {
         let _ = writeln!(
             o,
-            "Tuple index tables: {} bytes ({})",
-            report.tuple_table.bytes,
-            match report.tuple_table.source {
+            "Tuple index tables: 4 bytes an element, in units of {} bytes ({})",
+            t.generation.tuple_table_unit(),
+            match t.source {
                 Source::Estimated => "assumed; give --tpu GEN",
-                Source::BufferAssignment => "from XLA's buffer assignment",
+                Source::BufferAssignment => "as XLA's buffer assignment sizes them",
                 _ => "the generation's",
             }
         );
@@ -526,8 +527,13 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             human(s.constants),
             human(s.temporaries),
             human(s.temp_peak),
-            if s.temp_heap != s.temp_peak {
-                format!(" (a {} heap in 16 KiB pages)", human(s.temp_heap))
+            // XLA's own heap follows on the next line when its buffer
+            // assignment was read; ours is only an estimate of it.
+            if s.temp_heap != s.temp_peak && s.assigned.is_none() {
+                format!(
+                    " (estimated: a {} heap in 16 KiB pages)",
+                    human(s.temp_heap)
+                )
             } else {
                 String::new()
             }
@@ -775,8 +781,8 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "backend": report.backend.name(),
         "backend_detected": args.backend.is_none(),
         "tpu_generation": report.generation.map(|g| g.name()),
-        "tuple_table_bytes": (report.backend == Backend::Tpu).then_some(report.tuple_table.bytes),
-        "tuple_table_source": (report.backend == Backend::Tpu).then_some(report.tuple_table.source.name()),
+        "tuple_table_unit": report.tuple_tables.map(|t| t.generation.tuple_table_unit()),
+        "tuple_table_source": report.tuple_tables.map(|t| t.source.name()),
         "scheduled": report.scheduled,
         "entry_marked": report.entry_marked,
         "layouts_assigned": report.layouts_assigned,

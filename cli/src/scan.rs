@@ -245,6 +245,12 @@ fn write_summary(
         .iter()
         .filter(|r| !r.tuple_table && !r.sized)
         .count();
+    let buffers = {
+        let mut ids: Vec<u32> = rows.iter().map(|r| r.buffer).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len()
+    };
     let mut order: Vec<usize> = (0..rows.len()).collect();
     let names: Vec<String> = rows
         .iter()
@@ -312,11 +318,20 @@ fn write_summary(
         .fold(0u64, u64::saturating_add);
     writeln!(
         out,
-        "\ntotal {} bytes in {} values, {} of them ({:.1}%) padding",
+        "\ntotal {} bytes in {} values, {} of them ({:.1}%) padding{}",
         group(total),
         rows.len(),
         group(padding),
-        percent(padding, total)
+        percent(padding, total),
+        // Not a footprint: say so where a reader would take it for one.
+        if buffers < rows.len() {
+            format!(
+                "\n(a sum over values: they share {buffers} buffers, so this is more than \
+                 the memory they take; xla-layout memory gives that)"
+            )
+        } else {
+            String::new()
+        }
     )?;
     if undefined > 0 {
         writeln!(

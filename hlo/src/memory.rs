@@ -39,6 +39,9 @@ const PAGE: u64 = 16 << 10;
 /// hold less, so that a larger one takes a multiple is assumed.
 const UNTILED_PAGE: u64 = 4 << 10;
 
+/// A TPU's scalar memory's space number (`S(2)`).
+const SMEM: i8 = 2;
+
 /// The compiler a dump comes from: how it sizes buffers and names memory
 /// spaces.
 ///
@@ -269,6 +272,18 @@ pub enum Role {
 }
 
 impl Role {
+    /// Which role a buffer takes from the values that share it: the
+    /// highest rank (an argument's over an output's over a temporary's).
+    const fn buffer_rank(self) -> u8 {
+        match self {
+            Role::Donated(_) => 4,
+            Role::Argument(_) => 3,
+            Role::Output => 2,
+            Role::Constant => 1,
+            Role::Temporary => 0,
+        }
+    }
+
     /// `"argument"`, `"donated"`, `"output"`, `"constant"`, `"temporary"`.
     ///
     /// ```
@@ -522,9 +537,12 @@ pub struct Report<'m, 'a> {
     pub backend: Backend,
     /// The TPU generation given, if any.
     pub generation: Option<Generation>,
-    /// The bytes of a tuple's index table on a TPU, and where that comes
-    /// from (the CPU and GPU use 8 bytes per element).
-    pub tuple_table: Field,
+    /// How a TPU sizes tuples' index tables, and where that comes from
+    /// (`None` off a TPU: the CPU and GPU use 8 bytes per element).
+    pub tuple_tables: Option<TupleTables>,
+    /// A tuple of XLA's buffer assignment whose table is not the size the
+    /// generation given gives it: (arity, bytes).
+    tuple_conflict: Option<(u64, u64)>,
     /// Whether the module is scheduled (`is_scheduled=true`): only then is
     /// its instruction order the order it runs in.
     pub scheduled: bool,
@@ -623,12 +641,17 @@ impl<'m, 'a> Report<'m, 'a> {
         let layouts_assigned = layouts_assigned(module);
         let entry_marked = module.entry_is_marked();
         let ba = options.buffer_assignment;
-        let tuple_table = tuple_table(backend, options.generation, ba);
+        let tuple_tables = tuple_tables(backend, options.generation, ba);
+        let tuple_conflict = options
+            .generation
+            .zip(ba)
+            .and_then(|(g, ba)| assigned_tuples(ba).find(|&(n, b)| g.tuple_table_bytes(n) != b));
         let mut report = Report {
             dataflow,
             backend,
             generation: options.generation,
-            tuple_table,
+            tuple_tables,
+            tuple_conflict,
             scheduled,
             layouts_assigned,
             entry_marked,
@@ -662,11 +685,11 @@ impl<'m, 'a> Report<'m, 'a> {
         report
     }
 
-    /// The generation given ([`Options::generation`]) and XLA's tuple-table
-    /// size, when XLA's buffer assignment contradicts the generation: its
-    /// tuple tables are not that generation's size
-    /// ([`Generation::tuple_table_bytes`]), so the dump is likely from
-    /// another one. `None` otherwise.
+    /// The generation given ([`Options::generation`]) and a tuple of XLA's
+    /// buffer assignment whose index table is not the size that generation
+    /// gives it ([`Generation::tuple_table_bytes`]): (generation, arity,
+    /// bytes). The dump is then likely from another generation. `None`
+    /// otherwise.
     ///
     /// ```
     /// use xla_layout_core::tpu::Generation;
@@ -674,14 +697,12 @@ impl<'m, 'a> Report<'m, 'a> {
     /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[8]{0:T(256)}) parameter(0)\n}").unwrap();
     /// let ba = BufferAssignment::parse("allocation 0: size 32, parameter 0:\n value: <1 t{} @0> (size=32,offset=0): (f32[8]{0:T(256)})\n");
     /// let with = |g| Report::new(&m, &Options { backend: Some(Backend::Tpu), generation: Some(g), buffer_assignment: Some(&ba), ..Options::default() });
-    /// assert_eq!(with(Generation::V5e).generation_contradicted(), Some((Generation::V5e, 32)));
+    /// assert_eq!(with(Generation::V5e).generation_contradicted(), Some((Generation::V5e, 1, 32)));
     /// assert_eq!(with(Generation::V6e).generation_contradicted(), None);
     /// ```
-    pub fn generation_contradicted(&self) -> Option<(Generation, u64)> {
+    pub fn generation_contradicted(&self) -> Option<(Generation, u64, u64)> {
         let g = self.generation?;
-        (self.tuple_table.source == Source::BufferAssignment
-            && g.tuple_table_bytes() != self.tuple_table.bytes)
-            .then_some((g, self.tuple_table.bytes))
+        self.tuple_conflict.map(|(arity, bytes)| (g, arity, bytes))
     }
 
     /// Whether the buffer assignment it was given is this module's: `None`
@@ -745,9 +766,9 @@ impl<'m, 'a> Report<'m, 'a> {
     fn node_bytes(&self, kind: &NodeKind) -> (u64, u64) {
         match kind {
             NodeKind::Tuple { arity } => {
-                let b = match self.backend {
-                    Backend::Tpu => self.tuple_table.bytes,
-                    _ => 8 * u64::from(*arity),
+                let b = match self.tuple_tables {
+                    Some(t) => t.generation.tuple_table_bytes(u64::from(*arity)),
+                    None => 8 * u64::from(*arity),
                 };
                 (b, b)
             }
@@ -757,11 +778,15 @@ impl<'m, 'a> Report<'m, 'a> {
                     // An untiled array outside SMEM takes a 4 KiB page
                     // (every such value in the fixtures: s32[2]{0:S(4)},
                     // s32[] without a layout).
-                    Backend::Tpu if !a.tiled && a.space != 2 => a
+                    Backend::Tpu if !a.tiled && a.space != SMEM => a
                         .tiled_bytes
                         .unwrap_or(data)
                         .div_ceil(UNTILED_PAGE)
                         .saturating_mul(UNTILED_PAGE),
+                    // SMEM holds words, not tiles: a tiled `u32[]{:T(128)S(2)}`
+                    // takes 4 bytes, as an untiled one does (every SMEM value
+                    // in the fixtures is such a scalar).
+                    Backend::Tpu if a.space == SMEM => a.xla_bytes.unwrap_or(data),
                     Backend::Tpu => a.tiled_bytes.unwrap_or(data),
                     _ => {
                         // Dynamic arrays carry their sizes: an int32 per
@@ -1036,14 +1061,17 @@ impl<'m, 'a> Report<'m, 'a> {
     ) {
         let d = &self.dataflow;
         let buffers = d.buffer_count() as usize;
-        // One representative row per buffer: the largest value.
+        // One representative row per buffer: the value whose role is the
+        // buffer's (a parameter's buffer is an argument's whatever a loop
+        // body writes into it later), then the largest.
+        let key = |row: &Row| (row.role.buffer_rank(), row.bytes);
         let mut rep: Vec<u32> = vec![NONE; buffers];
         for (k, row) in self.rows.iter().enumerate() {
             if row.buffer == NONE {
                 continue;
             }
             let slot = &mut rep[row.buffer as usize];
-            if *slot == NONE || self.rows[*slot as usize].bytes < row.bytes {
+            if *slot == NONE || key(&self.rows[*slot as usize]) < key(row) {
                 *slot = k as u32;
             }
         }
@@ -1263,7 +1291,10 @@ impl<'m, 'a> Report<'m, 'a> {
     /// The fields of `memory_analysis()`.
     fn memory_analysis(&mut self, ba: Option<&BufferAssignment<'_>>) {
         let d = &self.dataflow;
-        let tuple_exact = if self.tuple_table.source == Source::Estimated {
+        let tuple_exact = if self
+            .tuple_tables
+            .is_some_and(|t| t.source == Source::Estimated)
+        {
             Source::Estimated
         } else {
             Source::Exact
@@ -1657,24 +1688,63 @@ fn layouts_assigned(module: &Module<'_>) -> bool {
     })
 }
 
-/// The size of a TPU tuple table, and where it comes from: XLA's buffer
-/// assignment when given, else the generation's measured size.
-fn tuple_table(
+/// How a TPU sizes tuples' index tables: by a generation's rule
+/// ([`Generation::tuple_table_bytes`]), and where the generation comes
+/// from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TupleTables {
+    /// The generation whose rule sizes them (generations that size them
+    /// alike are not told apart: the first in [`Generation::ALL`]).
+    pub generation: Generation,
+    /// [`Source::BufferAssignment`]: every tuple of XLA's buffer assignment
+    /// has this generation's size; [`Source::Exact`]: the generation given;
+    /// [`Source::Estimated`]: neither, the default generation's assumed.
+    pub source: Source,
+}
+
+/// The tuples of a buffer assignment: (arity, bytes) of each.
+fn assigned_tuples<'b>(ba: &'b BufferAssignment<'_>) -> impl Iterator<Item = (u64, u64)> + 'b {
+    ba.values
+        .iter()
+        .filter_map(|v| match Shape::parse(v.shape) {
+            Ok(Shape::Tuple(elements)) => Some((elements.len() as u64, v.size)),
+            _ => None,
+        })
+}
+
+/// How tuple tables are sized on `backend` (`None` off a TPU): by the
+/// generation XLA's buffer assignment shows when it has tuples (the one
+/// given first, if it fits), else by the one given, else the default.
+fn tuple_tables(
     backend: Backend,
     generation: Option<Generation>,
     ba: Option<&BufferAssignment<'_>>,
-) -> Field {
+) -> Option<TupleTables> {
     if backend != Backend::Tpu {
-        return Field::new(0, Source::Exact);
+        return None;
     }
-    if let Some(v) = ba.and_then(|ba| ba.values.iter().find(|v| v.shape.starts_with('('))) {
-        return Field::new(v.size, Source::BufferAssignment);
-    }
-    match generation {
-        Some(g) => Field::new(g.tuple_table_bytes(), Source::Exact),
-        // Assumed: the default generation's.
-        None => Field::new(Generation::DEFAULT.tuple_table_bytes(), Source::Estimated),
-    }
+    let shown = ba.and_then(|ba| {
+        assigned_tuples(ba).next()?;
+        generation
+            .iter()
+            .chain(Generation::ALL)
+            .copied()
+            .find(|g| assigned_tuples(ba).all(|(n, b)| g.tuple_table_bytes(n) == b))
+    });
+    Some(match (shown, generation) {
+        (Some(g), _) => TupleTables {
+            generation: g,
+            source: Source::BufferAssignment,
+        },
+        (None, Some(g)) => TupleTables {
+            generation: g,
+            source: Source::Exact,
+        },
+        (None, None) => TupleTables {
+            generation: Generation::DEFAULT,
+            source: Source::Estimated,
+        },
+    })
 }
 
 /// The name of memory space `s` on `backend`. Names are given only where

@@ -37,7 +37,7 @@ fn fixtures() -> Vec<Fixture> {
         })
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    assert_eq!(out.len(), 20);
+    assert_eq!(out.len(), 23);
     out
 }
 
@@ -165,6 +165,19 @@ fn with_the_buffer_assignment_more_fields_are_exact() {
             "{}",
             f.name
         );
+        // Each space's arguments, outputs and donated bytes are XLA's
+        // parameter, output and aliased allocations (a donated argument's
+        // buffer is the argument's, whatever a loop writes into it).
+        for sp in &r.spaces {
+            let Some(a) = sp.assigned else { continue };
+            assert_eq!(
+                (sp.arguments, sp.outputs, sp.aliased),
+                (a.parameters, a.outputs, a.aliased),
+                "{}: S({})",
+                f.name,
+                sp.space
+            );
+        }
         // Every row of an allocation reads back XLA's allocation.
         for row in &r.rows {
             assert!(row.allocation.is_some(), "{}: {:?}", f.name, row);
@@ -185,8 +198,11 @@ fn with_the_buffer_assignment_more_fields_are_exact() {
 fn estimates_stay_within_their_stated_error() {
     // The peak's error where it is more than a scalar or a tuple table
     // (docs/memory-report.md §4, "The peak estimate's error").
-    const OFF: [(&str, f64); 3] = [
+    const OFF: [(&str, f64); 6] = [
+        ("tpu_v6e_many_outputs", -0.0608),
+        ("tpu_v5p_donated_loop", -0.1096),
         ("tpu_train_step", -0.019),
+        ("tpu_v5e_debug_print", 0.1667),
         ("tpu_remat_offload_scan", -0.119),
         ("tpu_v6e_offload_scan_outputs", 0.389),
     ];
@@ -220,7 +236,7 @@ fn estimates_stay_within_their_stated_error() {
         exact_temps += usize::from(temp.bytes == expected(&f.program, "temp_size_in_bytes"));
     }
     assert_eq!(exact_peaks, 12);
-    assert_eq!(exact_temps, 11);
+    assert_eq!(exact_temps, 13);
 }
 
 #[test]

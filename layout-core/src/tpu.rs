@@ -73,17 +73,35 @@ impl Generation {
         }
     }
 
-    /// The bytes of a tuple's index table (the array of its elements'
-    /// addresses), whatever the tuple's arity: measured in XLA's buffer
-    /// assignments of real dumps (tests/data/dumps: 512 on v4 and v5e, 32
-    /// on v5p and v6e).
+    /// The bytes of the index table of a tuple of `arity` elements (the
+    /// array of its elements' addresses): 4 bytes an element, rounded up
+    /// to [`Generation::tuple_table_unit`] (none for an empty tuple).
+    /// Measured in XLA's buffer assignments for arities 0 to 302 on every
+    /// generation (`tools/tpu_defaults/tuple_tables.py`).
     ///
     /// ```
     /// # use xla_layout_core::tpu::Generation;
-    /// assert_eq!(Generation::V5e.tuple_table_bytes(), 512);
-    /// assert_eq!(Generation::V6e.tuple_table_bytes(), 32);
+    /// assert_eq!(Generation::V5e.tuple_table_bytes(3), 512);
+    /// assert_eq!(Generation::V5e.tuple_table_bytes(129), 1024);
+    /// assert_eq!(Generation::V6e.tuple_table_bytes(3), 32);
+    /// assert_eq!(Generation::V6e.tuple_table_bytes(9), 64);
+    /// assert_eq!(Generation::V6e.tuple_table_bytes(0), 0);
     /// ```
-    pub const fn tuple_table_bytes(self) -> u64 {
+    pub const fn tuple_table_bytes(self, arity: u64) -> u64 {
+        let unit = self.tuple_table_unit();
+        // Saturates: an arity near 2^62 is not a real tuple, but no wrap.
+        arity.saturating_mul(4).div_ceil(unit).saturating_mul(unit)
+    }
+
+    /// The unit tuple index tables are rounded up to: 512 bytes on v4 and
+    /// v5e, 32 on v5p and v6e (see [`Generation::tuple_table_bytes`]).
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::Generation;
+    /// assert_eq!(Generation::V4.tuple_table_unit(), 512);
+    /// assert_eq!(Generation::V5p.tuple_table_unit(), 32);
+    /// ```
+    pub const fn tuple_table_unit(self) -> u64 {
         match self {
             Generation::V4 | Generation::V5e => 512,
             Generation::V5p | Generation::V6e => 32,

@@ -969,5 +969,73 @@ def tpu_v5p_matmul():
     return c, _mesh_info(mesh)
 
 
+
+# ---- 20. many outputs and a wide loop carry on v6e -------------------------
+@program("tpu_v6e_many_outputs", "tpu", "v6e:2x2", keep=True,
+         note="12 outputs and a fori_loop carrying 20 arrays: tuple index tables of 64 and 96 "
+              "bytes on v6e (4 bytes an element in units of 32)")
+def tpu_v6e_many_outputs():
+    import jax, jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = _tpu_mesh("v6e:2x2", (4,), ("x",))
+    rows = NamedSharding(mesh, P("x"))
+
+    def f(a):
+        carry = tuple(a * i for i in range(20))
+        body = lambda i, c: tuple(v * 0.5 + i for v in c)  # noqa: E731
+        c = jax.lax.fori_loop(0, 3, body, carry)
+        return tuple(c[i] + c[i + 1] for i in range(12))
+
+    g = jax.jit(f, in_shardings=(rows,), out_shardings=rows)
+    c = _compile(g.lower(_sds((32, 128), jnp.float32)))
+    return c, _mesh_info(mesh)
+
+
+# ---- 21. a donated argument carried through a loop on v5p ------------------
+@program("tpu_v5p_donated_loop", "tpu", "v5p:2x2x1", keep=True,
+         note="fori_loop whose carry starts from a donated argument (its buffer holds "
+              "the loop body's values too), with a lax.cond inside")
+def tpu_v5p_donated_loop():
+    import jax, jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = _tpu_mesh("v5p:2x2x1", (4,), ("x",))
+    rows, rep = NamedSharding(mesh, P("x")), NamedSharding(mesh, P())
+
+    def f(a, b, n):
+        def body(i, c):
+            a, b, acc = c
+            a = jnp.tanh(a @ b.T)
+            b = b * 0.5
+            acc = acc + jax.lax.cond(i % 2 == 0, lambda: a.sum(0), lambda: a.max(0))
+            return a, b, acc
+        return jax.lax.fori_loop(0, n, body, (a, b, jnp.zeros((a.shape[1],), a.dtype)))
+
+    g = jax.jit(f, in_shardings=(rows, rep, rep), donate_argnums=(0,))
+    c = _compile(g.lower(_sds((512, 250), jnp.float32), _sds((250, 250), jnp.float32),
+                         _sds((), jnp.int32)))
+    return c, _mesh_info(mesh)
+
+
+# ---- 22. scalars in SMEM ----------------------------------------------------
+@program("tpu_v5e_debug_print", "tpu", "v5e:2x2", keep=True,
+         note="jax.debug.print of an element: tiled u32[] scalars in SMEM (S(2)), which "
+              "take 4 bytes, not their tile's 512")
+def tpu_v5e_debug_print():
+    import jax, jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = _tpu_mesh("v5e:2x2", (4,), ("x",))
+    rep = NamedSharding(mesh, P())
+
+    def f(x):
+        jax.debug.print("x0 {}", x[0, 0])
+        return x * 2
+
+    g = jax.jit(f, in_shardings=(rep,), out_shardings=rep)
+    c = _compile(g.lower(_sds((8, 128), jnp.float32)))
+    return c, _mesh_info(mesh)
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -113,6 +113,26 @@ fn documented_bytes(shape: &ArrayShape) -> u64 {
     (elements * stored).div_ceil(8)
 }
 
+/// Tuple index tables against libtpu's buffer assignments: every arity
+/// measured (tools/tpu_defaults/tuple_tables.py), on every generation.
+#[test]
+fn tuple_tables_match_libtpu() {
+    let table = rows(include_str!("../data/tpu_tuple_tables.jsonl"));
+    let mut generations = std::collections::BTreeSet::new();
+    for row in &table {
+        let g = Generation::from_name(row["generation"].as_str().unwrap()).unwrap();
+        let arity = row["arity"].as_u64().unwrap();
+        generations.insert(g.name());
+        assert_eq!(
+            g.tuple_table_bytes(arity),
+            row["bytes"].as_u64().unwrap(),
+            "{row}"
+        );
+    }
+    assert!(table.len() > 150, "{}", table.len());
+    assert_eq!(generations.len(), Generation::ALL.len(), "{generations:?}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
