@@ -374,8 +374,10 @@ pub struct ArrayNode {
     /// Its memory space (`S(n)`).
     pub space: i8,
     /// Every tile level, `L` and `E` counted
-    /// ([`xla_layout_core::TiledShape::exact_bytes`]): what a TPU allocates.
+    /// ([`xla_layout_core::TiledShape::exact_bytes`]).
     pub tiled_bytes: Option<u64>,
+    /// What a TPU allocates ([`xla_layout_core::tpu::buffer_bytes`]).
+    pub tpu_bytes: Option<u64>,
     /// The elements at their storage width
     /// ([`xla_layout_core::TiledShape::data_bytes`]).
     pub data_bytes: Option<u64>,
@@ -598,6 +600,11 @@ fn leaf(shape: &Shape) -> NodeKind {
     NodeKind::Array(ArrayNode {
         space: a.memory_space(),
         tiled_bytes: tiled.map(|t| t.exact_bytes()),
+        tpu_bytes: if valid {
+            xla_layout_core::tpu::buffer_bytes(a).ok()
+        } else {
+            None
+        },
         data_bytes: tiled.map(|t| t.data_bytes()),
         xla_bytes: if valid {
             a.xla_byte_size_of().ok()

@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 use hashbrown::HashMap;
 use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
-use xla_layout_core::tpu::Generation;
+use xla_layout_core::tpu::{self, Generation};
 use xla_layout_core::{ArrayShape, Shape, ShapeEvent};
 
 use crate::assignment::BufferAssignment;
@@ -33,14 +33,6 @@ const NONE: u32 = u32::MAX;
 /// The alignment of values in a TPU's HBM temporary heap: every offset in
 /// the fixtures' buffer assignments there is a multiple of it.
 const PAGE: u64 = 16 << 10;
-
-/// What a TPU rounds an array without tiles outside SMEM (`S(2)`) up to a
-/// multiple of: every such value in the fixtures takes 4 KiB. All of them
-/// hold less, so that a larger one takes a multiple is assumed.
-const UNTILED_PAGE: u64 = 4 << 10;
-
-/// A TPU's scalar memory's space number (`S(2)`).
-const SMEM: i8 = 2;
 
 /// The compiler a dump comes from: how it sizes buffers and names memory
 /// spaces.
@@ -775,19 +767,7 @@ impl<'m, 'a> Report<'m, 'a> {
             NodeKind::Array(a) => {
                 let data = a.data_bytes.unwrap_or(0);
                 let bytes = match self.backend {
-                    // An untiled array outside SMEM takes a 4 KiB page
-                    // (every such value in the fixtures: s32[2]{0:S(4)},
-                    // s32[] without a layout).
-                    Backend::Tpu if !a.tiled && a.space != SMEM => a
-                        .tiled_bytes
-                        .unwrap_or(data)
-                        .div_ceil(UNTILED_PAGE)
-                        .saturating_mul(UNTILED_PAGE),
-                    // SMEM holds words, not tiles: a tiled `u32[]{:T(128)S(2)}`
-                    // takes 4 bytes, as an untiled one does (every SMEM value
-                    // in the fixtures is such a scalar).
-                    Backend::Tpu if a.space == SMEM => a.xla_bytes.unwrap_or(data),
-                    Backend::Tpu => a.tiled_bytes.unwrap_or(data),
+                    Backend::Tpu => a.tpu_bytes.unwrap_or(data),
                     _ => {
                         // Dynamic arrays carry their sizes: an int32 per
                         // dimension (`CpuExecutable::ShapeSizeBytes`).
@@ -1796,17 +1776,15 @@ fn padding_reasons(a: &ArrayShape, backend: Backend) -> Vec<String> {
         with_layout = a.with_layout(a.layout_or_default());
         &with_layout
     };
-    if backend == Backend::Tpu
-        && a.layout().is_none_or(|l| l.tile_count() == 0)
-        && a.memory_space() != 2
-    {
+    let sizing = (backend == Backend::Tpu).then(|| tpu::sizing(a));
+    if sizing == Some(tpu::Sizing::Page) {
         out.push(format!(
             "untiled in memory space {}: a TPU rounds it up to a multiple of {} bytes",
             a.memory_space(),
-            UNTILED_PAGE
+            tpu::UNTILED_PAGE
         ));
     }
-    if backend == Backend::Tpu
+    if sizing == Some(tpu::Sizing::Tiles)
         && let Ok(p) = a.padding()
     {
         out.extend(p.roundings().filter(|r| r.pads()).map(|r| r.to_string()));

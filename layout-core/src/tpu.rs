@@ -12,9 +12,82 @@
 //! assert_eq!(t.to_string(), "bf16[1024,1]{0,1:T(2,128)(2,1)}"); // the dimension order changes too
 //! assert_eq!(t.tiled().unwrap().exact_bytes(), 4096);
 //! ```
+//!
+//! It also holds what a TPU's buffer assignment allocates, measured in
+//! real dumps: [`buffer_bytes`] for an array, and
+//! [`Generation::tuple_table_bytes`] for a tuple's index table.
 
 use crate::limits::MAX_RANK;
-use crate::{ArrayShape, ElementType, Layout};
+use crate::{AddressError, ArrayShape, ElementType, Layout};
+
+/// What a TPU rounds an array without tiles outside SMEM up to a multiple
+/// of: every such value in the fixtures takes 4 KiB (`s32[2]{0:S(4)}`,
+/// `s32[]` written without a layout). All of them hold less, so that a
+/// larger one takes a multiple is assumed.
+pub const UNTILED_PAGE: u64 = 4 << 10;
+
+/// How a TPU's buffer assignment sizes an array (see [`buffer_bytes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sizing {
+    /// In SMEM (`S(2)`): its elements' bytes, whatever its tiles (SMEM
+    /// holds words, not tiles: `u32[]{:T(128)S(2)}` takes 4).
+    Elements,
+    /// Without tiles elsewhere: its bytes rounded up to [`UNTILED_PAGE`].
+    Page,
+    /// Every tile level, `L` and `E` counted
+    /// ([`crate::TiledShape::exact_bytes`]).
+    Tiles,
+}
+
+/// How a TPU sizes an array of `shape` (laid out as written; without a
+/// layout, the default one, which has no tiles).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu::{Sizing, sizing}};
+/// let of = |t| sizing(&ArrayShape::parse(t).unwrap());
+/// assert_eq!(of("u32[]{:T(128)S(2)}"), Sizing::Elements);
+/// assert_eq!(of("s32[2]{0:S(4)}"), Sizing::Page);
+/// assert_eq!(of("f32[8]{0:T(128)}"), Sizing::Tiles);
+/// ```
+pub const fn sizing(shape: &ArrayShape) -> Sizing {
+    const SMEM: i8 = 2;
+    if shape.memory_space() == SMEM {
+        return Sizing::Elements;
+    }
+    match shape.layout() {
+        Some(l) if l.tile_count() > 0 => Sizing::Tiles,
+        _ => Sizing::Page,
+    }
+}
+
+/// The bytes a TPU's buffer assignment gives an array of `shape`, by its
+/// [`sizing`]; measured in the fixtures' buffer assignments
+/// (docs/memory-report.md §2).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu::buffer_bytes};
+/// let bytes = |t| buffer_bytes(&ArrayShape::parse_validated(t).unwrap()).unwrap();
+/// assert_eq!(bytes("f32[3,129]{1,0:T(4,128)}"), 4096);
+/// assert_eq!(bytes("u32[]{:T(128)S(2)}"), 4);
+/// assert_eq!(bytes("s32[2]{0:S(4)}"), 4096);
+/// assert_eq!(bytes("f32[]{:T(128)}"), 512);
+/// ```
+pub const fn buffer_bytes(shape: &ArrayShape) -> Result<u64, AddressError> {
+    let exact = match sizing(shape) {
+        Sizing::Elements => return shape.xla_byte_size_of(),
+        _ => match shape.tiled() {
+            Ok(t) => t.exact_bytes(),
+            Err(e) => return Err(e),
+        },
+    };
+    match sizing(shape) {
+        Sizing::Page => match exact.div_ceil(UNTILED_PAGE).checked_mul(UNTILED_PAGE) {
+            Some(b) => Ok(b),
+            None => Err(AddressError::Overflow),
+        },
+        _ => Ok(exact),
+    }
+}
 
 /// A TPU generation whose default layouts were measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
