@@ -175,10 +175,23 @@ fn offsets_refuses_what_it_cannot_list() {
         String::from_utf8_lossy(&out.stderr)
             .contains("10001000 elements; offsets lists at most 10000000")
     );
+    // Errors for people: the rule's hint, then XLA's own message.
     let out = run(&["offsets", "f32[2]{0:T(0)}"], "");
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("validate error: layout has invalid tiles")
+        err.contains("validate error: tile entries must be positive integers or `*`: layout has invalid tiles"),
+        "{err}"
     );
+    let out = run(&["explain", "bf17[3]"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown element type `bf17`; did you mean `bf16`?"),
+        "{err}"
+    );
+    let out = run(&["explain", "tpu(f33[2])"], "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean `f32`? (at byte 4)"), "{err}");
     let out = run(&["offsets", "f32[?]"], "");
     assert!(String::from_utf8_lossy(&out.stderr).contains("unbounded"));
 }

@@ -316,6 +316,22 @@ impl ValidationError {
         self.kind
     }
 
+    /// The rule's hint, then XLA's message: the error for people.
+    /// `Display` gives XLA's message alone.
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let e = ArrayShape::parse("f32[2]{0:T(0)}").unwrap().validate().unwrap_err();
+    /// assert_eq!(
+    ///     e.explained().to_string(),
+    ///     "tile entries must be positive integers or `*`: \
+    ///      layout has invalid tiles: tile dimension 0 must be positive or kCombineDimension: f32[2]"
+    /// );
+    /// ```
+    pub fn explained(&self) -> impl Display + '_ {
+        fmt::from_fn(move |f| write!(f, "{}: {self}", self.kind.hint()))
+    }
+
     /// The array (or the array inside the buffer) that failed.
     pub const fn shape(&self) -> &ArrayShape {
         &self.shape

@@ -75,6 +75,33 @@ impl Error {
         }
     }
 
+    /// The failure in words a person can act on, for `src` (the text it
+    /// came from): a parse error as [`super::Diagnostic::explain`] says it,
+    /// with its byte offset; a validation error as its rule's hint, then
+    /// XLA's message. `Display` gives XLA's message alone.
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let e = ArrayShape::parse_validated("bf17[3]").unwrap_err();
+    /// assert_eq!(e.to_string(), "expected primitive type, saw kIdent (at byte 0)");
+    /// assert_eq!(
+    ///     e.explain("bf17[3]").to_string(),
+    ///     "unknown element type `bf17`; did you mean `bf16`? (at byte 0)"
+    /// );
+    /// let e = ArrayShape::parse_validated("f32[2]{0:T(0)}").unwrap_err();
+    /// assert_eq!(
+    ///     e.explain("f32[2]{0:T(0)}").to_string(),
+    ///     "tile entries must be positive integers or `*`: \
+    ///      layout has invalid tiles: tile dimension 0 must be positive or kCombineDimension: f32[2]"
+    /// );
+    /// ```
+    pub fn explain<'a>(&'a self, src: &'a str) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self {
+            Error::Parse(e) => e.explain(src.as_bytes()).fmt(f),
+            Error::Validate(e) => e.explained().fmt(f),
+        })
+    }
+
     /// Which step failed.
     pub const fn stage(&self) -> Stage {
         match self {

@@ -292,6 +292,26 @@ impl ParseError {
             .expect("a ParseError always holds a diagnostic")
     }
 
+    /// The failure in words a person can act on, for `src` (the text it
+    /// came from): [`Diagnostic::explain`] of the diagnostic that made it
+    /// fail, then its byte offset.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let e = parse_shape(b"f32[2]{0:t(2)}").unwrap_err();
+    /// assert_eq!(
+    ///     e.explain(b"f32[2]{0:t(2)}").to_string(),
+    ///     "unexpected `t` in the layout: after `:` come the attributes D, T, L, #, *, E, S, SC, P, M, \
+    ///      each at most once and in that order, then `}` (XLA: expects layout to end with kRbrace) (at byte 9)"
+    /// );
+    /// ```
+    pub fn explain<'a>(&'a self, src: &'a [u8]) -> impl Display + 'a {
+        fmt::from_fn(move |f| {
+            let p = self.primary();
+            write!(f, "{} (at byte {})", p.explain(src), p.start)
+        })
+    }
+
     /// What made the parse fail.
     pub fn kind(&self) -> &ParseErrorKind {
         &self.primary().kind
