@@ -195,6 +195,36 @@ const _: () = {
     }
 };
 
+/// A set of element types that constants can hold and ask
+/// ([`crate::Element::HOLDS`]): which types a Rust type stands for is then
+/// known at compile time.
+///
+/// ```
+/// use xla_layout_core::{ElementType as T, ElementTypes};
+/// const FLOATS: ElementTypes = ElementTypes::NONE.with(T::F32).with(T::BF16);
+/// assert!(FLOATS.contains(T::BF16) && !FLOATS.contains(T::S32));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ElementTypes(u64);
+
+// One bit a type, by proto number.
+const _: () = assert!(ElementType::ALL.len() <= 64, "ElementTypes holds 64 types");
+
+impl ElementTypes {
+    /// No type.
+    pub const NONE: ElementTypes = ElementTypes(0);
+
+    /// This set and `ty`.
+    pub const fn with(self, ty: ElementType) -> ElementTypes {
+        ElementTypes(self.0 | 1 << ty.proto_number())
+    }
+
+    /// Whether `ty` is in the set.
+    pub const fn contains(self, ty: ElementType) -> bool {
+        self.0 & 1 << ty.proto_number() != 0
+    }
+}
+
 impl ElementType {
     /// The number of this type in `xla_data.proto`.
     ///

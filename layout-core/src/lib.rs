@@ -63,7 +63,7 @@ pub use address::{
     IndexError, MAX_COORDS, MAX_DIGITS, MAX_MODE_DEPTH, Mode, NotHierarchical, NotStrided, Padding,
     PerDim, Relayout, RelayoutError, Rounding, Slabs, TiledShape,
 };
-pub use element_type::{ElementType, UnknownElementType};
+pub use element_type::{ElementType, ElementTypes, UnknownElementType};
 pub use inline_str::InlineStr;
 #[cfg(feature = "ndarray")]
 pub use interop::NdarrayError;

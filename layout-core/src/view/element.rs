@@ -1,7 +1,7 @@
 //! Rust types that hold XLA elements.
 
-use crate::ElementType;
 use crate::ElementType as T;
+use crate::{ElementType, ElementTypes};
 
 /// A Rust type that can hold elements of some XLA element types.
 ///
@@ -28,13 +28,21 @@ use crate::ElementType as T;
 /// assert!(f32::holds(ElementType::F32));
 /// assert!(u16::holds(ElementType::BF16)); // raw bits
 /// assert!(i8::holds(ElementType::S4));
+/// assert!(!i32::HOLDS.contains(ElementType::F32)); // known at compile time
 /// assert_eq!(i8::decode(0b1110, ElementType::S4), -2); // sign-extended from 4 bits
 /// ```
 pub trait Element: Copy + 'static {
     /// Bits of the Rust type's storage.
     const BITS: u32;
-    /// Whether values of this type stand for elements of `ty`.
-    fn holds(ty: ElementType) -> bool;
+    /// The element types values of this type stand for: a constant, so
+    /// that a view of a `layout!` type with a Rust type that does not
+    /// hold its elements fails to compile.
+    const HOLDS: ElementTypes;
+    /// Whether values of this type stand for elements of `ty`
+    /// ([`Element::HOLDS`]).
+    fn holds(ty: ElementType) -> bool {
+        Self::HOLDS.contains(ty)
+    }
     /// The value from the element's bits: the low `bit_width(ty)` bits
     /// (bit views pass them sign-extended from narrower storage, such as
     /// `E(4)` on `s8`).
@@ -80,18 +88,31 @@ const fn logical_bits(ty: ElementType) -> u32 {
     }
 }
 
+/// What an integer primitive of `bits` bits holds: its own type `own`;
+/// unsigned, the raw bits of any type of its width (bf16 as u16, f8 as
+/// u8, …); a byte, the sub-byte integers of its signedness.
+const fn native_holds(own: ElementType, bits: u32, signed: bool) -> ElementTypes {
+    let mut set = ElementTypes::NONE.with(own);
+    let mut i = 0;
+    while i < ElementType::ALL.len() {
+        let ty = ElementType::ALL[i];
+        let raw =
+            !signed && ty.is_array_type() && matches!(ty.byte_width(), Some(w) if w == bits / 8);
+        let sub_byte =
+            bits == 8 && ty.is_packable() && ty.is_signed_integral() == signed && ty.is_integral();
+        if raw || sub_byte {
+            set = set.with(ty);
+        }
+        i += 1;
+    }
+    set
+}
+
 macro_rules! native {
     ($($rust:ty => $xla:ident, signed: $signed:expr;)*) => {$(
         impl Element for $rust {
             const BITS: u32 = <$rust>::BITS;
-            fn holds(ty: ElementType) -> bool {
-                ty == T::$xla
-                    // Unsigned integers also carry raw bits of any type of
-                    // their width (bf16 as u16, f8 as u8, …).
-                    || (!$signed && ty.is_array_type() && ty.byte_width() == Some(Self::BITS / 8))
-                    // Bytes hold the sub-byte integers of their signedness.
-                    || (Self::BITS == 8 && ty.is_packable() && ty.is_signed_integral() == $signed && ty.is_integral())
-            }
+            const HOLDS: ElementTypes = native_holds(T::$xla, <$rust>::BITS, $signed);
             fn decode(bits: u128, ty: ElementType) -> Self {
                 let w = logical_bits(ty).min(Self::BITS);
                 if $signed { sign_extend(bits, w) as $rust } else { (bits & (u128::MAX >> (128 - w))) as $rust }
@@ -127,9 +148,7 @@ macro_rules! same_bits {
         $(#[$cfg])*
         impl Element for $rust {
             const BITS: u32 = <$raw>::BITS;
-            fn holds(ty: ElementType) -> bool {
-                ty == T::$xla
-            }
+            const HOLDS: ElementTypes = ElementTypes::NONE.with(T::$xla);
             fn decode(bits: u128, _: ElementType) -> Self {
                 let from: fn($raw) -> Self = $from;
                 from(bits as $raw)

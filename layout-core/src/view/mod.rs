@@ -107,8 +107,7 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
 /// unspecified, so only the bit views, which read the low bits, see its
 /// value.
 fn check_element<T: Element>(ty: ElementType, slot_bits: u64) -> Result<(), ViewError> {
-    let exact = ty == ElementType::PRED || ty.bit_width().map(u64::from) == Some(slot_bits);
-    if !T::holds(ty) || u64::from(T::BITS) != slot_bits || !exact {
+    if !holds_slots::<T>(ty, slot_bits) {
         return Err(ViewError::ElementType {
             layout: ty,
             slot_bits,
@@ -116,6 +115,39 @@ fn check_element<T: Element>(ty: ElementType, slot_bits: u64) -> Result<(), View
         });
     }
     Ok(())
+}
+
+/// [`check_element`]'s rule, for constants.
+const fn holds_slots<T: Element>(ty: ElementType, slot_bits: u64) -> bool {
+    let exact = matches!(ty, ElementType::PRED)
+        || matches!(ty.bit_width(), Some(b) if b as u64 == slot_bits);
+    T::HOLDS.contains(ty) && T::BITS as u64 == slot_bits && exact
+}
+
+/// Fails the build where a view of the static layout `L` is made with a
+/// Rust type that does not hold its elements slot for slot: both are
+/// known at compile time (the rustc note "the above error was
+/// encountered while instantiating" names the call).
+const fn assert_holds_slots<L: StaticLayout, T: Element>() {
+    assert!(
+        holds_slots::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS),
+        "View/ViewMut: this Rust element type does not hold the layout's elements slot for \
+         slot (see `Element`: f32 for f32, u16 or half::bf16 for bf16, BitsView for packed types)"
+    );
+}
+
+/// [`check_bytes`]' element rule, for constants.
+const fn holds_bits<L: StaticLayout, T: Element>() -> bool {
+    T::HOLDS.contains(L::ELEMENT_TYPE) && L::ELEMENT_BITS <= MAX_VALUE_BITS as u64
+}
+
+/// As [`assert_holds_slots`], for the bit views.
+const fn assert_holds_bits<L: StaticLayout, T: Element>() {
+    assert!(
+        holds_bits::<L, T>(),
+        "BitsView/BitsViewMut: this Rust element type does not stand for the layout's element \
+         type (see `Element`)"
+    );
 }
 
 fn check_slots<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
@@ -237,6 +269,7 @@ impl<'a, L: StaticLayout, T: Element> View<'a, L, T> {
     /// Views `data`, which must have at least `L::PHYSICAL_ELEMENTS`
     /// elements of a type that holds `L`'s elements.
     pub fn new(data: &'a [T]) -> Result<Self, ViewError> {
+        const { assert_holds_slots::<L, T>() };
         check_slots::<L, T>(data.len())?;
         Ok(View {
             data,
@@ -292,6 +325,7 @@ pub struct ViewMut<'a, L: StaticLayout, T: Element> {
 impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     /// Views `data` mutably; see [`View::new`].
     pub fn new(data: &'a mut [T]) -> Result<Self, ViewError> {
+        const { assert_holds_slots::<L, T>() };
         check_slots::<L, T>(data.len())?;
         Ok(ViewMut {
             data,
@@ -407,7 +441,7 @@ pub struct BitsView<'a, L: StaticLayout, T: Element> {
 }
 
 fn check_bytes<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
-    if !T::holds(L::ELEMENT_TYPE) || L::ELEMENT_BITS > u64::from(MAX_VALUE_BITS) {
+    if !holds_bits::<L, T>() {
         return Err(ViewError::ElementType {
             layout: L::ELEMENT_TYPE,
             slot_bits: L::ELEMENT_BITS,
@@ -475,6 +509,7 @@ macro_rules! bits_reads {
 impl<'a, L: StaticLayout, T: Element> BitsView<'a, L, T> {
     /// Views `bytes` (at least `L::BYTES` of them) as elements of `T`.
     pub fn new(bytes: &'a [u8]) -> Result<Self, ViewError> {
+        const { assert_holds_bits::<L, T>() };
         check_bytes::<L, T>(bytes.len())?;
         Ok(BitsView {
             bytes,
@@ -517,6 +552,7 @@ pub struct BitsViewMut<'a, L: StaticLayout, T: Element> {
 impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// Views `bytes` mutably; see [`BitsView::new`].
     pub fn new(bytes: &'a mut [u8]) -> Result<Self, ViewError> {
+        const { assert_holds_bits::<L, T>() };
         check_bytes::<L, T>(bytes.len())?;
         Ok(BitsViewMut {
             bytes,

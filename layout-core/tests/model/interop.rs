@@ -465,9 +465,8 @@ mod dlpack_export {
 
     impl Element for Tiny {
         const BITS: u32 = 32;
-        fn holds(ty: ElementType) -> bool {
-            ty == ElementType::F32
-        }
+        const HOLDS: xla_layout_core::ElementTypes =
+            xla_layout_core::ElementTypes::NONE.with(ElementType::F32);
         fn decode(bits: u128, _: ElementType) -> Self {
             Tiny(bits as u8)
         }
