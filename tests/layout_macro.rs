@@ -169,13 +169,6 @@ fn checked_offsets_and_bits() {
     assert_eq!(Packed.bit_offset([0, 3]), slot * 4);
 }
 
-#[test]
-#[cfg(debug_assertions)]
-#[should_panic(expected = "index out of bounds for layout")]
-fn out_of_bounds_is_a_debug_assertion() {
-    let _ = std::hint::black_box(Act).offset(std::hint::black_box([8, 0]));
-}
-
 // The trait, the memory-space marker and the logical-shape marker.
 assert_impl_all!(Act: StaticLayout, Copy, Default, Send, Sync, std::fmt::Display, std::fmt::Debug);
 const_assert_eq!(core::mem::size_of::<Act>(), 0);
@@ -443,4 +436,42 @@ fn items_configured_out_take_their_errors_with_them() {
     // What is generated for an item with a `#[cfg]` goes with it.
     assert_eq!(ConfiguredInToo.offset([1, 2]), 5);
     assert_eq!(<ConfiguredInToo as StaticLayout>::RANK, 2);
+}
+
+/// An index out of bounds in a debug build: the generated `offset`'s
+/// assertion names the dimension and its size, and (through
+/// `#[track_caller]`) the caller's line rather than the `layout!` line.
+#[test]
+#[cfg(debug_assertions)]
+fn out_of_bounds_names_the_dimension_and_the_caller() {
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Option<(String, u32)>>> = Arc::default();
+    // Other tests' panics go on to the default hook.
+    let hook: Arc<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync> =
+        Arc::from(std::panic::take_hook());
+    let (record, others) = (seen.clone(), hook.clone());
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        if message.contains("of layout `f32[3,5]{1,0:T(2,2)}`") {
+            *record.lock().unwrap() = info.location().map(|l| (message, l.line()));
+        } else {
+            others(info);
+        }
+    }));
+    let row = std::hint::black_box(9);
+    let line = line!() + 1;
+    let result = std::panic::catch_unwind(|| Figure1.offset([row, 0]));
+    let _ = std::panic::take_hook(); // back to the default
+    assert!(result.is_err());
+    let (message, at) = seen.lock().unwrap().clone().expect("the assertion's panic");
+    assert!(
+        message.contains("dimension 0 of layout `f32[3,5]{1,0:T(2,2)}` has size 3"),
+        "{message}"
+    );
+    assert_eq!(at, line);
 }

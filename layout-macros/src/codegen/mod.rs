@@ -41,7 +41,21 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
     let too_big = format!(
         "layout `{escaped}` needs more slots, bytes or bits than this target's usize can count"
     );
-    let out_of_bounds = format!("index out of bounds for layout `{escaped}`");
+    // One assertion per dimension, so that a failure names the dimension
+    // and its size (a const fn's panic cannot format the index itself).
+    let dim_checks: Vec<TokenStream> = indices
+        .iter()
+        .zip(tiled.logical_dims())
+        .enumerate()
+        .map(|(d, (i, &size))| {
+            let lit = usize_lit(size);
+            let message = format!(
+                "index out of bounds: dimension {d} of layout `{escaped}` has size {size} \
+                 (`offset_checked` returns None instead)"
+            );
+            quote!(debug_assert!(#i < #lit, #message);)
+        })
+        .collect();
     let debug_name = name.to_string();
     // Generated code must not trip the user's lints, whatever they enable.
     quote! {
@@ -67,12 +81,14 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             pub const SHAPE: #k::ArrayShape = #shape_expr;
 
             /// The slot of `index`: straight-line arithmetic on constants.
-            /// Out-of-bounds indices are caught by a debug assertion only.
+            /// Out-of-bounds indices are caught by a debug assertion only,
+            /// which names the dimension and the caller's line.
             #[inline(always)]
+            #[track_caller]
             #[allow(unused_variables)]
             pub const fn offset(self, index: #index_ty) -> usize {
                 let [#(#indices),*] = index;
-                debug_assert!(#in_bounds, #out_of_bounds);
+                #(#dim_checks)*
                 #body
             }
 
@@ -87,6 +103,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             /// The bit offset of `index`'s element (packed elements fill
             /// bytes from the least significant bit).
             #[inline(always)]
+            #[track_caller]
             pub const fn bit_offset(self, index: #index_ty) -> usize {
                 // Cannot overflow: the storage's bit count fits in usize
                 // (checked below).
@@ -135,6 +152,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             const TEXT: &'static str = #name::TEXT;
             const SHAPE: #k::ArrayShape = #name::SHAPE;
             #[inline(always)]
+            #[track_caller]
             fn offset(self, index: #index_ty) -> usize {
                 #name::offset(self, index)
             }

@@ -36,14 +36,20 @@ impl Attrs {
                 .with_dynamic_shape_metadata_prefix_bytes(8),
         );
     /// The slot of `index`: straight-line arithmetic on constants.
-    /// Out-of-bounds indices are caught by a debug assertion only.
+    /// Out-of-bounds indices are caught by a debug assertion only,
+    /// which names the dimension and the caller's line.
     #[inline(always)]
+    #[track_caller]
     #[allow(unused_variables)]
     pub const fn offset(self, index: [usize; 2usize]) -> usize {
         let [i0, i1] = index;
         debug_assert!(
-            i0 < 3 && i1 < 129,
-            "index out of bounds for layout `s4[3,129]{{1,0:T(8,128)(8,1)L(1024)E(4)S(1)SC(0:1,2)M(8)}}`"
+            i0 < 3,
+            "index out of bounds: dimension 0 of layout `s4[3,129]{{1,0:T(8,128)(8,1)L(1024)E(4)S(1)SC(0:1,2)M(8)}}` has size 3 (`offset_checked` returns None instead)"
+        );
+        debug_assert!(
+            i1 < 129,
+            "index out of bounds: dimension 1 of layout `s4[3,129]{{1,0:T(8,128)(8,1)L(1024)E(4)S(1)SC(0:1,2)M(8)}}` has size 129 (`offset_checked` returns None instead)"
         );
         (i1 / 128) * 1024 + (i1 % 128) * 8 + i0
     }
@@ -64,6 +70,7 @@ impl Attrs {
     /// The bit offset of `index`'s element (packed elements fill
     /// bytes from the least significant bit).
     #[inline(always)]
+    #[track_caller]
     pub const fn bit_offset(self, index: [usize; 2usize]) -> usize {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
@@ -112,6 +119,7 @@ unsafe impl ::xla_layout::StaticLayout for Attrs {
     const TEXT: &'static str = Attrs::TEXT;
     const SHAPE: ::xla_layout::ArrayShape = Attrs::SHAPE;
     #[inline(always)]
+    #[track_caller]
     fn offset(self, index: [usize; 2usize]) -> usize {
         Attrs::offset(self, index)
     }

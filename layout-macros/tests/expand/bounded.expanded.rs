@@ -28,13 +28,20 @@ impl Bounded {
         )
         .with_layout(::xla_layout::Layout::new(&[0, 1]));
     /// The slot of `index`: straight-line arithmetic on constants.
-    /// Out-of-bounds indices are caught by a debug assertion only.
+    /// Out-of-bounds indices are caught by a debug assertion only,
+    /// which names the dimension and the caller's line.
     #[inline(always)]
+    #[track_caller]
     #[allow(unused_variables)]
     pub const fn offset(self, index: [usize; 2usize]) -> usize {
         let [i0, i1] = index;
         debug_assert!(
-            i0 < 16 && i1 < 3, "index out of bounds for layout `f32[<=16,3]{{0,1}}`"
+            i0 < 16,
+            "index out of bounds: dimension 0 of layout `f32[<=16,3]{{0,1}}` has size 16 (`offset_checked` returns None instead)"
+        );
+        debug_assert!(
+            i1 < 3,
+            "index out of bounds: dimension 1 of layout `f32[<=16,3]{{0,1}}` has size 3 (`offset_checked` returns None instead)"
         );
         i1 * 16 + i0
     }
@@ -55,6 +62,7 @@ impl Bounded {
     /// The bit offset of `index`'s element (packed elements fill
     /// bytes from the least significant bit).
     #[inline(always)]
+    #[track_caller]
     pub const fn bit_offset(self, index: [usize; 2usize]) -> usize {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
@@ -103,6 +111,7 @@ unsafe impl ::xla_layout::StaticLayout for Bounded {
     const TEXT: &'static str = Bounded::TEXT;
     const SHAPE: ::xla_layout::ArrayShape = Bounded::SHAPE;
     #[inline(always)]
+    #[track_caller]
     fn offset(self, index: [usize; 2usize]) -> usize {
         Bounded::offset(self, index)
     }

@@ -35,14 +35,24 @@ impl Combine {
                 .with_tiles(&[&[::xla_layout::COMBINE, 16, 64]]),
         );
     /// The slot of `index`: straight-line arithmetic on constants.
-    /// Out-of-bounds indices are caught by a debug assertion only.
+    /// Out-of-bounds indices are caught by a debug assertion only,
+    /// which names the dimension and the caller's line.
     #[inline(always)]
+    #[track_caller]
     #[allow(unused_variables)]
     pub const fn offset(self, index: [usize; 3usize]) -> usize {
         let [i0, i1, i2] = index;
         debug_assert!(
-            i0 < 8 && i1 < 8 && i2 < 64,
-            "index out of bounds for layout `f32[8,8,64]{{2,1,0:T(*,16,64)}}`"
+            i0 < 8,
+            "index out of bounds: dimension 0 of layout `f32[8,8,64]{{2,1,0:T(*,16,64)}}` has size 8 (`offset_checked` returns None instead)"
+        );
+        debug_assert!(
+            i1 < 8,
+            "index out of bounds: dimension 1 of layout `f32[8,8,64]{{2,1,0:T(*,16,64)}}` has size 8 (`offset_checked` returns None instead)"
+        );
+        debug_assert!(
+            i2 < 64,
+            "index out of bounds: dimension 2 of layout `f32[8,8,64]{{2,1,0:T(*,16,64)}}` has size 64 (`offset_checked` returns None instead)"
         );
         ((i0 * 8 + i1) / 16) * 1024 + ((i0 * 8 + i1) % 16) * 64 + i2
     }
@@ -63,6 +73,7 @@ impl Combine {
     /// The bit offset of `index`'s element (packed elements fill
     /// bytes from the least significant bit).
     #[inline(always)]
+    #[track_caller]
     pub const fn bit_offset(self, index: [usize; 3usize]) -> usize {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
@@ -115,6 +126,7 @@ unsafe impl ::xla_layout::StaticLayout for Combine {
     const TEXT: &'static str = Combine::TEXT;
     const SHAPE: ::xla_layout::ArrayShape = Combine::SHAPE;
     #[inline(always)]
+    #[track_caller]
     fn offset(self, index: [usize; 3usize]) -> usize {
         Combine::offset(self, index)
     }

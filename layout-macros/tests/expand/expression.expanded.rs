@@ -31,14 +31,20 @@ XLA layout `bf16[4,8]{1,0:T(2,4)(2,1)}`: 32 logical elements in 32 slots, 64 byt
                 ::xla_layout::Layout::new(&[1, 0]).with_tiles(&[&[2, 4], &[2, 1]]),
             );
         /// The slot of `index`: straight-line arithmetic on constants.
-        /// Out-of-bounds indices are caught by a debug assertion only.
+        /// Out-of-bounds indices are caught by a debug assertion only,
+        /// which names the dimension and the caller's line.
         #[inline(always)]
+        #[track_caller]
         #[allow(unused_variables)]
         pub const fn offset(self, index: [usize; 2usize]) -> usize {
             let [i0, i1] = index;
             debug_assert!(
-                i0 < 4 && i1 < 8,
-                "index out of bounds for layout `bf16[4,8]{{1,0:T(2,4)(2,1)}}`"
+                i0 < 4,
+                "index out of bounds: dimension 0 of layout `bf16[4,8]{{1,0:T(2,4)(2,1)}}` has size 4 (`offset_checked` returns None instead)"
+            );
+            debug_assert!(
+                i1 < 8,
+                "index out of bounds: dimension 1 of layout `bf16[4,8]{{1,0:T(2,4)(2,1)}}` has size 8 (`offset_checked` returns None instead)"
             );
             (i0 / 2) * 16 + (i1 / 4) * 8 + (i1 % 4) * 2 + (i0 % 2)
         }
@@ -59,6 +65,7 @@ XLA layout `bf16[4,8]{1,0:T(2,4)(2,1)}`: 32 logical elements in 32 slots, 64 byt
         /// The bit offset of `index`'s element (packed elements fill
         /// bytes from the least significant bit).
         #[inline(always)]
+        #[track_caller]
         pub const fn bit_offset(self, index: [usize; 2usize]) -> usize {
             self.offset(index) * (Self::ELEMENT_BITS as usize)
         }
@@ -107,6 +114,7 @@ XLA layout `bf16[4,8]{1,0:T(2,4)(2,1)}`: 32 logical elements in 32 slots, 64 byt
         const TEXT: &'static str = XlaLayout::TEXT;
         const SHAPE: ::xla_layout::ArrayShape = XlaLayout::SHAPE;
         #[inline(always)]
+        #[track_caller]
         fn offset(self, index: [usize; 2usize]) -> usize {
             XlaLayout::offset(self, index)
         }

@@ -28,13 +28,20 @@ impl RowMajor {
         )
         .with_layout(::xla_layout::Layout::new(&[1, 0]));
     /// The slot of `index`: straight-line arithmetic on constants.
-    /// Out-of-bounds indices are caught by a debug assertion only.
+    /// Out-of-bounds indices are caught by a debug assertion only,
+    /// which names the dimension and the caller's line.
     #[inline(always)]
+    #[track_caller]
     #[allow(unused_variables)]
     pub const fn offset(self, index: [usize; 2usize]) -> usize {
         let [i0, i1] = index;
         debug_assert!(
-            i0 < 64 && i1 < 256, "index out of bounds for layout `f32[64,256]{{1,0}}`"
+            i0 < 64,
+            "index out of bounds: dimension 0 of layout `f32[64,256]{{1,0}}` has size 64 (`offset_checked` returns None instead)"
+        );
+        debug_assert!(
+            i1 < 256,
+            "index out of bounds: dimension 1 of layout `f32[64,256]{{1,0}}` has size 256 (`offset_checked` returns None instead)"
         );
         i0 * 256 + i1
     }
@@ -55,6 +62,7 @@ impl RowMajor {
     /// The bit offset of `index`'s element (packed elements fill
     /// bytes from the least significant bit).
     #[inline(always)]
+    #[track_caller]
     pub const fn bit_offset(self, index: [usize; 2usize]) -> usize {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
@@ -103,6 +111,7 @@ unsafe impl ::xla_layout::StaticLayout for RowMajor {
     const TEXT: &'static str = RowMajor::TEXT;
     const SHAPE: ::xla_layout::ArrayShape = RowMajor::SHAPE;
     #[inline(always)]
+    #[track_caller]
     fn offset(self, index: [usize; 2usize]) -> usize {
         RowMajor::offset(self, index)
     }

@@ -28,12 +28,13 @@ impl Scalar {
         )
         .with_layout(::xla_layout::Layout::new(&[]));
     /// The slot of `index`: straight-line arithmetic on constants.
-    /// Out-of-bounds indices are caught by a debug assertion only.
+    /// Out-of-bounds indices are caught by a debug assertion only,
+    /// which names the dimension and the caller's line.
     #[inline(always)]
+    #[track_caller]
     #[allow(unused_variables)]
     pub const fn offset(self, index: [usize; 0usize]) -> usize {
         let [] = index;
-        debug_assert!(true, "index out of bounds for layout `f32[]`");
         0
     }
     /// The slot of `index`, or `None` if it is out of bounds.
@@ -53,6 +54,7 @@ impl Scalar {
     /// The bit offset of `index`'s element (packed elements fill
     /// bytes from the least significant bit).
     #[inline(always)]
+    #[track_caller]
     pub const fn bit_offset(self, index: [usize; 0usize]) -> usize {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
@@ -98,6 +100,7 @@ unsafe impl ::xla_layout::StaticLayout for Scalar {
     const TEXT: &'static str = Scalar::TEXT;
     const SHAPE: ::xla_layout::ArrayShape = Scalar::SHAPE;
     #[inline(always)]
+    #[track_caller]
     fn offset(self, index: [usize; 0usize]) -> usize {
         Scalar::offset(self, index)
     }

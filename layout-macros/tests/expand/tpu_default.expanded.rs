@@ -30,14 +30,20 @@ impl Tpu {
             ::xla_layout::Layout::new(&[1, 0]).with_tiles(&[&[4, 128], &[2, 1]]),
         );
     /// The slot of `index`: straight-line arithmetic on constants.
-    /// Out-of-bounds indices are caught by a debug assertion only.
+    /// Out-of-bounds indices are caught by a debug assertion only,
+    /// which names the dimension and the caller's line.
     #[inline(always)]
+    #[track_caller]
     #[allow(unused_variables)]
     pub const fn offset(self, index: [usize; 2usize]) -> usize {
         let [i0, i1] = index;
         debug_assert!(
-            i0 < 3 && i1 < 1000,
-            "index out of bounds for layout `bf16[3,1000]{{1,0:T(4,128)(2,1)}}`"
+            i0 < 3,
+            "index out of bounds: dimension 0 of layout `bf16[3,1000]{{1,0:T(4,128)(2,1)}}` has size 3 (`offset_checked` returns None instead)"
+        );
+        debug_assert!(
+            i1 < 1000,
+            "index out of bounds: dimension 1 of layout `bf16[3,1000]{{1,0:T(4,128)(2,1)}}` has size 1000 (`offset_checked` returns None instead)"
         );
         (i1 / 128) * 512 + (i0 / 2) * 256 + (i1 % 128) * 2 + (i0 % 2)
     }
@@ -58,6 +64,7 @@ impl Tpu {
     /// The bit offset of `index`'s element (packed elements fill
     /// bytes from the least significant bit).
     #[inline(always)]
+    #[track_caller]
     pub const fn bit_offset(self, index: [usize; 2usize]) -> usize {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
@@ -106,6 +113,7 @@ unsafe impl ::xla_layout::StaticLayout for Tpu {
     const TEXT: &'static str = Tpu::TEXT;
     const SHAPE: ::xla_layout::ArrayShape = Tpu::SHAPE;
     #[inline(always)]
+    #[track_caller]
     fn offset(self, index: [usize; 2usize]) -> usize {
         Tpu::offset(self, index)
     }
