@@ -475,3 +475,28 @@ fn out_of_bounds_names_the_dimension_and_the_caller() {
     );
     assert_eq!(at, line);
 }
+
+/// The last item may leave out its `;`; a name given twice under
+/// different `#[cfg]`s is one layout per configuration, not an error.
+mod item_list_forms {
+    xla_layout::layout! {
+        #[cfg(target_pointer_width = "64")]
+        pub type Wide = f32[8]{0};
+        #[cfg(not(target_pointer_width = "64"))]
+        pub type Wide = f32[4]{0};
+        pub type Last = f32[2]{0}
+    }
+
+    #[test]
+    fn forms() {
+        assert_eq!(Last::DIMS, [2]);
+        assert_eq!(
+            Wide::DIMS[0],
+            if cfg!(target_pointer_width = "64") {
+                8
+            } else {
+                4
+            }
+        );
+    }
+}

@@ -116,6 +116,16 @@ fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
         ParseErrorKind::NotAnArray(kind) => format!(
             "layout! needs an array shape; this is {kind} (tuples, tokens, opaque and buffer shapes have no addressing)"
         ),
+        // In an item list the shape runs to the next `;`: a forgotten one
+        // shows up as the next item's first word.
+        ParseErrorKind::ExtraContent(_)
+            if matches!(src.text.get(d.start..d.end), Some("pub" | "type" | "#")) =>
+        {
+            format!(
+                "expected `;` after the shape, before the next layout (found `{}`)",
+                &src.text[d.start..d.end]
+            )
+        }
         _ => d.explain(src.text.as_bytes()).to_string(),
     }
 }

@@ -85,8 +85,26 @@ pub fn layout(input: TokenStream) -> TokenStream {
     match parsed {
         Input::Items(items) => {
             let (mut out, mut errors) = (TokenStream::new(), TokenStream::new());
+            let mut names: Vec<String> = Vec::new();
             for item in items {
-                let attrs = crate::input::attrs_tokens(&item.attrs);
+                let before = cx.error_count();
+                // A name given twice (neither under a `#[cfg]`) is one
+                // error at the second, not rustc's cascade of conflicts.
+                let name = item.name.to_string();
+                let configured = item.attrs.iter().any(|a| a.path().is_ident("cfg"));
+                if !configured && names.contains(&name) {
+                    cx.error(syn::Error::new(
+                        item.name.span(),
+                        format!("`{name}` is named twice in this `layout!`: each layout needs its own name"),
+                    ));
+                    errors.extend(cx.take_since(before, &[]));
+                    continue;
+                }
+                if !configured {
+                    names.push(name);
+                }
+                let kept = without_derived(&mut cx, &item.attrs);
+                let attrs = crate::input::attrs_tokens(&kept);
                 let vis = quote::ToTokens::to_token_stream(&item.vis);
                 // An item configured out takes its code and its errors with
                 // it (its text is still read here: a macro cannot see `cfg`).
@@ -101,7 +119,6 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     vis: &vis,
                     cfgs: &cfgs,
                 };
-                let before = cx.error_count();
                 out.extend(emit_item(&mut cx, &krate, &item.name, &header, |cx| {
                     build(cx, &krate, &item.name, &item.source)
                 }));
@@ -179,6 +196,49 @@ fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
         Err(RequestError::Parse(_)) => Ok(inner),
         Err(e) => Err(syn::Error::new(t.span, format!("tpu(...): {e}"))),
     }
+}
+
+/// `attrs` without the `#[derive(...)]`s that name a trait every layout
+/// type derives already ([`crate::codegen::DERIVED`]): each such name is
+/// an error here, instead of rustc's conflicting implementations.
+fn without_derived(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
+    use syn::punctuated::Punctuated;
+    let mut kept = Vec::with_capacity(attrs.len());
+    for a in attrs {
+        let derived = a.path().is_ident("derive").then(|| {
+            a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+                .ok()
+        });
+        let clashes: Vec<&syn::Path> = match &derived {
+            Some(Some(paths)) => paths
+                .iter()
+                .filter(|p| {
+                    p.segments.last().is_some_and(|s| {
+                        crate::codegen::DERIVED.iter().any(|d| s.ident == d) || s.ident == "Debug"
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for p in &clashes {
+            let name = p
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            cx.error(syn::Error::new_spanned(
+                p,
+                format!(
+                    "layout types already derive `{name}`: every one is {}, Debug and Display",
+                    crate::codegen::DERIVED.join(", ")
+                ),
+            ));
+        }
+        if clashes.is_empty() {
+            kept.push(a.clone());
+        }
+    }
+    kept
 }
 
 /// How a shape was written in the macro.

@@ -182,7 +182,10 @@ impl Parse for Item {
         }
         input.parse::<Token![=]>()?;
         let source = parse_source(input, true)?;
-        input.parse::<Token![;]>()?;
+        // The last item may leave out its `;`, as a last statement may.
+        if !input.is_empty() {
+            input.parse::<Token![;]>()?;
+        }
         Ok(Item {
             attrs,
             vis,

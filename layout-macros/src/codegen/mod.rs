@@ -232,12 +232,26 @@ pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
     }
 }
 
+/// The traits every layout type derives (`Debug` and `Display` are
+/// written out: they print the layout's text).
+pub const DERIVED: [&str; 8] = [
+    "Clone",
+    "Copy",
+    "Default",
+    "PartialEq",
+    "Eq",
+    "Hash",
+    "PartialOrd",
+    "Ord",
+];
+
 /// The struct itself, with the user's attributes and our doc line.
 pub fn struct_item(attrs: &TokenStream, vis: &TokenStream, name: &Ident, doc: &str) -> TokenStream {
+    let derived = DERIVED.iter().map(|t| format_ident!("{}", t));
     quote! {
         #attrs
         #[doc = #doc]
-        #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(#(#derived),*)]
         #vis struct #name;
     }
 }

@@ -1,0 +1,11 @@
+use xla_layout::layout;
+
+layout! {
+    type A = f32[8]{0};
+    type A = f32[16]{0};
+    #[derive(Hash, Debug)]
+    type B = bf16[8,128]{1,0:T(8,128)(2,1)};
+    type C = f32[8]{0},
+}
+
+fn main() {}
