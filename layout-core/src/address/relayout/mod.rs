@@ -487,6 +487,12 @@ impl Relayout {
     /// are sign-extended for signed integer types). Only the first
     /// `exact_bytes` of each buffer are read or written.
     ///
+    /// A sub-byte type stored wider is its low bits, as XLA reads it (the
+    /// upper bits of `s4[…]{…}` without `E(4)` are unspecified): a source
+    /// byte 100 (`0x64`) there is the `s4` value 4, and is copied as 4.
+    /// Nothing is refused, unlike a bit view's `set`, which is given a
+    /// Rust value rather than XLA's storage.
+    ///
     /// ```
     /// use xla_layout_core::{ArrayShape, Relayout};
     /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
