@@ -67,6 +67,20 @@ pub unsafe trait StaticLayout:
     const TEXT: &'static str;
     /// The whole shape, for generic code that wants every field.
     const SHAPE: ArrayShape;
+    /// The tiled form of [`StaticLayout::SHAPE`], computed at compile
+    /// time: what the runtime API ([`crate::DynView`],
+    /// [`crate::Relayout`], [`crate::TiledShape::offset`]) takes.
+    ///
+    /// ```
+    /// use xla_layout::{layout, StaticLayout};
+    /// layout! { type Act = bf16[8,128]{1,0:T(8,128)(2,1)}; }
+    /// assert_eq!(Act::TILED.offset(&[2, 0]), Ok(256));
+    /// assert_eq!(Act::TILED.offset(&[2, 0]), Ok(Act.offset([2, 0]) as u64));
+    /// ```
+    const TILED: crate::TiledShape = match Self::SHAPE.tiled() {
+        Ok(t) => t,
+        Err(_) => panic!("a StaticLayout's SHAPE must be valid"),
+    };
 
     /// The slot of `index` (straight-line arithmetic). Indices out of
     /// bounds are caught by a debug assertion only.

@@ -3,7 +3,6 @@
 use core::marker::PhantomData;
 use core::ops::Range;
 
-use super::Tiled;
 use crate::StaticLayout;
 
 /// Every logical index of `L`, in row-major order.
@@ -146,7 +145,7 @@ impl<L: StaticLayout> Iterator for Physical<L> {
 
     fn next(&mut self) -> Option<(usize, L::Index)> {
         for slot in self.slots.by_ref() {
-            if let Ok(Some(logical)) = Tiled::<L>::SHAPE.logical_index(slot as u64) {
+            if let Ok(Some(logical)) = L::TILED.logical_index(slot as u64) {
                 let mut index = L::Index::default();
                 for (dst, &v) in index.as_mut().iter_mut().zip(logical.as_slice()) {
                     *dst = v as usize;

@@ -18,7 +18,7 @@ pub use element::Element;
 pub use iter::{Indices, Lane, Physical};
 
 use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
-use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout, TiledShape};
+use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout};
 
 /// Why a buffer cannot be viewed through a layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,21 +80,11 @@ impl core::fmt::Display for ViewError {
 
 impl core::error::Error for ViewError {}
 
-/// The tiled shape of a static layout, computed at compile time.
-pub(crate) struct Tiled<L>(PhantomData<L>);
-
-impl<L: StaticLayout> Tiled<L> {
-    pub(crate) const SHAPE: TiledShape = match L::SHAPE.tiled() {
-        Ok(t) => t,
-        Err(_) => panic!("a StaticLayout's SHAPE must be valid"),
-    };
-}
-
 /// A relayout plan between two static layouts, computed at compile time.
 struct Plan<S, D>(PhantomData<(S, D)>);
 
 impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
-    const PLAN: Relayout = match Relayout::new(&Tiled::<S>::SHAPE, &Tiled::<D>::SHAPE) {
+    const PLAN: Relayout = match Relayout::new(&S::TILED, &D::TILED) {
         Ok(p) => p,
         Err(_) => panic!("relayout between layouts of different logical shapes"),
     };
@@ -243,7 +233,7 @@ fn unsafe_read<L: StaticLayout, T: Copy>(data: &[T], index: L::Index) -> T {
 /// The slot range of first-level tile `k`.
 fn tile_slots<L: StaticLayout>(k: usize) -> Option<core::ops::Range<usize>> {
     // Fits: the trait's contract bounds the slots by usize.
-    let r = Tiled::<L>::SHAPE.tile_slots(k as u64)?;
+    let r = L::TILED.tile_slots(k as u64)?;
     Some(r.start as usize..r.end as usize)
 }
 
@@ -291,7 +281,7 @@ impl<'a, L: StaticLayout, T: Element> View<'a, L, T> {
     /// ```
     pub fn as_dyn(&self) -> DynView<'a, T> {
         // The checks `new` made are the ones `DynView::new` makes.
-        DynView::from_checked(&Tiled::<L>::SHAPE, self.data)
+        DynView::from_checked(&L::TILED, self.data)
     }
 }
 
@@ -345,7 +335,7 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     /// assert_eq!(data, [0.0, 3.0]);
     /// ```
     pub fn into_dyn(self) -> DynViewMut<'a, T> {
-        DynViewMut::from_checked(&Tiled::<L>::SHAPE, self.data)
+        DynViewMut::from_checked(&L::TILED, self.data)
     }
 
     /// [`ViewMut::into_dyn`] for a shorter time, leaving this view usable.
@@ -359,7 +349,7 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     /// assert_eq!(v.get([1]), Some(3.0));
     /// ```
     pub fn as_dyn_mut(&mut self) -> DynViewMut<'_, T> {
-        DynViewMut::from_checked(&Tiled::<L>::SHAPE, self.data)
+        DynViewMut::from_checked(&L::TILED, self.data)
     }
 
     /// A shared view of the same buffer.
@@ -484,7 +474,7 @@ macro_rules! bits_reads {
         }
 
         /// The elements of first-level tile `k` (see
-        /// [`TiledShape::tile_slots`]), with their indices, in memory
+        /// [`crate::TiledShape::tile_slots`]), with their indices, in memory
         /// order; `None` without tiles or past the last tile.
         pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (L::Index, T)> + '_> {
             let range = tile_slots::<L>(k)?;
@@ -528,7 +518,7 @@ impl<'a, L: StaticLayout, T: Element> BitsView<'a, L, T> {
     /// assert_eq!(v.as_dyn().get(&[3]), Ok(-1));
     /// ```
     pub fn as_dyn(&self) -> DynBitsView<'a, T> {
-        DynBitsView::from_checked(&Tiled::<L>::SHAPE, self.bytes)
+        DynBitsView::from_checked(&L::TILED, self.bytes)
     }
 }
 
@@ -572,7 +562,7 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// assert_eq!(bytes, [0b100]);
     /// ```
     pub fn into_dyn(self) -> DynBitsViewMut<'a, T> {
-        DynBitsViewMut::from_checked(&Tiled::<L>::SHAPE, self.bytes)
+        DynBitsViewMut::from_checked(&L::TILED, self.bytes)
     }
 
     /// A shared view of the same bytes.
@@ -603,7 +593,7 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// assert_eq!(bytes, [0x00, 0xF0]);
     /// ```
     pub fn fill_padding(&mut self, value: T) -> Result<(), IndexError> {
-        DynBitsViewMut::from_checked(&Tiled::<L>::SHAPE, &mut *self.bytes).fill_padding(value)
+        DynBitsViewMut::from_checked(&L::TILED, &mut *self.bytes).fill_padding(value)
     }
 
     /// Writes `value` at `index` (only its element's bits change).
