@@ -20,23 +20,15 @@ import shutil
 import sys
 import tempfile
 
-TOPOLOGIES = {"v4": "v4:2x2x1", "v5e": "v5e:2x2", "v5p": "v5p:2x2x1", "v6e": "v6e:2x2"}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generate import TOPOLOGIES, split_top  # noqa: E402
 ARITIES = [0, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 127, 128, 129, 130, 140, 255, 256, 257, 300]
 VALUE = re.compile(r"value: <\d+ \S+ @\d+> \(size=(\d+),offset=\d+\): (\(.*\))$")
 
 
 def arity(shape):
     """Top-level elements of a tuple shape's text."""
-    inner, depth, count, seen = shape[1:-1], 0, 0, False
-    for c in inner:
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            count += 1
-        seen = True
-    return count + 1 if seen else 0
+    return len(split_top(shape[1:-1]))
 
 
 def measure(jax, jnp, fn, args, dump_root):
