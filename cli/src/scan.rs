@@ -245,11 +245,14 @@ fn write_summary(
         .iter()
         .filter(|r| !r.tuple_table && !r.sized)
         .count();
+    // A reducer's constant has no buffer in the dataflow (u32::MAX):
+    // each is one of its own.
     let buffers = {
         let mut ids: Vec<u32> = rows.iter().map(|r| r.buffer).collect();
         ids.sort_unstable();
+        let own = ids.iter().filter(|&&b| b == u32::MAX).count();
         ids.dedup();
-        ids.len()
+        ids.len() - usize::from(own > 0) + own
     };
     let mut order: Vec<usize> = (0..rows.len()).collect();
     let names: Vec<String> = rows
