@@ -46,8 +46,15 @@ fn construction_checks_length_and_element_type() {
     );
     let ints = vec![0u32; 24];
     // u32 holds any 32-bit type as raw bits. i32 is not f32, nor is u64
-    // 32 bits wide: those fail to compile (tests/compiler/ui/view_element_type.rs).
+    // 32 bits wide: those fail to build (tests/compiler/ui/view_element_type.rs),
+    // and the runtime view, which generic code uses, refuses them.
     assert!(View::<Figure1, u32>::new(&ints).is_ok());
+    let tiled = <Figure1 as xla_layout::StaticLayout>::TILED;
+    assert!(matches!(
+        xla_layout::DynView::new(&tiled, &[0i32; 24]),
+        Err(ViewError::ElementType { .. })
+    ));
+    assert!(xla_layout::DynView::new(&tiled, &[0u64; 24]).is_err());
 }
 
 #[test]
@@ -162,8 +169,8 @@ fn packed_nibbles_are_lsb_first_and_sign_extended() {
         raw.iter().map(|(_, x)| x).collect::<Vec<_>>(),
         [1, 2, 3, 4, 7, 15, 14, 8]
     );
-    // A signed type does not hold an unsigned one: that fails to compile
-    // (tests/compiler/ui/view_element_type.rs); the runtime view refuses it.
+    // A signed type does not hold an unsigned one: that fails to build
+    // (tests/compiler/ui/bits_view_element_type.rs); the runtime view refuses it.
     let two_bit = <TwoBit as xla_layout::StaticLayout>::SHAPE.tiled().unwrap();
     assert!(xla_layout::DynBitsView::<i8>::new(&two_bit, &bytes).is_err());
     // Relayout bit by bit into column-major nibbles: (r, c) at slot 2c + r.

@@ -465,7 +465,7 @@ fn check_bytes<T: Element>(shape: &TiledShape, len: usize) -> Result<(), ViewErr
         slot_bits: shape.element_bits(),
         rust_bits: T::BITS,
     };
-    if !T::holds(ty) || shape.element_bits() > u64::from(MAX_VALUE_BITS) {
+    if !T::HOLDS.contains(ty) || shape.element_bits() > u64::from(MAX_VALUE_BITS) {
         return Err(wrong);
     }
     let Some(bits) = shape.total_bits() else {

@@ -25,24 +25,19 @@ use crate::{ElementType, ElementTypes};
 ///
 /// ```
 /// use xla_layout_core::{Element, ElementType};
-/// assert!(f32::holds(ElementType::F32));
-/// assert!(u16::holds(ElementType::BF16)); // raw bits
-/// assert!(i8::holds(ElementType::S4));
-/// assert!(!i32::HOLDS.contains(ElementType::F32)); // known at compile time
+/// assert!(f32::HOLDS.contains(ElementType::F32));
+/// assert!(u16::HOLDS.contains(ElementType::BF16)); // raw bits
+/// assert!(i8::HOLDS.contains(ElementType::S4));
+/// assert!(!i32::HOLDS.contains(ElementType::F32));
 /// assert_eq!(i8::decode(0b1110, ElementType::S4), -2); // sign-extended from 4 bits
 /// ```
 pub trait Element: Copy + 'static {
     /// Bits of the Rust type's storage.
     const BITS: u32;
-    /// The element types values of this type stand for: a constant, so
+    /// The element types values of this type stand for. A constant, so
     /// that a view of a `layout!` type with a Rust type that does not
-    /// hold its elements fails to compile.
+    /// hold its elements fails to compile; the one answer every view asks.
     const HOLDS: ElementTypes;
-    /// Whether values of this type stand for elements of `ty`
-    /// ([`Element::HOLDS`]).
-    fn holds(ty: ElementType) -> bool {
-        Self::HOLDS.contains(ty)
-    }
     /// The value from the element's bits: the low `bit_width(ty)` bits
     /// (bit views pass them sign-extended from narrower storage, such as
     /// `E(4)` on `s8`).

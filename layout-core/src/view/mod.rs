@@ -258,6 +258,25 @@ pub struct View<'a, L: StaticLayout, T: Element> {
 impl<'a, L: StaticLayout, T: Element> View<'a, L, T> {
     /// Views `data`, which must have at least `L::PHYSICAL_ELEMENTS`
     /// elements of a type that holds `L`'s elements.
+    ///
+    /// A `T` that does not hold `L`'s elements slot for slot
+    /// ([`Element::HOLDS`], the same width) **fails the build**: both are
+    /// known at compile time. The error comes when the code is generated
+    /// (`cargo build`, not `cargo check`), and from every instantiation,
+    /// even one in a branch never taken. Generic code that picks `T` at
+    /// run time uses the runtime view, which checks then:
+    ///
+    /// ```
+    /// use xla_layout::{layout, DynView, StaticLayout, ViewError};
+    /// layout! { type Act = bf16[8,128]{1,0:T(8,128)(2,1)}; }
+    /// fn view<L: StaticLayout>(words: &[f32]) -> Result<DynView<'_, f32>, ViewError> {
+    ///     DynView::new(&L::TILED, words) // compiles for every L
+    /// }
+    /// // A bf16 layout is refused at run time.
+    /// assert!(matches!(view::<Act>(&[0.0; 1024]), Err(ViewError::ElementType { .. })));
+    /// ```
+    ///
+    /// So the only errors left are the length's ([`ViewError::TooShort`]).
     pub fn new(data: &'a [T]) -> Result<Self, ViewError> {
         const { assert_holds_slots::<L, T>() };
         check_slots::<L, T>(data.len())?;
@@ -497,7 +516,10 @@ macro_rules! bits_reads {
 }
 
 impl<'a, L: StaticLayout, T: Element> BitsView<'a, L, T> {
-    /// Views `bytes` (at least `L::BYTES` of them) as elements of `T`.
+    /// Views `bytes` (at least `L::BYTES` of them) as elements of `T`. A
+    /// `T` that does not stand for `L`'s element type fails the build, as
+    /// in [`View::new`] (whose notes apply; [`crate::DynBitsView`] checks
+    /// at run time).
     pub fn new(bytes: &'a [u8]) -> Result<Self, ViewError> {
         const { assert_holds_bits::<L, T>() };
         check_bytes::<L, T>(bytes.len())?;
