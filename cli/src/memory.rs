@@ -49,7 +49,8 @@ pub struct Args {
     /// The backend (default: detected from the module)
     #[arg(long, value_name = "NAME", value_parser = parse_backend)]
     pub backend: Option<Backend>,
-    /// The TPU generation, for the size of tuple tables (v4, v5e: 512 bytes; v5p, v6e: 32)
+    /// The TPU generation, for the size of tuple tables (4 bytes an
+    /// element, in units of 512 bytes on v4 and v5e, 32 on v5p and v6e)
     #[arg(long, value_name = "GEN", value_parser = crate::common::generation)]
     pub tpu: Option<Generation>,
     /// Order the buffers by their bytes or by their padding
@@ -397,6 +398,13 @@ fn backend_text(report: &Report, args: &Args) -> String {
 fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     let mut out = Vec::new();
     // The buffer assignment knows the generation better than --tpu.
+    if let Some((arity, bytes)) = report.tuples_fit_no_generation() {
+        out.push(format!(
+            "XLA's buffer assignment gives a {arity}-element tuple's index table {bytes} bytes, \
+             which no known TPU generation does (4 bytes an element, in units of 512 on v4 and \
+             v5e, 32 on v5p and v6e): tuple tables are estimated"
+        ));
+    }
     if let Some((g, arity, bytes)) = report.generation_contradicted() {
         out.push(format!(
             "XLA's buffer assignment gives a {arity}-element tuple's index table {bytes} bytes, \
@@ -469,6 +477,9 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             "Tuple index tables: 4 bytes an element, in units of {} bytes ({})",
             t.generation.tuple_table_unit(),
             match t.source {
+                Source::Estimated if report.tuples_fit_no_generation().is_some() => {
+                    "assumed: XLA's buffer assignment fits no known generation"
+                }
                 Source::Estimated => "assumed; give --tpu GEN",
                 Source::BufferAssignment => "as XLA's buffer assignment sizes them",
                 _ => "the generation's",

@@ -637,3 +637,45 @@ fn dump_directories_stdin_and_errors() {
         assert!(err.contains(message), "{err}");
     }
 }
+
+/// A buffer assignment whose tuple tables no known generation sizes so
+/// (a generation not measured here): said once, tuple tables estimated,
+/// and no claim that another known generation made the dump.
+#[test]
+fn tuple_tables_of_no_known_generation_are_estimated() {
+    let dir = std::env::temp_dir().join(format!("xla-layout-tuples-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let module = dir.join("m.hlo");
+    std::fs::write(
+        &module,
+        "HloModule m, entry_computation_layout={((f32[8]{0:T(256)}))->(f32[8]{0:T(256)})}\n\
+         ENTRY e {\n ROOT t = (f32[8]{0:T(256)}) parameter(0)\n}\n",
+    )
+    .unwrap();
+    let ba = dir.join("m.buffer-assignment.txt");
+    std::fs::write(
+        &ba,
+        "allocation 0: size 48, parameter 0:\n value: <1 t{} @0> (size=48,offset=0): (f32[8]{0:T(256)})\n\
+         allocation 1: size 1024, parameter 0:\n value: <2 t{0} @0> (size=1024,offset=0): f32[8]{0:T(256)}\n",
+    )
+    .unwrap();
+    let (m, b) = (module.to_str().unwrap(), ba.to_str().unwrap());
+    for generation in [None, Some("v5e")] {
+        let mut args = vec!["memory", m, "--backend", "tpu", "--buffer-assignment", b];
+        args.extend(generation.iter().flat_map(|g| ["--tpu", g]));
+        let text = stdout_of(&args);
+        assert!(
+            text.contains(
+                "gives a 1-element tuple's index table 48 bytes, which no known TPU generation does"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("another TPU generation"), "{text}");
+        args.push("--json");
+        let v = json(&args);
+        assert_eq!(v["tuple_table_source"], "estimated", "{v}");
+        // The figures XLA's allocations give stay XLA's: 1024 + its 48.
+        assert_eq!(v["memory_analysis"]["argument_size_in_bytes"], 1072, "{v}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

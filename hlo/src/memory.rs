@@ -533,8 +533,9 @@ pub struct Report<'m, 'a> {
     /// (`None` off a TPU: the CPU and GPU use 8 bytes per element).
     pub tuple_tables: Option<TupleTables>,
     /// A tuple of XLA's buffer assignment whose table is not the size the
-    /// generation given gives it: (arity, bytes).
-    tuple_conflict: Option<(u64, u64)>,
+    /// generation given (or, when none fits, the one used) gives it:
+    /// which case, and (arity, bytes).
+    tuple_conflict: Option<(TupleConflict, (u64, u64))>,
     /// Whether the module is scheduled (`is_scheduled=true`): only then is
     /// its instruction order the order it runs in.
     pub scheduled: bool,
@@ -633,11 +634,29 @@ impl<'m, 'a> Report<'m, 'a> {
         let layouts_assigned = layouts_assigned(module);
         let entry_marked = module.entry_is_marked();
         let ba = options.buffer_assignment;
-        let tuple_tables = tuple_tables(backend, options.generation, ba);
-        let tuple_conflict = options
-            .generation
-            .zip(ba)
-            .and_then(|(g, ba)| assigned_tuples(ba).find(|&(n, b)| g.tuple_table_bytes(n) != b));
+        // XLA's tuples, read once: (arity, bytes) of each non-empty one
+        // (an empty tuple takes 0 bytes everywhere and tells nothing).
+        let tuples = match (backend, ba) {
+            (Backend::Tpu, Some(ba)) => assigned_tuples(ba),
+            _ => Vec::new(),
+        };
+        let tuple_tables = tuple_tables(backend, options.generation, &tuples);
+        let conflict = |g: Generation| {
+            tuples
+                .iter()
+                .copied()
+                .find(|&(n, b)| g.tuple_table_bytes(n) != b)
+        };
+        let tuple_conflict = match tuple_tables {
+            // No generation sizes them so: against the one used.
+            Some(t) if !tuples.is_empty() && t.source != Source::BufferAssignment => {
+                conflict(t.generation).map(|c| (TupleConflict::NoGeneration, c))
+            }
+            _ => options
+                .generation
+                .and_then(conflict)
+                .map(|c| (TupleConflict::OtherGeneration, c)),
+        };
         let mut report = Report {
             dataflow,
             backend,
@@ -694,7 +713,32 @@ impl<'m, 'a> Report<'m, 'a> {
     /// ```
     pub fn generation_contradicted(&self) -> Option<(Generation, u64, u64)> {
         let g = self.generation?;
-        self.tuple_conflict.map(|(arity, bytes)| (g, arity, bytes))
+        match self.tuple_conflict {
+            Some((TupleConflict::OtherGeneration, (arity, bytes))) => Some((g, arity, bytes)),
+            _ => None,
+        }
+    }
+
+    /// A tuple of XLA's buffer assignment whose index table no known
+    /// generation sizes so ([`Generation::tuple_table_bytes`]): (arity,
+    /// bytes). Tuple tables are then sized by the generation given (or
+    /// the default) and every figure they enter is an estimate; the dump
+    /// is likely from a generation not measured here.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{BufferAssignment, Module, memory::{Backend, Options, Report, Source}};
+    /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[8]{0:T(256)}) parameter(0)\n}").unwrap();
+    /// let ba = BufferAssignment::parse("allocation 0: size 48, parameter 0:\n value: <1 t{} @0> (size=48,offset=0): (f32[8]{0:T(256)})\n");
+    /// let r = Report::new(&m, &Options { backend: Some(Backend::Tpu), buffer_assignment: Some(&ba), ..Options::default() });
+    /// assert_eq!(r.tuples_fit_no_generation(), Some((1, 48)));
+    /// assert_eq!(r.tuple_tables.unwrap().source, Source::Estimated);
+    /// assert_eq!(r.generation_contradicted(), None);
+    /// ```
+    pub fn tuples_fit_no_generation(&self) -> Option<(u64, u64)> {
+        match self.tuple_conflict {
+            Some((TupleConflict::NoGeneration, c)) => Some(c),
+            _ => None,
+        }
     }
 
     /// Whether the buffer assignment it was given is this module's: `None`
@@ -1677,51 +1721,66 @@ pub struct TupleTables {
     /// alike are not told apart: the first in [`Generation::ALL`]).
     pub generation: Generation,
     /// [`Source::BufferAssignment`]: every tuple of XLA's buffer assignment
-    /// has this generation's size; [`Source::Exact`]: the generation given;
-    /// [`Source::Estimated`]: neither, the default generation's assumed.
+    /// has this generation's size; [`Source::Exact`]: the generation given,
+    /// with no tuples in a buffer assignment to say otherwise;
+    /// [`Source::Estimated`]: the generation given or the default, with
+    /// neither a generation nor a buffer assignment's tuples to go by, or
+    /// with tuples that fit no known generation
+    /// ([`Report::tuples_fit_no_generation`]).
     pub source: Source,
 }
 
-/// The tuples of a buffer assignment: (arity, bytes) of each.
-fn assigned_tuples<'b>(ba: &'b BufferAssignment<'_>) -> impl Iterator<Item = (u64, u64)> + 'b {
+/// Which kind of disagreement between XLA's tuple tables and a generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TupleConflict {
+    /// The generation given is not the one they show.
+    OtherGeneration,
+    /// They fit no known generation.
+    NoGeneration,
+}
+
+/// The non-empty tuples of a buffer assignment: (arity, bytes) of each.
+fn assigned_tuples(ba: &BufferAssignment<'_>) -> Vec<(u64, u64)> {
     ba.values
         .iter()
+        .filter(|v| v.shape.starts_with('('))
         .filter_map(|v| match Shape::parse(v.shape) {
-            Ok(Shape::Tuple(elements)) => Some((elements.len() as u64, v.size)),
+            Ok(Shape::Tuple(elements)) if !elements.is_empty() => {
+                Some((elements.len() as u64, v.size))
+            }
             _ => None,
         })
+        .collect()
 }
 
 /// How tuple tables are sized on `backend` (`None` off a TPU): by the
-/// generation XLA's buffer assignment shows when it has tuples (the one
-/// given first, if it fits), else by the one given, else the default.
+/// generation XLA's buffer assignment's `tuples` show (the one given
+/// first, if it fits), else by the one given, else the default (then an
+/// estimate, as when the tuples fit no generation).
 fn tuple_tables(
     backend: Backend,
     generation: Option<Generation>,
-    ba: Option<&BufferAssignment<'_>>,
+    tuples: &[(u64, u64)],
 ) -> Option<TupleTables> {
     if backend != Backend::Tpu {
         return None;
     }
-    let shown = ba.and_then(|ba| {
-        assigned_tuples(ba).next()?;
-        generation
-            .iter()
-            .chain(Generation::ALL)
-            .copied()
-            .find(|g| assigned_tuples(ba).all(|(n, b)| g.tuple_table_bytes(n) == b))
-    });
+    let fits = |g: &Generation| tuples.iter().all(|&(n, b)| g.tuple_table_bytes(n) == b);
+    let shown = match tuples {
+        [] => None,
+        _ => generation.iter().chain(Generation::ALL).copied().find(fits),
+    };
     Some(match (shown, generation) {
         (Some(g), _) => TupleTables {
             generation: g,
             source: Source::BufferAssignment,
         },
-        (None, Some(g)) => TupleTables {
+        (None, Some(g)) if tuples.is_empty() => TupleTables {
             generation: g,
             source: Source::Exact,
         },
-        (None, None) => TupleTables {
-            generation: Generation::DEFAULT,
+        (None, g) => TupleTables {
+            generation: g.unwrap_or(Generation::DEFAULT),
             source: Source::Estimated,
         },
     })

@@ -129,7 +129,8 @@ fn with_the_buffer_assignment_more_fields_are_exact() {
         let m = Module::parse(&f.text).unwrap();
         let ba = BufferAssignment::parse(&f.assignment);
         let labels = memory_space_labels(&f.labels);
-        // No generation: the tuple table's size comes from XLA's text.
+        // No generation: the generation whose tuple tables XLA's buffer
+        // assignment shows sizes them.
         let r = Report::new(
             &m,
             &Options {
