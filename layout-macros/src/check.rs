@@ -119,7 +119,8 @@ fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
         // In an item list the shape runs to the next `;`: a forgotten one
         // shows up as the next item's first word.
         ParseErrorKind::ExtraContent(_)
-            if matches!(src.text.get(d.start..d.end), Some("pub" | "type" | "#")) =>
+            if src.to_next_semicolon
+                && matches!(src.text.get(d.start..d.end), Some("pub" | "type" | "#")) =>
         {
             format!(
                 "expected `;` after the shape, before the next layout (found `{}`)",

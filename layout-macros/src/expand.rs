@@ -120,7 +120,7 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     cfgs: &cfgs,
                 };
                 out.extend(emit_item(&mut cx, &krate, &item.name, &header, |cx| {
-                    build(cx, &krate, &item.name, &item.source)
+                    build(cx, &krate, &item.name, &item.source, true)
                 }));
                 errors.extend(cx.take_since(before, &cfg_attrs));
             }
@@ -135,7 +135,7 @@ pub fn layout(input: TokenStream) -> TokenStream {
                 cfgs: &none,
             };
             let items = emit_item(&mut cx, &krate, &name, &header, |cx| {
-                build(cx, &krate, &name, &source)
+                build(cx, &krate, &name, &source, false)
             });
             // An expression: the errors go inside the block.
             let errors = cx.into_errors();
@@ -144,14 +144,21 @@ pub fn layout(input: TokenStream) -> TokenStream {
     }
 }
 
-/// One item: its text (written, pasted or imported), checked by
-/// layout-core, then generated.
-fn build(cx: &mut Ctxt, krate: &Krate, name: &Ident, source: &Source) -> Result<Built, Partial> {
+/// One item (`in_item`) or the expression form: its text (written,
+/// pasted or imported), checked by layout-core, then generated.
+fn build(
+    cx: &mut Ctxt,
+    krate: &Krate,
+    name: &Ident,
+    source: &Source,
+    in_item: bool,
+) -> Result<Built, Partial> {
     let mut track = TokenStream::new();
     let text = match source {
-        Source::Tokens(tokens) => {
-            SourceText::from_tokens(tokens).and_then(|t| other_forms(t, Written::Tokens))
-        }
+        Source::Tokens(tokens) => SourceText::from_tokens(tokens).and_then(|mut t| {
+            t.to_next_semicolon = in_item;
+            other_forms(t, Written::Tokens)
+        }),
         Source::Literal(lit) => other_forms(SourceText::from_literal(lit), Written::String),
         Source::Hlo(r) => hlo::import(r).map(|imported| {
             track = imported.track;

@@ -15,6 +15,9 @@ pub struct SourceText {
     /// Written in JAX's form: its `major_to_minor` is XLA's
     /// `minor_to_major` reversed, which errors about the latter say.
     pub from_jax: bool,
+    /// Tokens of an item, which run to the item list's next `;`: what
+    /// follows a forgotten one is then part of the text.
+    pub to_next_semicolon: bool,
 }
 
 struct Piece {
@@ -40,6 +43,7 @@ impl SourceText {
             text,
             pieces,
             from_jax: false,
+            to_next_semicolon: false,
         }
     }
 
@@ -60,6 +64,7 @@ impl SourceText {
             text,
             pieces: pieces.into(),
             from_jax: false,
+            to_next_semicolon: false,
         }
     }
 
@@ -70,6 +75,7 @@ impl SourceText {
             text: String::new(),
             pieces: Vec::new(),
             from_jax: false,
+            to_next_semicolon: false,
         };
         let mut writer = Writer {
             out: &mut out,
