@@ -91,12 +91,20 @@ pub use xla_layout_hlo as hlo;
 ///
 /// # What a generated type has
 ///
-/// A zero-sized `Copy` type with `Display` (the canonical XLA text),
-/// `Debug`, the constants `RANK`, `DIMS`, `PHYSICAL_ELEMENTS`, `BYTES`,
-/// `ELEMENT_BITS`, `ELEMENT_TYPE`, `MEMORY_SPACE`, `TEXT` and `SHAPE` (the
-/// whole [`ArrayShape`]), the `const fn`s `offset` (straight-line
-/// arithmetic; bounds are a debug assertion), `offset_checked` and
-/// `bit_offset`, and an implementation of [`StaticLayout`] for generic code.
+/// A zero-sized type deriving `Clone`, `Copy`, `Default`, `PartialEq`,
+/// `Eq`, `Hash`, `PartialOrd` and `Ord`, with `Display` (the canonical XLA
+/// text) and `Debug`; the constants `RANK`, `DIMS`, `PHYSICAL_ELEMENTS`,
+/// `BYTES`, `ELEMENT_BITS`, `ELEMENT_TYPE`, `MEMORY_SPACE`, `TEXT` and
+/// `SHAPE` (the whole [`ArrayShape`]); the `const fn`s `offset`
+/// (straight-line arithmetic; bounds are a debug assertion naming the
+/// dimension and the caller's line), `offset_checked` and `bit_offset`;
+/// and an implementation of [`StaticLayout`] for generic code (with
+/// `TILED`, the runtime form). Other attributes (docs, `#[cfg]`, other
+/// derives) go on the type; a derive of a trait it has already is an
+/// error naming it.
+///
+/// In a list, each item ends with `;` (the last may leave it out), and
+/// each name is given once, unless every use of it is under a `#[cfg]`.
 ///
 /// Every invalid layout is a compile error at the offending token, naming
 /// the rule; the type is still emitted so the rest of the crate compiles.

@@ -1,7 +1,7 @@
 //! The expansion's error context (serde_derive's `Ctxt` is the model):
 //! every error of an expansion is collected here, so that all of them are
-//! reported, and `expand` asks it whether an item recorded any before
-//! emitting the item, which is then the fallback type.
+//! reported, and `expand` asks it whether an item's layout recorded any
+//! before emitting the item, which is then the fallback type.
 
 use proc_macro2::TokenStream;
 

@@ -1,10 +1,12 @@
 //! The expansion: input → each item's text → checked shape → code, with
 //! every error collected in a [`Ctxt`] (module `ctxt`).
 //!
-//! The context's one guarantee: an item that records any error is emitted
-//! as the fallback type (right rank, no valid index), never half-built, so
-//! the errors are all reported and the rest of the crate still
-//! type-checks. serde_derive's `Ctxt` is the model.
+//! The context's one guarantee: an item whose layout records any error is
+//! emitted as the fallback type (right rank, no valid index), never
+//! half-built, so the errors are all reported and the rest of the crate
+//! still type-checks. serde_derive's `Ctxt` is the model. Errors about the
+//! item's attributes (a derive the type has already) leave its layout
+//! whole: the attribute is corrected, the layout built.
 
 use proc_macro2::{Delimiter, Ident, TokenStream, TokenTree};
 use quote::quote;
@@ -85,27 +87,10 @@ pub fn layout(input: TokenStream) -> TokenStream {
     match parsed {
         Input::Items(items) => {
             let (mut out, mut errors) = (TokenStream::new(), TokenStream::new());
-            let mut names: Vec<String> = Vec::new();
+            // Each name so far, and whether it was under a `#[cfg]`.
+            let mut names: Vec<(String, bool)> = Vec::new();
             for item in items {
                 let before = cx.error_count();
-                // A name given twice (neither under a `#[cfg]`) is one
-                // error at the second, not rustc's cascade of conflicts.
-                let name = item.name.to_string();
-                let configured = item.attrs.iter().any(|a| a.path().is_ident("cfg"));
-                if !configured && names.contains(&name) {
-                    cx.error(syn::Error::new(
-                        item.name.span(),
-                        format!("`{name}` is named twice in this `layout!`: each layout needs its own name"),
-                    ));
-                    errors.extend(cx.take_since(before, &[]));
-                    continue;
-                }
-                if !configured {
-                    names.push(name);
-                }
-                let kept = without_derived(&mut cx, &item.attrs);
-                let attrs = crate::input::attrs_tokens(&kept);
-                let vis = quote::ToTokens::to_token_stream(&item.vis);
                 // An item configured out takes its code and its errors with
                 // it (its text is still read here: a macro cannot see `cfg`).
                 let cfg_attrs: Vec<&syn::Attribute> = item
@@ -113,6 +98,23 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     .iter()
                     .filter(|a| a.path().is_ident("cfg"))
                     .collect();
+                // A name given twice is one error at the second, not
+                // rustc's cascade of conflicts, unless both are under
+                // `#[cfg]`s (one layout per configuration).
+                let name = item.name.to_string();
+                let configured = is_configured(&item.attrs);
+                if names.iter().any(|(n, c)| *n == name && !(*c && configured)) {
+                    cx.error(syn::Error::new(
+                        item.name.span(),
+                        format!("`{name}` is named twice in this `layout!`: each layout needs its own name"),
+                    ));
+                    errors.extend(cx.take_since(before, &cfg_attrs));
+                    continue;
+                }
+                names.push((name, configured));
+                let kept = without_derived(&mut cx, &item.attrs);
+                let attrs = crate::input::attrs_tokens(&kept);
+                let vis = quote::ToTokens::to_token_stream(&item.vis);
                 let cfgs = quote!(#(#cfg_attrs)*);
                 let header = Header {
                     attrs: &attrs,
@@ -205,47 +207,119 @@ fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
     }
 }
 
-/// `attrs` without the `#[derive(...)]`s that name a trait every layout
-/// type derives already ([`crate::codegen::DERIVED`]): each such name is
-/// an error here, instead of rustc's conflicting implementations.
+/// `attrs` without the derives of traits every layout type has already
+/// ([`crate::codegen::DERIVED`], `Debug`): each is an error here instead of
+/// rustc's conflicting implementations, and the attribute keeps its other
+/// derives. Looks inside `#[cfg_attr(…, derive(…))]` too.
 fn without_derived(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
     use syn::punctuated::Punctuated;
+    type Metas = Punctuated<syn::Meta, syn::Token![,]>;
     let mut kept = Vec::with_capacity(attrs.len());
     for a in attrs {
-        let derived = a.path().is_ident("derive").then(|| {
-            a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+        let rebuilt = if a.path().is_ident("derive") {
+            a.parse_args_with(Paths::parse_terminated)
                 .ok()
-        });
-        let clashes: Vec<&syn::Path> = match &derived {
-            Some(Some(paths)) => paths
-                .iter()
-                .filter(|p| {
-                    p.segments.last().is_some_and(|s| {
-                        crate::codegen::DERIVED.iter().any(|d| s.ident == d) || s.ident == "Debug"
+                .and_then(|paths| kept_derive(cx, &paths))
+                .map(|paths| match paths.is_empty() {
+                    true => TokenStream::new(),
+                    false => quote!(#[derive(#paths)]),
+                })
+        } else if a.path().is_ident("cfg_attr") {
+            a.parse_args_with(Metas::parse_terminated)
+                .ok()
+                .and_then(|metas| {
+                    let mut changed = false;
+                    let mut out = Metas::new();
+                    for (k, m) in metas.into_iter().enumerate() {
+                        let derive = match &m {
+                            syn::Meta::List(l) if k > 0 && l.path.is_ident("derive") => {
+                                l.parse_args_with(Paths::parse_terminated).ok()
+                            }
+                            _ => None,
+                        };
+                        match derive.map(|paths| (kept_derive(cx, &paths), paths)) {
+                            Some((Some(keep), paths)) if keep.len() < paths.len() => {
+                                changed = true;
+                                if !keep.is_empty() {
+                                    out.push(syn::parse_quote!(derive(#keep)));
+                                }
+                            }
+                            _ => out.push(m),
+                        }
+                    }
+                    // Only the condition left: nothing to keep.
+                    changed.then(|| match out.len() {
+                        0 | 1 => TokenStream::new(),
+                        _ => quote!(#[cfg_attr(#out)]),
                     })
                 })
-                .collect(),
-            _ => Vec::new(),
+        } else {
+            None
         };
-        for p in &clashes {
-            let name = p
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default();
-            cx.error(syn::Error::new_spanned(
-                p,
-                format!(
-                    "layout types already derive `{name}`: every one is {}, Debug and Display",
-                    crate::codegen::DERIVED.join(", ")
-                ),
-            ));
-        }
-        if clashes.is_empty() {
-            kept.push(a.clone());
+        match rebuilt {
+            Some(tokens) if tokens.is_empty() => {}
+            Some(tokens) => match syn::parse::Parser::parse2(syn::Attribute::parse_outer, tokens) {
+                Ok(attrs) => kept.extend(attrs),
+                Err(_) => kept.push(a.clone()),
+            },
+            None => kept.push(a.clone()),
         }
     }
     kept
+}
+
+type Paths = syn::punctuated::Punctuated<syn::Path, syn::Token![,]>;
+
+/// Whether an item is under a condition: `#[cfg(…)]`, or a
+/// `#[cfg_attr(…)]` that may add one.
+fn is_configured(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            || (a.path().is_ident("cfg_attr")
+                && a.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                )
+                .map_or(true, |metas| {
+                    metas.iter().skip(1).any(|m| m.path().is_ident("cfg"))
+                }))
+    })
+}
+
+/// The paths of a derive list that a layout type does not have already,
+/// with an error for each it has; `None` when none clashes (keep the
+/// attribute as written).
+fn kept_derive(cx: &mut Ctxt, paths: &Paths) -> Option<Paths> {
+    let mut keep = Paths::new();
+    let mut clashed = false;
+    for p in paths {
+        match clash(p) {
+            Some(name) => {
+                clashed = true;
+                cx.error(syn::Error::new_spanned(
+                    p,
+                    format!(
+                        "layout types already have `{name}`: every one derives {} and \
+                         implements Debug and Display",
+                        crate::codegen::DERIVED.join(", ")
+                    ),
+                ));
+            }
+            None => keep.push(p.clone()),
+        }
+    }
+    clashed.then_some(keep)
+}
+
+/// The trait `path` derives, if a layout type has it already: the
+/// standard library's (`Hash`, `core::hash::Hash`), not another crate's
+/// macro of the same name (`my::Hash`).
+fn clash(path: &syn::Path) -> Option<String> {
+    let last = path.segments.last()?.ident.to_string();
+    let ours = crate::codegen::DERIVED.contains(&last.as_str()) || last == "Debug";
+    let first = path.segments.first()?.ident.to_string();
+    let std = path.segments.len() == 1 && path.leading_colon.is_none()
+        || matches!(first.as_str(), "core" | "std" | "alloc");
+    (ours && std).then_some(last)
 }
 
 /// How a shape was written in the macro.
