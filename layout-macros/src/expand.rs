@@ -476,4 +476,39 @@ mod tests {
             assert!(!out.contains("offset_expression"), "{input}");
         }
     }
+
+    /// A derive of a trait every layout has is an error; the attribute
+    /// keeps its other derives; another crate's macro of the same name,
+    /// and attributes of other kinds, pass untouched.
+    #[test]
+    fn derives_a_layout_has_are_taken_out() {
+        let attrs = |text: &str| -> Vec<syn::Attribute> {
+            syn::parse::Parser::parse_str(syn::Attribute::parse_outer, text).unwrap()
+        };
+        let kept = |text: &str| {
+            let mut cx = Ctxt::default();
+            let kept = without_derived(&mut cx, &attrs(text));
+            let kept: Vec<String> = kept
+                .iter()
+                .map(|a| quote::ToTokens::to_token_stream(a).to_string())
+                .collect();
+            (kept, cx.error_count())
+        };
+        assert_eq!(
+            kept("#[derive(Hash, serde::Serialize)]"),
+            (vec!["# [derive (serde :: Serialize)]".to_string()], 1)
+        );
+        assert_eq!(kept("#[derive(core::hash::Hash, Debug)]"), (vec![], 2));
+        assert_eq!(
+            kept("#[cfg_attr(feature = \"x\", derive(Hash), doc = \"d\")]"),
+            (
+                vec!["# [cfg_attr (feature = \"x\" , doc = \"d\")]".to_string()],
+                1
+            )
+        );
+        for untouched in ["#[derive(my::Hash)]", "#[doc = \"x\"]", "#[cfg(test)]"] {
+            let (out, errors) = kept(untouched);
+            assert_eq!((out.len(), errors), (1, 0), "{untouched}");
+        }
+    }
 }
