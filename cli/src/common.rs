@@ -41,25 +41,16 @@ impl From<io::Error> for Failure {
 /// Errors are said for people (the core's `explain`: the closest element
 /// type, the attribute order, the rule's hint), with XLA's words kept.
 pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure> {
-    use xla_layout_core::text::JaxShapeError;
-    use xla_layout_core::tpu::RequestError;
-    let src = text.as_bytes();
     if let Some(request) = xla_layout_core::tpu::parse_request(text) {
-        return request.map_err(|e| match e {
-            RequestError::Parse(p) => Failure::Input(format!("'{text}': {}", p.explain(src))),
-            e => Failure::Input(format!("'{text}': {e}")),
-        });
+        return request.map_err(|e| Failure::Input(format!("'{text}': {}", e.explain(text))));
     }
     // `SHAPE Layout(major_to_minor=…)`: the layout in JAX's form.
     if let Some(shape) = xla_layout_core::text::parse_array_with_jax_layout(text) {
-        let shape = shape.map_err(|e| match e {
-            JaxShapeError::Shape(p) => Failure::Input(format!("'{text}': {}", p.explain(src))),
-            e => Failure::Input(format!("'{text}': {e}")),
-        })?;
+        let shape = shape.map_err(|e| Failure::Input(format!("'{text}': {}", e.explain(text))))?;
         return shape
             .validate()
             .map(|()| shape)
-            .map_err(|e| Failure::Input(format!("'{text}': validate error: {}", e.explained())));
+            .map_err(|e| Failure::Input(format!("'{text}': validate error: {}", e.explain())));
     }
     match xla_layout_core::Shape::parse_validated(text) {
         Ok(xla_layout_core::Shape::Array(a)) => Ok(a),

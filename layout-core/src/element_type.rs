@@ -203,12 +203,36 @@ const _: () = {
 /// use xla_layout_core::{ElementType as T, ElementTypes};
 /// const FLOATS: ElementTypes = ElementTypes::NONE.with(T::F32).with(T::BF16);
 /// assert!(FLOATS.contains(T::BF16) && !FLOATS.contains(T::S32));
+/// assert_eq!(format!("{FLOATS:?}"), "{F32, BF16}");
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ElementTypes(u64);
 
-// One bit a type, by proto number.
-const _: () = assert!(ElementType::ALL.len() <= 64, "ElementTypes holds 64 types");
+// One bit a type, by proto number: the largest must be below 64.
+const _: () = {
+    let mut i = 0;
+    while i < ElementType::ALL.len() {
+        assert!(
+            ElementType::ALL[i].proto_number() < 64,
+            "ElementTypes holds proto numbers below 64"
+        );
+        i += 1;
+    }
+};
+
+impl core::fmt::Debug for ElementTypes {
+    /// The set's types: `{F32, BF16}`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_set()
+            .entries(
+                ElementType::ALL
+                    .iter()
+                    .filter(|&&t| self.contains(t))
+                    .map(|t| t.name()),
+            )
+            .finish()
+    }
+}
 
 impl ElementTypes {
     /// No type.

@@ -468,6 +468,25 @@ impl core::fmt::Display for RequestError {
 }
 
 impl RequestError {
+    /// The failure in words a person can act on, for `src` (the request's
+    /// text): a parse error as [`crate::text::ParseError::explain`] says
+    /// it, the others as `Display` does.
+    ///
+    /// ```
+    /// use xla_layout_core::tpu::parse_request;
+    /// let e = parse_request("tpu(f33[2])").unwrap().unwrap_err();
+    /// assert_eq!(e.explain("tpu(f33[2])").to_string(), "unknown element type `f33`; did you mean `f32`? (at byte 4)");
+    /// ```
+    pub fn explain<'a>(
+        &'a self,
+        src: &'a (impl AsRef<[u8]> + ?Sized),
+    ) -> impl core::fmt::Display + 'a {
+        core::fmt::from_fn(move |f| match self {
+            RequestError::Parse(e) => write!(f, "{}", e.explain(src)),
+            other => write!(f, "{other}"),
+        })
+    }
+
     /// The message without a byte offset, for callers that show where
     /// another way (a span over the text); `Display` adds ` (at byte N)`
     /// to a parse error's.

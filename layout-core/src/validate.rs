@@ -323,12 +323,12 @@ impl ValidationError {
     /// use xla_layout_core::ArrayShape;
     /// let e = ArrayShape::parse("f32[2]{0:T(0)}").unwrap().validate().unwrap_err();
     /// assert_eq!(
-    ///     e.explained().to_string(),
+    ///     e.explain().to_string(),
     ///     "tile entries must be positive integers or `*`: \
     ///      layout has invalid tiles: tile dimension 0 must be positive or kCombineDimension: f32[2]"
     /// );
     /// ```
-    pub fn explained(&self) -> impl Display + '_ {
+    pub fn explain(&self) -> impl Display + '_ {
         fmt::from_fn(move |f| write!(f, "{}: {self}", self.kind.hint()))
     }
 

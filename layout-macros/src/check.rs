@@ -49,7 +49,7 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     let before = cx.error_count();
     for e in validation_errors(&shape) {
         let at = spans.locate(e.kind());
-        let message = e.explained().to_string();
+        let message = e.explain().to_string();
         cx.error(src.error(at.start, at.end, in_jax_terms(src, message)));
     }
     if cx.error_count() > before {

@@ -95,10 +95,10 @@ impl Error {
     ///      layout has invalid tiles: tile dimension 0 must be positive or kCombineDimension: f32[2]"
     /// );
     /// ```
-    pub fn explain<'a>(&'a self, src: &'a str) -> impl Display + 'a {
+    pub fn explain<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
         fmt::from_fn(move |f| match self {
-            Error::Parse(e) => e.explain(src.as_bytes()).fmt(f),
-            Error::Validate(e) => e.explained().fmt(f),
+            Error::Parse(e) => e.explain(src).fmt(f),
+            Error::Validate(e) => e.explain().fmt(f),
         })
     }
 

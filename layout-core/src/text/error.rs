@@ -293,22 +293,22 @@ impl ParseError {
     }
 
     /// The failure in words a person can act on, for `src` (the text it
-    /// came from): [`Diagnostic::explain`] of the diagnostic that made it
-    /// fail, then its byte offset.
+    /// came from, as `&str` or bytes): [`Diagnostic::explain`] of the
+    /// diagnostic that made it fail, then its byte offset.
     ///
     /// ```
     /// use xla_layout_core::text::parse_shape;
     /// let e = parse_shape(b"f32[2]{0:t(2)}").unwrap_err();
     /// assert_eq!(
-    ///     e.explain(b"f32[2]{0:t(2)}").to_string(),
+    ///     e.explain("f32[2]{0:t(2)}").to_string(),
     ///     "unexpected `t` in the layout: after `:` come the attributes D, T, L, #, *, E, S, SC, P, M, \
     ///      each at most once and in that order, then `}` (XLA: expects layout to end with kRbrace) (at byte 9)"
     /// );
     /// ```
-    pub fn explain<'a>(&'a self, src: &'a [u8]) -> impl Display + 'a {
+    pub fn explain<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
         fmt::from_fn(move |f| {
             let p = self.primary();
-            write!(f, "{} (at byte {})", p.explain(src), p.start)
+            write!(f, "{} (at byte {})", p.explain(src.as_ref()), p.start)
         })
     }
 

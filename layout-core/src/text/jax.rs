@@ -79,14 +79,11 @@ impl JaxLayoutError {
     /// assert_eq!(e.to_string(), "an unknown or repeated field of JAX's Layout (at byte 29)");
     /// ```
     pub fn message(&self) -> impl Display + '_ {
-        fmt::from_fn(move |f| {
-            match self {
-            JaxLayoutError::Syntax(_) => f.write_str(
-                "expected JAX's `Layout(major_to_minor=(…), tiling=((…), …), sub_byte_element_size_in_bits=N)`",
-            ),
-            JaxLayoutError::Field(_) => {
-                f.write_str("an unknown or repeated field of JAX's Layout")
-            }
+        const SYNTAX: &str = "expected JAX's `Layout(major_to_minor=(…), tiling=((…), …), \
+                              sub_byte_element_size_in_bits=N)`";
+        fmt::from_fn(move |f| match self {
+            JaxLayoutError::Syntax(_) => f.write_str(SYNTAX),
+            JaxLayoutError::Field(_) => f.write_str("an unknown or repeated field of JAX's Layout"),
             JaxLayoutError::NoMajorToMinor => f.write_str("JAX's Layout needs major_to_minor"),
             JaxLayoutError::Capacity(c) => write!(f, "{c}"),
             JaxLayoutError::Unrepresentable(name) => {
@@ -96,7 +93,6 @@ impl JaxLayoutError {
             JaxLayoutError::CombineTileEntry => {
                 f.write_str("JAX's Layout has no field for XLA's `*` tile entries")
             }
-        }
         })
     }
 }
@@ -433,6 +429,23 @@ impl Display for JaxShapeError {
 }
 
 impl JaxShapeError {
+    /// The failure in words a person can act on, for `src` (the text it
+    /// came from): a parse error of the shape as
+    /// [`super::ParseError::explain`] says it, the others as `Display` does.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_array_with_jax_layout;
+    /// let text = "bf17[2] Layout(major_to_minor=(0,))";
+    /// let e = parse_array_with_jax_layout(text).unwrap().unwrap_err();
+    /// assert_eq!(e.explain(text).to_string(), "unknown element type `bf17`; did you mean `bf16`? (at byte 0)");
+    /// ```
+    pub fn explain<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self {
+            JaxShapeError::Shape(e) => write!(f, "{}", e.explain(src)),
+            other => write!(f, "{other}"),
+        })
+    }
+
     /// The message without a byte offset (see [`JaxLayoutError::message`]).
     ///
     /// ```
