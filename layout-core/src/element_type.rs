@@ -224,12 +224,7 @@ impl core::fmt::Debug for ElementTypes {
     /// The set's types: `{F32, BF16}`.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_set()
-            .entries(
-                ElementType::ALL
-                    .iter()
-                    .filter(|&&t| self.contains(t))
-                    .map(|t| t.name()),
-            )
+            .entries(ElementType::ALL.iter().filter(|&&t| self.contains(t)))
             .finish()
     }
 }
