@@ -1126,6 +1126,7 @@ impl<'m, 'a> Report<'m, 'a> {
         let mut temps = vec![vec![0i64; steps + 1]; seen.len()];
         let mut heap = vec![vec![0i64; steps + 1]; seen.len()];
         let paged = |space: i64| self.backend == Backend::Tpu && space == 0;
+        let tpu_peak = self.backend == Backend::Tpu;
         let add = |k: usize,
                    row: &Row,
                    range: (u32, u32),
@@ -1143,7 +1144,13 @@ impl<'m, 'a> Report<'m, 'a> {
                 v[s] = v[s].saturating_add(b);
                 v[e] = v[e].saturating_sub(b);
             };
-            bump(&mut all[k], b);
+            // jax's TPU peak leaves out the index tables of temporary
+            // tuples: with them out, it is met exactly on 8 of the 18 TPU
+            // fixtures (3 with them in), and no estimate moves by more than
+            // 0.1% the other way (docs/memory-report.md §4).
+            if !(tpu_peak && row.tuple_table && row.role == Role::Temporary) {
+                bump(&mut all[k], b);
+            }
             if row.role == Role::Temporary {
                 bump(&mut temps[k], b);
                 let h = if paged(row.space) {
@@ -1301,7 +1308,7 @@ impl<'m, 'a> Report<'m, 'a> {
 
     /// Whether the peak counts space `s`. On a TPU, jax's peak counts HBM
     /// (0), VMEM (1), the v4 space 3 and pinned host (5): with all four
-    /// the estimate comes within 0.4% on 11 of the 13 TPU fixtures
+    /// the estimate comes within 0.2% on 12 of the 18 TPU fixtures
     /// (without 3, 71% low on the v4 one; without 5, 33% low on the one
     /// that offloads to the host); the flags and scalars of spaces 2, 4
     /// and 6 are left out. On the CPU and GPU, every space.

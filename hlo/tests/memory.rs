@@ -197,17 +197,17 @@ fn with_the_buffer_assignment_more_fields_are_exact() {
 /// The estimates, as docs/memory-report.md states them.
 #[test]
 fn estimates_stay_within_their_stated_error() {
-    // The peak's error where it is more than a scalar or a tuple table
-    // (docs/memory-report.md §4, "The peak estimate's error").
+    // The peak's error where it is more than a scalar (docs/memory-report.md
+    // §4, "The peak estimate's error").
     const OFF: [(&str, f64); 6] = [
-        ("tpu_v6e_many_outputs", -0.0608),
-        ("tpu_v5p_donated_loop", -0.1096),
-        ("tpu_train_step", -0.019),
-        ("tpu_v5e_debug_print", 0.1667),
-        ("tpu_remat_offload_scan", -0.119),
-        ("tpu_v6e_offload_scan_outputs", 0.389),
+        ("tpu_v6e_many_outputs", -0.0614),
+        ("tpu_v5p_donated_loop", -0.1097),
+        ("tpu_train_step", -0.0194),
+        ("tpu_v5e_debug_print", 0.0417),
+        ("tpu_remat_offload_scan", -0.1194),
+        ("tpu_v6e_offload_scan_outputs", 0.3889),
     ];
-    let (mut exact_peaks, mut exact_temps) = (0, 0);
+    let (mut close_peaks, mut exact_peaks, mut exact_temps) = (0, 0, 0);
     for f in fixtures() {
         if f.program["backend"] != "tpu" {
             continue;
@@ -229,14 +229,15 @@ fn estimates_stay_within_their_stated_error() {
         match OFF.iter().find(|(name, _)| *name == f.name) {
             Some((_, stated)) => assert!((error - stated).abs() < 0.0005, "{}: {error}", f.name),
             None => {
-                assert!(error.abs() < 0.004, "{}: {error}", f.name);
-                exact_peaks += 1;
+                assert!(error.abs() < 0.0025, "{}: {error}", f.name);
+                close_peaks += 1;
             }
         }
+        exact_peaks += usize::from(error == 0.0);
         let temp = r.memory_analysis.temp_size_in_bytes;
         exact_temps += usize::from(temp.bytes == expected(&f.program, "temp_size_in_bytes"));
     }
-    assert_eq!(exact_peaks, 12);
+    assert_eq!((close_peaks, exact_peaks), (12, 8));
     assert_eq!(exact_temps, 13);
 }
 
