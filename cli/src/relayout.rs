@@ -135,17 +135,25 @@ pub fn run_in_slabs_of(
     // One input and one output buffer for every slab: a slab is small
     // enough to stay in the cache between the read, the relayout and the
     // write (a new allocation per slab would fault its pages in again).
-    let (mut bytes, mut out) = (Vec::new(), Vec::new());
-    reserve(&mut bytes, slab_in, "the input")?;
-    reserve(&mut out, slab_out, "the output")?;
-    // Reserved: both fit.
-    bytes.resize(slab_in as usize, 0);
-    out.resize(slab_out as usize, 0);
+    // The first slab's input grows as it arrives, and the output is
+    // allocated once it is all there: a slab can be large (one row of
+    // tiles of a wide array), and a short input must cost no more memory
+    // than it holds.
+    let mut bytes = read_up_to(&mut input, slab_in)?;
+    let mut out = Vec::new();
     let mut written = 0u64;
     for k in 0..slabs.count {
-        let got = fill(&mut input, &mut bytes)?;
-        if got != bytes.len() {
+        let got = match k {
+            0 => bytes.len(),
+            _ => fill(&mut input, &mut bytes)?,
+        };
+        if got as u64 != slab_in {
             return Err(wrong_size(k * slab_in + got as u64, written));
+        }
+        if k == 0 {
+            reserve(&mut out, slab_out, "the output")?;
+            // Reserved: it fits.
+            out.resize(slab_out as usize, 0);
         }
         // A long input is refused before the last slab goes out.
         if k + 1 == slabs.count && fill(&mut input, &mut [0])? != 0 {
@@ -182,8 +190,17 @@ fn read_exactly(
     need: u64,
     wrong_size: impl Fn(u64) -> Failure,
 ) -> Result<Vec<u8>, Failure> {
+    let bytes = read_up_to(input, need.saturating_add(1))?;
+    if bytes.len() as u64 != need {
+        return Err(wrong_size(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Reads up to `limit` bytes (fewer if the input ends first), growing the
+/// buffer as they arrive: memory follows what was read, not `limit`.
+fn read_up_to(input: &mut impl Read, limit: u64) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
-    let limit = need.saturating_add(1);
     let mut got = 0u64;
     loop {
         if bytes.len() == bytes.capacity() {
@@ -207,9 +224,6 @@ fn read_exactly(
         if n == 0 || got == limit {
             break;
         }
-    }
-    if got != need {
-        return Err(wrong_size(got));
     }
     Ok(bytes)
 }
@@ -422,5 +436,42 @@ mod tests {
             other => panic!("expected an input error, got {other:?}"),
         }
         assert!(out.is_empty());
+    }
+
+    /// A wide array in slabs (rows of tiles) on a short input: the size
+    /// is refused before a slab's buffers are allocated. Each slab here
+    /// is 2^50 bytes, which no allocation gets: allocating first fails on
+    /// that ("cannot allocate"), not on the input's size.
+    #[test]
+    fn a_wide_array_on_a_short_input_allocates_no_slab() {
+        let (src, dst) = (
+            "bf16[16,70368744177664]{1,0}",
+            "bf16[16,70368744177664]{1,0:T(8,128)(2,1)}",
+        );
+        let slabs = Slabs::find(&array(src), &array(dst), SLAB_BYTES).unwrap();
+        assert_eq!((slabs.count, slabs.from.exact_bytes()), (2, 1 << 50));
+        for input in [&[][..], &[0u8; 1000][..]] {
+            let mut out = Vec::new();
+            let r = run_in_slabs_of(
+                &array(src),
+                &array(dst),
+                0,
+                input,
+                &mut out,
+                None,
+                SLAB_BYTES,
+            );
+            match r {
+                Err(Failure::Input(m)) => assert_eq!(
+                    m,
+                    format!(
+                        "'{src}' takes 2251799813685248 bytes but the input has {}",
+                        input.len()
+                    )
+                ),
+                other => panic!("expected an input error, got {other:?}"),
+            }
+            assert!(out.is_empty());
+        }
     }
 }
