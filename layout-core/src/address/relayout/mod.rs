@@ -349,6 +349,15 @@ impl Relayout {
     /// `dst` (in the destination layout). Padding slots of `dst` are set to
     /// `pad` (only written when the destination layout has any).
     ///
+    /// **`T` is one slot, whatever the element type**: `copy` moves slots,
+    /// and does not check `T` against the layouts' element width. That is
+    /// what makes it a permutation any `T` can trace (`u32` slot numbers
+    /// over a `bf16` layout show where each slot goes), and what makes
+    /// `u8` over an `f32` layout move single bytes as if each were an
+    /// element. For an array's bytes use [`Relayout::copy_bytes`]; for
+    /// elements checked against their type, the views
+    /// ([`crate::DynViewMut::copy_from`]).
+    ///
     /// Destinations larger than the caches (see
     /// [`Relayout::streaming_from`]) are written with streaming stores.
     /// Out of a TPU tile format into row-major rows that are whole
