@@ -122,7 +122,12 @@ pub fn run(text: &str, options: &Options, mut out: impl Write) -> Result<(), Fai
     let tiled = shape
         .tiled()
         .map_err(|e| Failure::Input(format!("'{text}': {e}")))?;
-    let bad = |e: GridError| Failure::Input(format!("'{text}': {e}"));
+    // --dims and --at that do not fit the shape: arguments that parse but
+    // do not go together (exit 2).
+    let bad = |e: GridError| Failure::Usage {
+        command: "explain",
+        message: format!("'{text}': {e}"),
+    };
     let mut grid = tiled.offset_grid();
     if let Some((r, c)) = options.dims {
         grid = grid.dims(r, c).map_err(bad)?;

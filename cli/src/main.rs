@@ -78,28 +78,28 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Check(args) => check::main(&args, io::stdin().lock(), io::stdout().lock()),
-        Command::Offsets(args) => offsets::run(&args.shape, io::stdout().lock()),
+        Command::Check(args) => check::main(&args, io::stdin().lock(), Stdout(io::stdout().lock())),
+        Command::Offsets(args) => offsets::run(&args.shape, Stdout(io::stdout().lock())),
         Command::Relayout(args) => relayout::main(
             &args,
             io::stdin().lock(),
-            io::stdout().lock(),
+            Stdout(io::stdout().lock()),
             stdin_file_len(),
         ),
-        Command::Explain(args) => explain::main(&args, io::stdout().lock()),
+        Command::Explain(args) => explain::main(&args, Stdout(io::stdout().lock())),
         Command::Scan(args) => scan::main(
             &args,
             io::stdin().lock(),
-            io::stdout().lock(),
+            Stdout(io::stdout().lock()),
             io::stderr().lock(),
         ),
         Command::Memory(args) => memory::main(
             &args,
             io::stdin().lock(),
-            io::stdout().lock(),
+            Stdout(io::stdout().lock()),
             io::stderr().lock(),
         ),
-        Command::Tpu(args) => tpu::main(&args, io::stdin().lock(), io::stdout().lock()),
+        Command::Tpu(args) => tpu::main(&args, io::stdin().lock(), Stdout(io::stdout().lock())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -119,6 +119,24 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Standard output whose write errors say so ("writing stdout: No space
+/// left on device"), their kind kept (a closed pipe still exits 0).
+struct Stdout<W>(W);
+
+impl<W: Write> Write for Stdout<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.write(bytes).map_err(writing)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(writing)
+    }
+}
+
+fn writing(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("writing stdout: {e}"))
 }
 
 /// The bytes left in stdin when it is a regular file (so a size can be

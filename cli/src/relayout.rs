@@ -17,6 +17,12 @@ use crate::common::{Failure, array_argument, bytes};
 /// same array in layout DST, its padding bytes set to BYTE. A wrong input
 /// size is an error; when the copy streams slab by slab, output already
 /// written before it was seen is reported.
+///
+/// A sub-byte type or pred stored wider than its bits (s4[...]{...} without
+/// E(4), pred one per byte) is its low bits, as XLA reads it: a byte 0x7f
+/// is the s4 value -1, a pred byte 2 is false. Nothing is refused.
+/// M(n) layouts are refused: the n bytes of sizes before the data are not
+/// modelled.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -91,6 +97,19 @@ pub fn run_in_slabs_of(
     input_len: Option<u64>,
     slab_bytes: u64,
 ) -> Result<(), Failure> {
+    // The stream is the array's bytes; `M(n)` puts n bytes of sizes
+    // before them, which nothing here reads or writes.
+    for (which, s) in [("SRC", src), ("DST", dst)] {
+        let m = s
+            .layout()
+            .map_or(0, |l| l.dynamic_shape_metadata_prefix_bytes());
+        if m > 0 {
+            return Err(Failure::Input(format!(
+                "{which} '{s}' has M({m}): relayout reads and writes the array's bytes only, \
+                 not the {m} bytes of dynamic-shape sizes before them; give the layout without M"
+            )));
+        }
+    }
     if !src.same_logical_shape(dst) {
         return Err(Failure::Input(format!(
             "'{src}' and '{dst}' are not the same array: element type and dimensions must match"

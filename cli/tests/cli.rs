@@ -175,6 +175,10 @@ fn offsets_refuses_what_it_cannot_list() {
         String::from_utf8_lossy(&out.stderr)
             .contains("10001000 elements; offsets lists at most 10000000")
     );
+    // M(n): the sizes before the data are not modelled, so refused.
+    let out = run(&["relayout", "f32[3,5]{1,0:M(8)}", "f32[3,5]"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has M(8)"));
     // Errors for people: the rule's hint, then XLA's own message.
     let out = run(&["offsets", "f32[2]{0:T(0)}"], "");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -735,6 +739,11 @@ fn exit_codes_tell_usage_errors_from_failures() {
         &["explain", "--at", "x"],
         &["explain", "--max", "1"],
         &["explain", "f32[2]", "f32[3]"],
+        // --dims and --at that do not fit the shape: values that parse
+        // but do not go with it.
+        &["explain", "f32[4,5,6]", "--dims", "0,3"],
+        &["explain", "f32[4,5,6]", "--dims", "1,1"],
+        &["explain", "f32[4,5,6]", "--at", "9,0,0"],
         &["scan"],
         &["scan", "a.hlo", "--top", "many"],
     ];
@@ -748,7 +757,6 @@ fn exit_codes_tell_usage_errors_from_failures() {
         &["offsets", "f32[2"],
         &["offsets", "(f32[2])"],
         &["explain", "f32[2]{0:T(0)}"],
-        &["explain", "f32[4,5,6]", "--dims", "0,3"],
         &["relayout", "f32[2]", "f32[3]"],
         &["scan", "no/such/file.hlo"],
     ];
@@ -1118,4 +1126,22 @@ fn jax_layouts_are_taken_and_shown() {
         (v["canonical"].as_str(), v["jax_layout"].as_str()),
         (Some("bf16[16,256]{1,0:T(8,128)(2,1)}"), Some(jax))
     );
+}
+
+/// A write that fails says it was writing stdout, and exits 1.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_failed_write_names_stdout() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .args(["explain", "f32[100,100]"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("xla-layout: writing stdout: "), "{err}");
 }

@@ -356,7 +356,10 @@ impl Relayout {
     /// `u8` over an `f32` layout move single bytes as if each were an
     /// element. For an array's bytes use [`Relayout::copy_bytes`]; for
     /// elements checked against their type, the views
-    /// ([`crate::DynViewMut::copy_from`]).
+    /// ([`crate::DynViewMut::copy_from`]). A buffer longer than its layout
+    /// is used as its first slots (the rest is neither read nor written),
+    /// as the views use theirs: a buffer larger than the array is how
+    /// allocators hand them out.
     ///
     /// Destinations larger than the caches (see
     /// [`Relayout::streaming_from`]) are written with streaming stores.
