@@ -248,11 +248,15 @@ fn write_summary(
     // A reducer's constant has no buffer in the dataflow (u32::MAX):
     // each is one of its own.
     let buffers = {
-        let mut ids: Vec<u32> = rows.iter().map(|r| r.buffer).collect();
+        let own = rows.iter().filter(|r| r.buffer == u32::MAX).count();
+        let mut ids: Vec<u32> = rows
+            .iter()
+            .map(|r| r.buffer)
+            .filter(|&b| b != u32::MAX)
+            .collect();
         ids.sort_unstable();
-        let own = ids.iter().filter(|&&b| b == u32::MAX).count();
         ids.dedup();
-        ids.len() - usize::from(own > 0) + own
+        ids.len() + own
     };
     let mut order: Vec<usize> = (0..rows.len()).collect();
     let names: Vec<String> = rows

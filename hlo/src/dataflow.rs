@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 
 use hashbrown::HashMap;
 use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
-use xla_layout_core::{Shape, validate};
+use xla_layout_core::{Shape, tpu, validate};
 
 use crate::infer::Shapes;
 use crate::items::{Computation, Instruction, Module};
@@ -597,20 +597,23 @@ fn leaf(shape: &Shape) -> NodeKind {
     };
     let valid = validate(&Shape::Array(*a)).is_ok();
     let tiled = if valid { a.tiled().ok() } else { None };
+    let xla_bytes = if valid {
+        a.xla_byte_size_of().ok()
+    } else {
+        None
+    };
+    // `tpu::buffer_bytes` from the sizes already at hand: tiling a shape
+    // twice per node would double the reader's largest cost.
+    let tpu_bytes = match tpu::sizing(a) {
+        s @ tpu::Sizing::Elements => xla_bytes.and_then(|x| s.bytes(0, x).ok()),
+        s => tiled.and_then(|t| s.bytes(t.exact_bytes(), 0).ok()),
+    };
     NodeKind::Array(ArrayNode {
         space: a.memory_space(),
         tiled_bytes: tiled.map(|t| t.exact_bytes()),
-        tpu_bytes: if valid {
-            xla_layout_core::tpu::buffer_bytes(a).ok()
-        } else {
-            None
-        },
+        tpu_bytes,
         data_bytes: tiled.map(|t| t.data_bytes()),
-        xla_bytes: if valid {
-            a.xla_byte_size_of().ok()
-        } else {
-            None
-        },
+        xla_bytes,
         dynamic: !a.is_static(),
         rank: a.rank() as u32,
         tiled: a.layout().is_some_and(|l| l.tile_count() > 0),

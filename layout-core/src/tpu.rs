@@ -73,19 +73,42 @@ pub const fn sizing(shape: &ArrayShape) -> Sizing {
 /// assert_eq!(bytes("f32[]{:T(128)}"), 512);
 /// ```
 pub const fn buffer_bytes(shape: &ArrayShape) -> Result<u64, AddressError> {
-    let exact = match sizing(shape) {
-        Sizing::Elements => return shape.xla_byte_size_of(),
+    // Only what the sizing needs is computed.
+    let sizing = sizing(shape);
+    let (tiled, elements) = match sizing {
+        Sizing::Elements => match shape.xla_byte_size_of() {
+            Ok(b) => (0, b),
+            Err(e) => return Err(e),
+        },
         _ => match shape.tiled() {
-            Ok(t) => t.exact_bytes(),
+            Ok(t) => (t.exact_bytes(), 0),
             Err(e) => return Err(e),
         },
     };
-    match sizing(shape) {
-        Sizing::Page => match exact.div_ceil(UNTILED_PAGE).checked_mul(UNTILED_PAGE) {
-            Some(b) => Ok(b),
-            None => Err(AddressError::Overflow),
-        },
-        _ => Ok(exact),
+    sizing.bytes(tiled, elements)
+}
+
+impl Sizing {
+    /// The bytes this sizing gives an array whose tiled size is `tiled`
+    /// ([`crate::TiledShape::exact_bytes`]) and whose elements take
+    /// `elements` ([`ArrayShape::xla_byte_size_of`]): for callers that have
+    /// both already ([`buffer_bytes`] computes them).
+    ///
+    /// ```
+    /// use xla_layout_core::tpu::Sizing;
+    /// assert_eq!(Sizing::Elements.bytes(512, 4), Ok(4));
+    /// assert_eq!(Sizing::Page.bytes(8, 8), Ok(4096));
+    /// assert_eq!(Sizing::Tiles.bytes(512, 4), Ok(512));
+    /// ```
+    pub const fn bytes(self, tiled: u64, elements: u64) -> Result<u64, AddressError> {
+        match self {
+            Sizing::Elements => Ok(elements),
+            Sizing::Tiles => Ok(tiled),
+            Sizing::Page => match tiled.div_ceil(UNTILED_PAGE).checked_mul(UNTILED_PAGE) {
+                Some(b) => Ok(b),
+                None => Err(AddressError::Overflow),
+            },
+        }
     }
 }
 

@@ -7,8 +7,8 @@
 
 use core::ops::Range;
 
-use super::{ViewError, check_element};
-use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
+use super::{ViewError, check_element, holds_bits};
+use crate::bits::{read_value, write_bits};
 use crate::{Element, IndexError, PerDim, Relayout, RelayoutError, TiledShape};
 
 /// The buffer's length checked against the slots (typed views) or bytes
@@ -465,7 +465,7 @@ fn check_bytes<T: Element>(shape: &TiledShape, len: usize) -> Result<(), ViewErr
         slot_bits: shape.element_bits(),
         rust_bits: T::BITS,
     };
-    if !T::HOLDS.contains(ty) || shape.element_bits() > u64::from(MAX_VALUE_BITS) {
+    if !holds_bits::<T>(ty, shape.element_bits()) {
         return Err(wrong);
     }
     let Some(bits) = shape.total_bits() else {

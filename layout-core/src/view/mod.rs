@@ -126,22 +126,25 @@ const fn assert_holds_slots<L: StaticLayout, T: Element>() {
     );
 }
 
-/// [`check_bytes`]' element rule, for constants.
-const fn holds_bits<L: StaticLayout, T: Element>() -> bool {
-    T::HOLDS.contains(L::ELEMENT_TYPE) && L::ELEMENT_BITS <= MAX_VALUE_BITS as u64
+/// Whether `T` stands for elements of `ty` stored in `slot_bits`-bit
+/// slots as the bit views read them (at most 128 bits a value): the rule
+/// of both the static and the run-time bit views.
+const fn holds_bits<T: Element>(ty: ElementType, slot_bits: u64) -> bool {
+    T::HOLDS.contains(ty) && slot_bits <= MAX_VALUE_BITS as u64
 }
 
 /// As [`assert_holds_slots`], for the bit views.
 const fn assert_holds_bits<L: StaticLayout, T: Element>() {
     assert!(
-        holds_bits::<L, T>(),
+        holds_bits::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS),
         "BitsView/BitsViewMut: this Rust element type does not stand for the layout's element \
          type (see `Element`)"
     );
 }
 
-fn check_slots<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
-    check_element::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS)?;
+/// The static views' run-time check, the length: the element type was
+/// checked at compile time ([`assert_holds_slots`]).
+fn check_slots<L: StaticLayout>(len: usize) -> Result<(), ViewError> {
     if len < L::PHYSICAL_ELEMENTS {
         return Err(ViewError::TooShort {
             needed: L::PHYSICAL_ELEMENTS,
@@ -279,7 +282,7 @@ impl<'a, L: StaticLayout, T: Element> View<'a, L, T> {
     /// So the only errors left are the length's ([`ViewError::TooShort`]).
     pub fn new(data: &'a [T]) -> Result<Self, ViewError> {
         const { assert_holds_slots::<L, T>() };
-        check_slots::<L, T>(data.len())?;
+        check_slots::<L>(data.len())?;
         Ok(View {
             data,
             layout: PhantomData,
@@ -335,7 +338,7 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     /// Views `data` mutably; see [`View::new`].
     pub fn new(data: &'a mut [T]) -> Result<Self, ViewError> {
         const { assert_holds_slots::<L, T>() };
-        check_slots::<L, T>(data.len())?;
+        check_slots::<L>(data.len())?;
         Ok(ViewMut {
             data,
             layout: PhantomData,
@@ -449,14 +452,9 @@ pub struct BitsView<'a, L: StaticLayout, T: Element> {
     layout: PhantomData<(L, T)>,
 }
 
-fn check_bytes<L: StaticLayout, T: Element>(len: usize) -> Result<(), ViewError> {
-    if !holds_bits::<L, T>() {
-        return Err(ViewError::ElementType {
-            layout: L::ELEMENT_TYPE,
-            slot_bits: L::ELEMENT_BITS,
-            rust_bits: T::BITS,
-        });
-    }
+/// The bit views' run-time check, the length: the element type was
+/// checked at compile time ([`assert_holds_bits`]).
+fn check_bytes<L: StaticLayout>(len: usize) -> Result<(), ViewError> {
     if len < L::BYTES {
         return Err(ViewError::TooShort {
             needed: L::BYTES,
@@ -501,7 +499,7 @@ macro_rules! bits_reads {
         }
 
         fn read_slot(&self, slot: usize) -> T {
-            // `check_bytes` bounded the width by 128 bits; the trait's
+            // `new` bounded the width by 128 bits; the trait's
             // contract bounds the bit position.
             let bits = L::ELEMENT_BITS;
             let value = read_value(
@@ -522,7 +520,7 @@ impl<'a, L: StaticLayout, T: Element> BitsView<'a, L, T> {
     /// at run time).
     pub fn new(bytes: &'a [u8]) -> Result<Self, ViewError> {
         const { assert_holds_bits::<L, T>() };
-        check_bytes::<L, T>(bytes.len())?;
+        check_bytes::<L>(bytes.len())?;
         Ok(BitsView {
             bytes,
             layout: PhantomData,
@@ -565,7 +563,7 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// Views `bytes` mutably; see [`BitsView::new`].
     pub fn new(bytes: &'a mut [u8]) -> Result<Self, ViewError> {
         const { assert_holds_bits::<L, T>() };
-        check_bytes::<L, T>(bytes.len())?;
+        check_bytes::<L>(bytes.len())?;
         Ok(BitsViewMut {
             bytes,
             layout: PhantomData,
