@@ -602,8 +602,8 @@ fn leaf(shape: &Shape) -> NodeKind {
     } else {
         None
     };
-    // `tpu::buffer_bytes` from the sizes already at hand: tiling a shape
-    // twice per node would double the reader's largest cost.
+    // `tpu::buffer_bytes` from the sizes already at hand, rather than
+    // tiling each node's shape a second time.
     let tpu_bytes = match tpu::sizing(a) {
         s @ tpu::Sizing::Elements => xla_bytes.and_then(|x| s.bytes(0, x).ok()),
         s => tiled.and_then(|t| s.bytes(t.exact_bytes(), 0).ok()),
