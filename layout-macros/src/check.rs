@@ -3,7 +3,9 @@
 //! Parsing, validation and address math are layout-core's; this module
 //! only words the failures for Rust users and points them at tokens.
 
-use xla_layout_core::text::{Diagnostic, ParseErrorKind, parse_array_with_spans, shape_spans};
+use xla_layout_core::text::{
+    Diagnostic, ParseError, ParseErrorKind, ParseOptions, parse_array_with_spans, shape_spans,
+};
 use xla_layout_core::{AddressError, ArrayShape, TiledShape, validation_errors};
 
 use crate::ctxt::Ctxt;
@@ -25,20 +27,10 @@ pub struct Partial {
 /// error onto `errors`.
 pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     let text = src.text.as_bytes();
-    let (shape, spans) = match parse_array_with_spans(text) {
+    let (shape, spans) = match parse_array_with_spans(text, ParseOptions::default()) {
         Ok(ok) => ok,
         Err(e) => {
-            // A second message at the same token is a consequence of the
-            // first (XLA gives up on the layout there too): show one.
-            let mut reported = Vec::new();
-            for d in e.diagnostics().filter(|d| !d.is_noise(text)) {
-                if reported.contains(&d.start) {
-                    continue;
-                }
-                reported.push(d.start);
-                let (start, end) = where_to_point(src, d);
-                cx.error(src.error(start, end, in_jax_terms(src, explain_parse(src, d))));
-            }
+            report_parse_errors(src, &e, "", cx);
             // The dimensions that did parse give the fallback its rank.
             let spans = shape_spans(text);
             let rank = spans.dim.iter().take_while(|s| s.end > 0).count();
@@ -53,6 +45,19 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
         cx.error(src.error(at.start, at.end, in_jax_terms(src, message)));
     }
     if cx.error_count() > before {
+        return Err(partial);
+    }
+    // A type must mean what was written: what XLA's parser reads past (a
+    // malformed attribute it drops, a memory space it wraps) is an error
+    // here. Asked after validation, whose words are better for the
+    // attributes it refuses anyway (`#(s32)`).
+    let strict = ParseOptions {
+        strict: true,
+        ..ParseOptions::default()
+    };
+    if let Err(e) = parse_array_with_spans(text, strict) {
+        let note = " (XLA's parser drops the malformed attribute and reads on; layout! does not)";
+        report_parse_errors(src, &e, note, cx);
         return Err(partial);
     }
     match shape.tiled() {
@@ -90,6 +95,33 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
             cx.error(src.error(at.start, at.end, message));
             Err(partial)
         }
+    }
+}
+
+/// Pushes one error for each independent diagnostic of `e`, each message
+/// followed by `note` (XLA's own wrapped memory space says it itself).
+fn report_parse_errors(src: &SourceText, e: &ParseError, note: &str, cx: &mut Ctxt) {
+    let text = src.text.as_bytes();
+    let before = cx.error_count();
+    // A second message at the same token is a consequence of the first
+    // (XLA gives up on the layout there too): show one.
+    let mut reported = Vec::new();
+    for d in e.diagnostics().filter(|d| !d.is_noise(text)) {
+        if reported.contains(&d.start) {
+            continue;
+        }
+        reported.push(d.start);
+        let (start, end) = where_to_point(src, d);
+        let mut message = in_jax_terms(src, explain_parse(src, d));
+        if !matches!(d.kind, ParseErrorKind::MemorySpaceOutOfRange(_)) {
+            message.push_str(note);
+        }
+        cx.error(src.error(start, end, message));
+    }
+    // A failed parse always says why, even if its only words were noise.
+    if cx.error_count() == before {
+        let d = e.primary();
+        cx.error(src.error(d.start, d.end, explain_parse(src, d)));
     }
 }
 

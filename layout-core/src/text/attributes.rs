@@ -228,11 +228,20 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         field: "memory_space",
         about: "memory space",
         rules: &[],
-        parse: |p, d, _| {
+        parse: |p, d, start| {
             let mut space = 0;
             int_attribute(p, &mut space, "memory space");
-            // XLA keeps the memory space in an int8 (docs/xla-layouts.md §a.3).
-            d.scalars.memory_space = space as i8;
+            // XLA keeps the memory space in an int8 (docs/xla-layouts.md §a.3)
+            // and wraps what does not fit; strict parsing refuses it.
+            let kept = space as i8;
+            if p.strict && i64::from(kept) != space {
+                let whole = Token {
+                    end: p.prev_end(),
+                    ..start
+                };
+                p.error_at(whole, E::MemorySpaceOutOfRange(space));
+            }
+            d.scalars.memory_space = kept;
             Ok(())
         },
         is_set: |l| l.memory_space() != 0,

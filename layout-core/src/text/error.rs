@@ -80,6 +80,9 @@ pub enum ParseErrorKind {
     TupleNeedsAlloc,
     /// An array was asked for but the text is another kind of shape.
     NotAnArray(&'static str),
+    /// `S(n)` with n outside XLA's 8 bits, which XLA wraps silently;
+    /// reported only by strict parsing ([`super::ParseOptions::strict`]).
+    MemorySpaceOutOfRange(i64),
 }
 
 impl ParseErrorKind {
@@ -201,6 +204,11 @@ impl Display for ParseErrorKind {
                 f.write_str("tuple shapes need xla-layout-core's `alloc` feature")
             }
             Self::NotAnArray(kind) => write!(f, "expected an array shape, found {kind}"),
+            Self::MemorySpaceOutOfRange(n) => write!(
+                f,
+                "memory space S({n}) does not fit the 8 bits XLA keeps it in (XLA would read it as S({}))",
+                *n as i8
+            ),
         }
     }
 }

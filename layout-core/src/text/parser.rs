@@ -28,21 +28,33 @@ use crate::{ArrayShape, CapacityError, ElementType, InlineStr, Layout, PhysicalS
 /// ```
 /// use xla_layout_core::text::{parse_shape_with, ParseOptions};
 ///
-/// let opts = ParseOptions { max_depth: 2 };
+/// let opts = ParseOptions { max_depth: 2, ..ParseOptions::default() };
 /// assert!(parse_shape_with(b"b(f32[])", opts).is_ok());
 /// assert!(parse_shape_with(b"b(b(f32[]))", opts).is_err());
+///
+/// // XLA's parser drops a malformed attribute and reads on; strict does not.
+/// let strict = ParseOptions { strict: true, ..ParseOptions::default() };
+/// assert!(parse_shape_with(b"f32[2]{0:E}", ParseOptions::default()).is_ok());
+/// assert!(parse_shape_with(b"f32[2]{0:E}", strict).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParseOptions {
     /// How deep shapes may nest (tuples, `b(...)`, `P(...)`), counting the
     /// outermost shape as 1. XLA's default is 8192 ([`crate::DEFAULT_MAX_DEPTH`]).
     pub max_depth: usize,
+    /// Refuse what XLA's parser reads past: an attribute it drops because
+    /// it is malformed (`E` without `(n)`, `#(s32)`), and a memory space
+    /// outside the 8 bits XLA keeps it in (`S(300)`, which XLA reads as
+    /// `S(44)`). Off by default, which is XLA's behaviour; the `layout!`
+    /// macro parses strictly, since a type must mean what was written.
+    pub strict: bool,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
         ParseOptions {
             max_depth: DEFAULT_MAX_DEPTH,
+            strict: false,
         }
     }
 }
@@ -67,6 +79,8 @@ pub(crate) struct Parser<'a> {
     pub(crate) errors: Option<ParseError>,
     depth: usize,
     max_depth: usize,
+    /// [`ParseOptions::strict`].
+    pub(crate) strict: bool,
     physical_depth: usize,
     /// Where the last consumed token ended.
     prev_end: usize,
@@ -190,6 +204,7 @@ impl<'a> Parser<'a> {
             errors: None,
             depth: 0,
             max_depth: options.max_depth,
+            strict: options.strict,
             physical_depth: 0,
             prev_end: 0,
             spans: None,
@@ -301,7 +316,7 @@ impl<'a> Parser<'a> {
         self.error_at(self.tok, kind)
     }
 
-    fn error_at(&mut self, tok: Token, kind: E) -> bool {
+    pub(crate) fn error_at(&mut self, tok: Token, kind: E) -> bool {
         self.errors
             .get_or_insert_with(ParseError::new)
             .push(Diagnostic {
@@ -772,6 +787,17 @@ fn finish<T>(
     what: &'static str,
 ) -> Result<T, ParseError> {
     match value {
+        // Strict: what XLA recovered from fails the parse (not the
+        // `expects integer` every `*` tile entry leaves behind).
+        Ok(Some(_))
+            if p.tok.kind == K::Eof
+                && p.strict
+                && p.errors
+                    .as_ref()
+                    .is_some_and(|e| e.diagnostics().any(|d| !d.is_noise(p.src))) =>
+        {
+            Err(p.take_error())
+        }
         Ok(Some(v)) if p.tok.kind == K::Eof => Ok(v),
         Ok(Some(_)) => {
             // XLA reports only this, dropping errors it recovered from.
@@ -1084,20 +1110,23 @@ fn into_array(shape: Shape, text: &[u8]) -> Result<ArrayShape, ParseError> {
     }))
 }
 
-/// [`parse_array`], also returning where each part of the text is, for
-/// error reporting (see [`ShapeSpans::locate`]).
+/// [`parse_array`] with options, also returning where each part of the
+/// text is, for error reporting (see [`ShapeSpans::locate`]).
 ///
 /// ```
-/// use xla_layout_core::text::parse_array_with_spans;
+/// use xla_layout_core::text::{parse_array_with_spans, ParseOptions};
 /// let text = "bf16[8,128]{1,0:T(8,128)(2,1)S(1)}";
-/// let (_, spans) = parse_array_with_spans(text.as_bytes()).unwrap();
+/// let (_, spans) = parse_array_with_spans(text.as_bytes(), ParseOptions::default()).unwrap();
 /// assert_eq!(&text[spans.dims.range()], "[8,128]");
 /// assert_eq!(&text[spans.tiles[1].range()], "(2,1)");
 /// assert_eq!(&text[spans.attribute("S").unwrap().range()], "S(1)");
 /// assert_eq!(&text[spans.minor_to_major.range()], "1,0");
 /// ```
-pub fn parse_array_with_spans(text: &[u8]) -> Result<(ArrayShape, ShapeSpans), ParseError> {
-    let mut p = Parser::new(text, 0, ParseOptions::default()).with_spans();
+pub fn parse_array_with_spans(
+    text: &[u8],
+    options: ParseOptions,
+) -> Result<(ArrayShape, ShapeSpans), ParseError> {
+    let mut p = Parser::new(text, 0, options).with_spans();
     let mut out = BLANK;
     let v = p.shape_into(&mut out).map(|ok| ok.then_some(()));
     finish(&mut p, v, "shape")?;

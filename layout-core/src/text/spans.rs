@@ -44,9 +44,9 @@ impl ShapeSpans {
     /// The attribute written `name` (`"E"`, `"S"`, …), if the text has it.
     ///
     /// ```
-    /// use xla_layout_core::text::parse_array_with_spans;
+    /// use xla_layout_core::text::{parse_array_with_spans, ParseOptions};
     /// let text = "bf16[8,128]{1,0:T(8,128)(2,1)S(1)}";
-    /// let (_, spans) = parse_array_with_spans(text.as_bytes()).unwrap();
+    /// let (_, spans) = parse_array_with_spans(text.as_bytes(), ParseOptions::default()).unwrap();
     /// assert_eq!(&text[spans.attribute("S").unwrap().range()], "S(1)");
     /// assert_eq!(&text[spans.attribute("T").unwrap().range()], "T(8,128)(2,1)");
     /// assert_eq!(spans.attribute("E"), None);
@@ -60,10 +60,10 @@ impl ShapeSpans {
     /// attribute, else the whole layout.
     ///
     /// ```
-    /// use xla_layout_core::text::parse_array_with_spans;
+    /// use xla_layout_core::text::{parse_array_with_spans, ParseOptions};
     ///
     /// let text = "f32[2,3]{1,0:T(8,128)(0,1)}";
-    /// let (shape, spans) = parse_array_with_spans(text.as_bytes()).unwrap();
+    /// let (shape, spans) = parse_array_with_spans(text.as_bytes(), ParseOptions::default()).unwrap();
     /// let err = shape.validate().unwrap_err();
     /// assert_eq!(&text[spans.locate(err.kind()).range()], "(0,1)");
     /// ```

@@ -736,3 +736,85 @@ fn xla_message_for_extra_content() {
     assert!(msg.starts_with("Syntax error:"), "{msg:?}");
     assert!(msg.ends_with("Extra content after shape"), "{msg:?}");
 }
+
+// ---------------------------------------------------------------------------
+// Strict parsing: what XLA's parser reads past is refused
+// ---------------------------------------------------------------------------
+
+/// The strict parse's error kind and the text it points at.
+fn strict_err(text: &str) -> (String, String) {
+    use xla_layout_core::text::{ParseOptions, parse_array_with_spans};
+    let strict = ParseOptions {
+        strict: true,
+        ..ParseOptions::default()
+    };
+    match parse_array_with_spans(text.as_bytes(), strict) {
+        Ok((s, _)) => panic!("{text} should not parse strictly, got {s}"),
+        Err(e) => (e.kind().to_string(), text[e.span()].to_string()),
+    }
+}
+
+#[test]
+fn strict_refuses_attributes_xla_drops() {
+    // XLA's parser records the missing `(` and reads on; the attribute is lost.
+    for (text, lost, attribute) in [
+        (
+            "f32[8,128]{1,0:T(8,128)E}",
+            "f32[8,128]{1,0:T(8,128)}",
+            "element size in bits",
+        ),
+        ("f32[8,128]{1,0:S}", "f32[8,128]{1,0}", "memory space"),
+        (
+            "f32[8,128]{1,0:L}",
+            "f32[8,128]{1,0}",
+            "multiple padded to in elements",
+        ),
+        (
+            "f32[8,128]{1,0:M}",
+            "f32[8,128]{1,0}",
+            "dynamic shape metadata prefix bytes",
+        ),
+    ] {
+        assert_eq!(printed(text), lost);
+        let (kind, at) = strict_err(text);
+        assert_eq!(
+            kind,
+            format!("expects {attribute} to start with kLparen"),
+            "{text}"
+        );
+        assert_eq!(at, "}", "{text}");
+    }
+}
+
+#[test]
+fn strict_refuses_a_memory_space_xla_wraps() {
+    // XLA keeps S(n) in 8 bits: 300 = 256 + 44, -129 = -256 + 127.
+    for (text, wrapped, at) in [
+        ("f32[8]{0:S(300)}", 44, "S(300)"),
+        ("f32[8]{0:S(-129)}", 127, "S(-129)"),
+        ("f32[8]{0:S(256)}", 0, "S(256)"),
+    ] {
+        assert_eq!(array(text).layout().unwrap().memory_space(), wrapped);
+        let (kind, span) = strict_err(text);
+        assert_eq!(
+            kind,
+            format!(
+                "memory space {at} does not fit the 8 bits XLA keeps it in (XLA would read it as S({wrapped}))"
+            )
+        );
+        assert_eq!(span, at);
+    }
+    // The ends of the range fit.
+    for text in ["f32[8]{0:S(127)}", "f32[8]{0:S(-128)}", "f32[2]{0:T(2,*)}"] {
+        use xla_layout_core::text::{ParseOptions, parse_array_with_spans};
+        let strict = ParseOptions {
+            strict: true,
+            ..ParseOptions::default()
+        };
+        assert_eq!(
+            parse_array_with_spans(text.as_bytes(), strict).map(|(a, _)| a),
+            Ok(array(text)),
+            "{text}"
+        );
+    }
+}

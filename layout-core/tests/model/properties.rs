@@ -13,7 +13,9 @@
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use proptest::test_runner::Config;
-use xla_layout_core::text::{parse_array, parse_layout, parse_shape};
+use xla_layout_core::text::{
+    ParseOptions, parse_array, parse_array_with_spans, parse_layout, parse_shape,
+};
 use xla_layout_core::{
     AddressError, ArrayShape, COMBINE, Dim, ElementType, IndexError, Layout, Shape,
     ValidationErrorKind, validate, validate_with_optional_layout,
@@ -772,6 +774,18 @@ proptest! {
         prop_assert_eq!(parsed, expected, "{}", text);
         prop_assert_eq!(Shape::parse(&text), Ok(Shape::Array(expected)));
         prop_assert_eq!(parse_array(text.as_bytes()), Ok(expected));
+        // Strict parsing refuses only what XLA reads past; what the
+        // printer writes is never that, except a `#`/`*` type that is
+        // not unsigned (XLA's parser complains and keeps it).
+        let strict = ParseOptions { strict: true, ..ParseOptions::default() };
+        let signed = |t: Option<ElementType>| t.is_some_and(|t| !t.is_unsigned_integral());
+        let refused = signed(spec.index_type) || signed(spec.pointer_type);
+        let strictly = parse_array_with_spans(text.as_bytes(), strict).map(|(a, _)| a);
+        if refused {
+            prop_assert!(strictly.is_err(), "{}", text);
+        } else {
+            prop_assert_eq!(strictly, Ok(expected), "{}", text);
+        }
 
         // The layout alone (docs/xla-layouts.md §a.2 bare layouts, `{}` included).
         let layout_text = shape.layout().unwrap().to_string();
