@@ -32,20 +32,44 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
         );
         syn::Error::new_spanned(&r.path, message)
     })?;
-    let module = Module::parse(&text).map_err(|e| {
-        let (line, column) = e.line_column(&text);
-        syn::Error::new_spanned(
-            &r.path,
-            format!("`{relative}` does not read as HLO text: line {line}, column {column}: {e}"),
-        )
-    })?;
+    // One unreadable instruction must not cost the others: read leniently,
+    // and name the unreadable lines only if the lookup fails.
+    let (module, unreadable) = Module::parse_lenient(&text);
     let query = r.name.value();
-    let (_, instruction) = module
-        .instruction(&query)
-        .map_err(|e| lookup_error(&r.name, &relative, &e))?;
+    let (_, instruction) = module.instruction(&query).map_err(|e| {
+        let at_line = |e: &xla_layout_hlo::HloError| {
+            let (line, column) = e.line_column(&text);
+            format!("line {line}, column {column}: {e}")
+        };
+        // The instruction itself may be on a line that does not read.
+        if let Some(bad) = unreadable.iter().find(|e| defines(&text, e, &query)) {
+            let message =
+                format!("`{query}` is on a line of `{relative}` that does not read as HLO text: {}", at_line(bad));
+            return syn::Error::new_spanned(&r.name, message);
+        }
+        let mut error = lookup_error(&r.name, &relative, &e);
+        if let Some(first) = unreadable.first() {
+            let more = match unreadable.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            error.combine(syn::Error::new_spanned(
+                &r.path,
+                format!(
+                    "`{relative}` has lines that do not read as HLO text, which may hold it: {}{more}",
+                    at_line(first)
+                ),
+            ));
+        }
+        error
+    })?;
     let shape = match instruction.shape() {
         Some(Ok(shape)) => shape,
-        Some(Err(e)) => return Err(syn::Error::new_spanned(&r.name, e.to_string())),
+        Some(Err(e)) => {
+            let (line, _) = instruction.span().line_column(&text);
+            let message = format!("`{query}`'s shape, line {line} of `{relative}`: {e}");
+            return Err(syn::Error::new_spanned(&r.name, message));
+        }
         None => {
             return Err(syn::Error::new_spanned(
                 &r.name,
@@ -65,6 +89,18 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
             const _: &[u8] = ::core::include_bytes!(#absolute);
         ),
     })
+}
+
+/// Whether the line where `e` is defines an instruction named `name`
+/// (`[ROOT] [%]name = …`).
+fn defines(text: &str, e: &xla_layout_hlo::HloError, name: &str) -> bool {
+    let start = e.span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("").trim_start();
+    let line = line.strip_prefix("ROOT ").unwrap_or(line).trim_start();
+    let line = line.strip_prefix('%').unwrap_or(line);
+    line.strip_prefix(name)
+        .is_some_and(|rest| rest.trim_start().starts_with('='))
 }
 
 /// The crate being compiled, where relative dump paths start.
