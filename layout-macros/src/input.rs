@@ -142,14 +142,18 @@ impl Parse for Input {
             }
             return Ok(Input::Items(items));
         }
-        // `Name = shape;` or `struct Name = …`: an item without `type`.
-        // Said here, at the name: expanded as an expression in an item's
-        // place, it would only meet rustc's "macro expansion ignores".
+        // `Name = shape;`, `pub struct Name = …`, `typ Name = …`: an item
+        // without `type`. Said here, at the word: expanded as an expression
+        // in an item's place, it would only meet rustc's "macro expansion
+        // ignores".
         let item = input.fork();
+        let has_vis = !matches!(item.parse::<Visibility>(), Ok(Visibility::Inherited));
         if let Ok(first) = item.call(<Ident as syn::ext::IdentExt>::parse_any) {
-            if ["struct", "enum", "const", "static", "let"]
+            let named = item.peek(syn::Ident) && item.peek2(Token![=]);
+            if ["struct", "enum", "const", "static", "let", "fn"]
                 .iter()
                 .any(|k| first == k)
+                || named
             {
                 return Err(syn::Error::new(
                     first.span(),
@@ -162,6 +166,15 @@ impl Parse for Input {
                     "to name a layout, write `type Name = <shape>;`",
                 ));
             }
+        }
+        // No shape starts with a visibility or a `;`.
+        if has_vis {
+            return Err(item.error("expected `type Name = <shape>;` after the visibility"));
+        }
+        if input.peek(Token![;]) {
+            return Err(input.error(
+                "expected an XLA shape such as `bf16[8,128]{1,0:T(8,128)(2,1)}`, or `pub type Name = <shape>;`",
+            ));
         }
         let source = parse_source(input, false)?;
         if !input.is_empty() {
