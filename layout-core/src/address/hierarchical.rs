@@ -17,6 +17,7 @@
 use core::fmt::{self, Display, Formatter};
 
 use super::digits::{UNBOUNDED_MOD, terms_of};
+use super::error::IndexError;
 use super::tiled::{PerDim, TiledShape};
 use crate::limits::{MAX_RANK, MAX_TILES};
 
@@ -45,13 +46,44 @@ impl Mode {
         &self.stride[..self.len]
     }
 
+    /// The one stride that steps indices `0..extent` of this mode, if
+    /// there is one: the digits those indices reach join into one (CuTe's
+    /// coalescing: a digit whose stride is the stride of all the digits
+    /// below it times their span continues them). Digits only index 0
+    /// reaches do not matter; with no digit reached (`extent` ≤ 1), the
+    /// first digit's stride.
+    ///
+    /// Post-condition: if `Some(s)`, the slot of index `i < extent` is
+    /// `i · s` (plus the other modes' share).
+    fn single_stride(&self, extent: u64) -> Option<u64> {
+        let mut span: u64 = 1; // indices the digits so far step through
+        let mut base = None; // the stride of the first digit reached
+        for (&n, &s) in self.shape().iter().zip(self.stride()) {
+            if span >= extent {
+                break;
+            }
+            if n > 1 {
+                let first = *base.get_or_insert(s);
+                if span.checked_mul(first) != Some(s) {
+                    return None;
+                }
+            }
+            span = span.saturating_mul(n);
+        }
+        Some(base.unwrap_or(self.stride[0]))
+    }
+
     /// The product of the digits' sizes: the dimension's size padded to
     /// what its digits reach. At least the size; at most XLA's tile
     /// padding, and less when a tile is larger than the whole dimension
     /// (its digit is then the index itself, and padding beyond the last
     /// element is not part of the form).
     pub fn size(&self) -> u64 {
-        self.shape().iter().product()
+        // A padded size fits in 64 bits (XLA's sizes are int64, tiles
+        // add less than a tile); saturating keeps a wrap impossible.
+        self.shape()
+            .iter()
+            .fold(1, |p: u64, &n| p.saturating_mul(n))
     }
 }
 
@@ -160,18 +192,55 @@ impl Hierarchical {
     /// The slot of a logical index (any index of the padded domain: a
     /// padding index gives its padding slot).
     ///
-    /// Post-condition: for every in-bounds index, equal to
-    /// [`TiledShape::offset`].
-    pub fn offset(&self, index: &[u64]) -> u64 {
-        let mut slot = 0;
-        for (mode, &i) in self.modes().iter().zip(index) {
+    /// Post-condition: for every index of the logical domain, equal to
+    /// [`TiledShape::offset`]; an index with the wrong number of entries
+    /// or outside its mode's [`Mode::size`] is an error, never another
+    /// element's slot.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, IndexError};
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// let h = t.hierarchical().unwrap();
+    /// assert_eq!(h.offset(&[2, 3]), t.offset(&[2, 3]));
+    /// assert_eq!(h.offset(&[3, 0]), Ok(14)); // the padding row of the last row pair
+    /// assert_eq!(
+    ///     h.offset(&[4, 0]),
+    ///     Err(IndexError::OutOfBounds { dim: 0, index: 4, size: 4 })
+    /// );
+    /// assert_eq!(h.offset(&[2]), Err(IndexError::WrongRank { expected: 2, got: 1 }));
+    /// ```
+    pub fn offset(&self, index: &[u64]) -> Result<u64, IndexError> {
+        if index.len() != self.rank {
+            return Err(IndexError::WrongRank {
+                expected: self.rank,
+                got: index.len(),
+            });
+        }
+        let mut slot: u64 = 0;
+        for (dim, (mode, &i)) in self.modes().iter().zip(index).enumerate() {
+            let size = mode.size();
+            if i >= size {
+                return Err(IndexError::OutOfBounds {
+                    dim,
+                    index: i,
+                    size,
+                });
+            }
             let mut rest = i;
             for (&n, &s) in mode.shape().iter().zip(mode.stride()) {
-                slot += (rest % n) * s;
+                // In bounds, every term is below the layout's slot count,
+                // which fits; checked all the same, as an error.
+                slot = (rest % n)
+                    .checked_mul(s)
+                    .and_then(|term| slot.checked_add(term))
+                    .ok_or(IndexError::OffsetOutOfRange {
+                        offset: u64::MAX,
+                        slots: u64::MAX,
+                    })?;
                 rest /= n;
             }
         }
-        slot
+        Ok(slot)
     }
 }
 
@@ -242,8 +311,11 @@ impl TiledShape {
     }
 
     /// One slot stride per logical dimension, for layouts that have them:
-    /// no dimension split by a tile (tiles that pad, like `T(8,128)` on
-    /// `f32[3,5]`, still leave one digit per dimension). Unlike XLA's
+    /// no dimension split by a tile into pieces that do not join back
+    /// (tiles that pad, like `T(8,128)` on `f32[3,5]`, leave one digit per
+    /// dimension; `T(2,128)(2,1)` on bf16 `[1024,1]{0,1}` splits dimension
+    /// 0 into pairs 2 slots apart and pairs of pairs 4 apart, which join
+    /// into one stride of 2). Unlike XLA's
     /// `ByteStrides` ([`crate::ArrayShape::xla_byte_strides`]), which ignores
     /// tiles, a tiled layout is refused rather than given wrong strides.
     ///
@@ -253,6 +325,8 @@ impl TiledShape {
     /// assert_eq!(t("f32[3,5]{0,1}").logical_strides().unwrap().as_slice(), [1, 3]);
     /// assert_eq!(t("f32[3,5]{1,0:T(8,128)}").logical_strides().unwrap().as_slice(), [128, 1]);
     /// assert!(t("bf16[16,256]{1,0:T(8,128)(2,1)}").logical_strides().is_err());
+    /// // TPU v5e's default for a column vector: the tiles join back.
+    /// assert_eq!(t("bf16[1024,1]{0,1:T(2,128)(2,1)}").logical_strides().unwrap().as_slice(), [2, 0]);
     /// ```
     pub fn logical_strides(&self) -> Result<PerDim, NotStrided> {
         let h = self.hierarchical().map_err(NotStrided::NotHierarchical)?;
@@ -260,11 +334,10 @@ impl TiledShape {
             len: self.rank(),
             values: [0; MAX_RANK],
         };
-        for (d, mode) in h.modes().iter().enumerate() {
-            if mode.len > 1 {
-                return Err(NotStrided::Tiled { dim: d });
-            }
-            out.values[d] = mode.stride[0];
+        for (d, (mode, &extent)) in h.modes().iter().zip(self.logical_dims()).enumerate() {
+            out.values[d] = mode
+                .single_stride(extent)
+                .ok_or(NotStrided::Tiled { dim: d })?;
         }
         Ok(out)
     }

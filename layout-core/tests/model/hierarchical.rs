@@ -61,7 +61,7 @@ proptest! {
                 let d: Vec<u64> = t.logical_dims().to_vec();
                 let mut i = vec![0u64; d.len()];
                 loop {
-                    prop_assert_eq!(h.offset(&i), t.offset(&i).unwrap(), "{:?} at {:?}: {}", t, i, h);
+                    prop_assert_eq!(h.offset(&i), t.offset(&i), "{:?} at {:?}: {}", t, i, h);
                     let Some(k) = (0..d.len()).rev().find(|&k| i[k] + 1 < d[k]) else { break };
                     i[k] += 1;
                     i[k + 1..].fill(0);
@@ -75,14 +75,56 @@ proptest! {
                 }
                 let mut j = vec![0u64; sizes.len()];
                 loop {
-                    prop_assert!(seen.insert(h.offset(&j)), "{}", h);
+                    prop_assert!(seen.insert(h.offset(&j).unwrap()), "{}", h);
                     let Some(k) = (0..sizes.len()).rev().find(|&k| j[k] + 1 < sizes[k]) else { break };
                     j[k] += 1;
                     j[k + 1..].fill(0);
                 }
-                // Strides exist exactly when every mode is one digit.
-                let single = h.modes().iter().all(|m| m.shape().len() == 1);
-                prop_assert_eq!(t.logical_strides().is_ok(), single);
+                // Beyond the padded domain, or with the wrong rank: an error.
+                for (dim, &size) in sizes.iter().enumerate() {
+                    let mut k = vec![0u64; sizes.len()];
+                    k[dim] = size;
+                    prop_assert!(h.offset(&k).is_err(), "{} at {:?}", h, k);
+                }
+                prop_assert!(h.offset(&vec![0; sizes.len() + 1]).is_err());
+                // Strides exist exactly when one unit step per dimension
+                // predicts every offset, and then they are those steps.
+                if d.contains(&0) {
+                    return Ok(());
+                }
+                let origin = t.offset(&vec![0; d.len()]).unwrap();
+                let steps: Vec<Option<u64>> = (0..d.len())
+                    .map(|k| {
+                        (d[k] >= 2).then(|| {
+                            let mut e = vec![0u64; d.len()];
+                            e[k] = 1;
+                            t.offset(&e).unwrap() - origin
+                        })
+                    })
+                    .collect();
+                let mut predicted = true;
+                let mut i = vec![0u64; d.len()];
+                loop {
+                    let sum: u64 = i.iter().zip(&steps).map(|(&x, s)| x * s.unwrap_or(0)).sum();
+                    if t.offset(&i).unwrap() != origin + sum {
+                        predicted = false;
+                        break;
+                    }
+                    let Some(k) = (0..d.len()).rev().find(|&k| i[k] + 1 < d[k]) else { break };
+                    i[k] += 1;
+                    i[k + 1..].fill(0);
+                }
+                match t.logical_strides() {
+                    Ok(strides) => {
+                        prop_assert!(predicted, "{:?}: strides {:?}", t, strides.as_slice());
+                        for (k, s) in steps.iter().enumerate() {
+                            if let Some(s) = s {
+                                prop_assert_eq!(strides.as_slice()[k], *s, "{:?}", t);
+                            }
+                        }
+                    }
+                    Err(e) => prop_assert!(!predicted, "{:?}: {}", t, e),
+                }
             }
             Err(NotHierarchical::Combine) => {
                 prop_assert!(tiles.iter().flatten().any(|&e| e == COMBINE));
