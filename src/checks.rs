@@ -125,7 +125,10 @@ macro_rules! assert_same_shape {
     ($a:ty, $b:ty $(,)?) => {
         const _: () = {
             use $crate::StaticLayout;
-            if !<$a as StaticLayout>::SHAPE.same_logical_shape(&<$b as StaticLayout>::SHAPE) {
+            if <$a as StaticLayout>::VALID
+                && <$b as StaticLayout>::VALID
+                && !<$a as StaticLayout>::SHAPE.same_logical_shape(&<$b as StaticLayout>::SHAPE)
+            {
                 $crate::__private::fail(&$crate::__private::pair_message(
                     "",
                     (stringify!($a), <$a as StaticLayout>::TEXT),
@@ -159,7 +162,13 @@ macro_rules! assert_layout_eq {
     ($a:ty, $b:ty $(,)?) => {
         const _: () = {
             use $crate::StaticLayout;
-            if !$crate::__private::str_eq(<$a as StaticLayout>::TEXT, <$b as StaticLayout>::TEXT) {
+            if <$a as StaticLayout>::VALID
+                && <$b as StaticLayout>::VALID
+                && !$crate::__private::str_eq(
+                    <$a as StaticLayout>::TEXT,
+                    <$b as StaticLayout>::TEXT,
+                )
+            {
                 $crate::__private::fail(&$crate::__private::pair_message(
                     "",
                     (stringify!($a), <$a as StaticLayout>::TEXT),
@@ -207,7 +216,7 @@ macro_rules! assert_layout_equivalent {
                     " cannot be compared: a layout has `*` or tiles that do not nest, and there are too many elements to compare one by one"
                 }
             };
-            if !why.is_empty() {
+            if <$a as StaticLayout>::VALID && <$b as StaticLayout>::VALID && !why.is_empty() {
                 $crate::__private::fail(&$crate::__private::pair_message(
                     "",
                     (stringify!($a), <$a as StaticLayout>::TEXT),
@@ -240,7 +249,7 @@ macro_rules! assert_bytes {
             use $crate::__private::Part::{Num, Str};
             use $crate::StaticLayout;
             let expected: usize = $n;
-            if <$a as StaticLayout>::BYTES != expected {
+            if <$a as StaticLayout>::VALID && <$a as StaticLayout>::BYTES != expected {
                 $crate::__private::fail(&$crate::__private::message(&[
                     Str("`"),
                     Str(stringify!($a)),
@@ -297,7 +306,7 @@ macro_rules! assert_bitcast {
                     }
                 }
             };
-            if !why.is_empty() {
+            if <$a as StaticLayout>::VALID && <$b as StaticLayout>::VALID && !why.is_empty() {
                 $crate::__private::fail(&$crate::__private::pair_message(
                     "a bitcast between ",
                     (stringify!($a), <$a as StaticLayout>::TEXT),

@@ -83,6 +83,19 @@ pub unsafe trait StaticLayout:
         Err(_) => panic!("a StaticLayout's SHAPE must be valid"),
     };
 
+    /// `false` only for the stand-in type `layout!` emits next to the
+    /// compile error of an invalid layout (so that the rest of the crate
+    /// still type-checks): the compile-time checks
+    /// (`assert_same_shape!`, `assert_bytes!`, …) pass over it, so that one
+    /// mistake is one error. A crate holding such a type never builds.
+    ///
+    /// ```
+    /// use xla_layout::{layout, StaticLayout};
+    /// layout! { type Act = bf16[8,128]{1,0:T(8,128)(2,1)}; }
+    /// assert!(Act::VALID);
+    /// ```
+    const VALID: bool = true;
+
     /// The slot of `index` (straight-line arithmetic). Indices out of
     /// bounds are caught by a debug assertion only.
     fn offset(self, index: Self::Index) -> usize;

@@ -21,6 +21,10 @@ pub struct Checked {
 #[derive(Default)]
 pub struct Partial {
     pub rank: usize,
+    /// The element type and dimensions, when they were read (the layout
+    /// failed): the fallback keeps them, so that code using the type
+    /// type-checks as written and one mistake stays one error.
+    pub logical: Option<ArrayShape>,
 }
 
 /// Parses, validates and tiles `src`; on failure pushes every independent
@@ -31,13 +35,16 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
         Ok(ok) => ok,
         Err(e) => {
             report_parse_errors(src, &e, "", cx);
-            // The dimensions that did parse give the fallback its rank.
-            let spans = shape_spans(text);
-            let rank = spans.dim.iter().take_while(|s| s.end > 0).count();
-            return Err(Partial { rank });
+            return Err(Partial {
+                rank: parsed_rank(text, &e),
+                logical: None,
+            });
         }
     };
-    let partial = Partial { rank: shape.rank() };
+    let partial = Partial {
+        rank: shape.rank(),
+        logical: Some(shape),
+    };
     let before = cx.error_count();
     for e in validation_errors(&shape) {
         let at = spans.locate(e.kind());
@@ -96,6 +103,19 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
             Err(partial)
         }
     }
+}
+
+/// The rank of a shape that did not parse, from the dimensions that did:
+/// read past an unknown element type (`bf61[8,4]`) as if it were known.
+fn parsed_rank(text: &[u8], e: &ParseError) -> usize {
+    let rank = |t: &[u8]| shape_spans(t).dim.iter().take_while(|s| s.end > 0).count();
+    let first = e.diagnostics().next().unwrap_or(e.primary());
+    if first.start == 0 && first.end > 0 && first.end <= text.len() {
+        let mut known = b"u8".to_vec();
+        known.extend_from_slice(&text[first.end..]);
+        return rank(&known);
+    }
+    rank(text)
 }
 
 /// Pushes one error for each independent diagnostic of `e`, each message

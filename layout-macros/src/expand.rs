@@ -45,7 +45,7 @@ fn emit_item(
                 name,
                 "\n\nAn invalid XLA layout (see the errors).",
             );
-            (item, codegen::fallback_items(krate, name, partial.rank))
+            (item, codegen::fallback_items(krate, name, &partial))
         }
     };
     // The struct carries the item's attributes; what is generated for it

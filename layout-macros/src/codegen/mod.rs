@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use xla_layout_core::text::{ATTRIBUTES, AttributeValue};
 use xla_layout_core::{ArrayShape, COMBINE, Dim, ElementType};
 
-use crate::check::Checked;
+use crate::check::{Checked, Partial};
 
 /// Where the generated code finds the runtime crate: `$crate` of the
 /// `xla-layout` facade, whatever name the user imported it under.
@@ -59,7 +59,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
     let debug_name = name.to_string();
     // Generated code must not trip the user's lints, whatever they enable.
     quote! {
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
         impl #name {
             /// The number of logical dimensions.
             pub const RANK: usize = #rank;
@@ -114,7 +114,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
         // The literals above come from layout-core at expansion time; check
         // them against its const evaluation of the same shape, and against
         // this target's usize.
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
         const _: () = {
             ::core::assert!(
                 #k::__private::fits_usize(#slots_u64)
@@ -137,7 +137,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
         /// `offset_checked` tests exactly the bounds in `DIMS`; the const
         /// block above checks the size constants against layout-core and
         /// this target's usize.
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
         unsafe impl #k::StaticLayout for #name {
             type Index = #index_ty;
             type Space = #k::MemorySpace<#space>;
@@ -162,12 +162,14 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             }
         }
 
+        #[allow(deprecated)]
         impl ::core::fmt::Display for #name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.write_str(#name::TEXT)
             }
         }
 
+        #[allow(deprecated)]
         impl ::core::fmt::Debug for #name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 ::core::write!(f, "{}({})", #debug_name, #name::TEXT)
@@ -179,34 +181,50 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
 /// A type with the right rank and no valid index, emitted next to the
 /// errors of an invalid layout so that the rest of the crate still
 /// type-checks (and rust-analyzer keeps working). It honours
-/// `StaticLayout`'s contract as the empty array `u8[0,…,0]` of that rank:
-/// a valid shape, no index, no slot.
-pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
+/// `StaticLayout`'s contract as the empty array `T[0,…,0]` of that rank:
+/// a valid shape, no index, no slot. Where the element type and dimensions
+/// were read (only the layout failed) it keeps them (`T`, and `Logical` as
+/// written), and `VALID` is false, so that views, copies and the
+/// compile-time checks that use the type raise no second error. The crate
+/// never builds, so no code runs with it.
+pub fn fallback_items(krate: &Krate, name: &Ident, partial: &Partial) -> TokenStream {
     let k = &krate.0;
+    let rank = partial.rank;
     let index_ty = quote!([usize; #rank]);
-    let shape = ArrayShape::new(ElementType::U8, &vec![0; rank]);
+    let element = partial
+        .logical
+        .as_ref()
+        .map_or(ElementType::U8, ArrayShape::element_type);
+    let zeros_shape = ArrayShape::new(element, &vec![0; rank]);
+    // A type with no storage width of its own (none here: the shape
+    // parsed) would fall back to bytes.
+    let (shape, bits) = match zeros_shape.tiled() {
+        Ok(t) => (zeros_shape, t.element_bits()),
+        Err(_) => (ArrayShape::new(ElementType::U8, &vec![0; rank]), 8),
+    };
     let text = shape.to_string();
-    let logical = logical_type(k, &shape);
+    let logical = logical_type(k, partial.logical.as_ref().unwrap_or(&shape));
+    let et = element_type_path(k, shape.element_type());
     let zeros = vec![quote!(#k::Dim::Static(0)); rank];
     quote! {
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery, missing_docs, unused_variables)]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated, missing_docs, unused_variables)]
         impl #name {
             pub const RANK: usize = #rank;
             pub const DIMS: #index_ty = [0; #rank];
             pub const PHYSICAL_ELEMENTS: usize = 0;
             pub const BYTES: usize = 0;
-            pub const ELEMENT_BITS: u64 = 8;
-            pub const ELEMENT_TYPE: #k::ElementType = #k::ElementType::U8;
+            pub const ELEMENT_BITS: u64 = #bits;
+            pub const ELEMENT_TYPE: #k::ElementType = #et;
             pub const MEMORY_SPACE: i8 = 0;
             pub const TEXT: &'static str = #text;
-            pub const SHAPE: #k::ArrayShape = #k::ArrayShape::from_dims(#k::ElementType::U8, &[#(#zeros),*]);
+            pub const SHAPE: #k::ArrayShape = #k::ArrayShape::from_dims(#et, &[#(#zeros),*]);
             pub const fn offset(self, index: #index_ty) -> usize { 0 }
             pub const fn offset_checked(self, index: #index_ty) -> ::core::option::Option<usize> { ::core::option::Option::None }
             pub const fn bit_offset(self, index: #index_ty) -> usize { 0 }
         }
         /// SAFETY: the empty array has no valid index, so `offset_checked`
         /// is always `None` and no slot or byte is promised.
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
         unsafe impl #k::StaticLayout for #name {
             type Index = #index_ty;
             type Space = #k::MemorySpace<0>;
@@ -215,17 +233,20 @@ pub fn fallback_items(krate: &Krate, name: &Ident, rank: usize) -> TokenStream {
             const DIMS: #index_ty = [0; #rank];
             const PHYSICAL_ELEMENTS: usize = 0;
             const BYTES: usize = 0;
-            const ELEMENT_BITS: u64 = 8;
-            const ELEMENT_TYPE: #k::ElementType = #k::ElementType::U8;
+            const ELEMENT_BITS: u64 = #bits;
+            const ELEMENT_TYPE: #k::ElementType = #et;
             const MEMORY_SPACE: i8 = 0;
             const TEXT: &'static str = #text;
             const SHAPE: #k::ArrayShape = #name::SHAPE;
+            const VALID: bool = false;
             fn offset(self, _: #index_ty) -> usize { 0 }
             fn offset_checked(self, _: #index_ty) -> ::core::option::Option<usize> { ::core::option::Option::None }
         }
+        #[allow(deprecated)]
         impl ::core::fmt::Display for #name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { f.write_str(#text) }
         }
+        #[allow(deprecated)]
         impl ::core::fmt::Debug for #name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { f.write_str("invalid layout") }
         }
@@ -379,4 +400,10 @@ fn logical_type(k: &TokenStream, shape: &ArrayShape) -> TokenStream {
         Dim::Unbounded => quote!(()),
     });
     quote!(#k::Logical<#ty, (#(#dims,)*)>)
+}
+
+/// `ElementType::F32` (the variant's name is its `Debug`).
+fn element_type_path(k: &TokenStream, t: ElementType) -> TokenStream {
+    let ty = format_ident!("{}", format!("{t:?}"));
+    quote!(#k::ElementType::#ty)
 }

@@ -3,7 +3,7 @@
 XLA layout `s4[3,129]{1,0:T(8,128)(8,1)L(1024)E(4)S(1)SC(0:1,2)M(8)}`: 387 logical elements in 2048 slots, 1024 bytes; slot of `[i0, i1]` = `(i1 / 128) * 1024 + (i1 % 128) * 8 + i0`.*/
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Attrs;
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 impl Attrs {
     /// The number of logical dimensions.
     pub const RANK: usize = 2usize;
@@ -75,7 +75,7 @@ impl Attrs {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 const _: () = {
     ::core::assert!(
         ::xla_layout::__private::fits_usize(2048u64) &&
@@ -101,7 +101,7 @@ const _: () = {
 /// `offset_checked` tests exactly the bounds in `DIMS`; the const
 /// block above checks the size constants against layout-core and
 /// this target's usize.
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 unsafe impl ::xla_layout::StaticLayout for Attrs {
     type Index = [usize; 2usize];
     type Space = ::xla_layout::MemorySpace<1i8>;
@@ -128,11 +128,13 @@ unsafe impl ::xla_layout::StaticLayout for Attrs {
         Attrs::offset_checked(self, index)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Display for Attrs {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(Attrs::TEXT)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Debug for Attrs {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         ::core::write!(f, "{}({})", "Attrs", Attrs::TEXT)

@@ -3,7 +3,7 @@
 XLA layout `f32[<=16,3]{0,1}`: 48 logical elements in 48 slots, 192 bytes; slot of `[i0, i1]` = `i1 * 16 + i0`.*/
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Bounded;
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 impl Bounded {
     /// The number of logical dimensions.
     pub const RANK: usize = 2usize;
@@ -67,7 +67,7 @@ impl Bounded {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 const _: () = {
     ::core::assert!(
         ::xla_layout::__private::fits_usize(48u64) &&
@@ -93,7 +93,7 @@ const _: () = {
 /// `offset_checked` tests exactly the bounds in `DIMS`; the const
 /// block above checks the size constants against layout-core and
 /// this target's usize.
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 unsafe impl ::xla_layout::StaticLayout for Bounded {
     type Index = [usize; 2usize];
     type Space = ::xla_layout::MemorySpace<0i8>;
@@ -120,11 +120,13 @@ unsafe impl ::xla_layout::StaticLayout for Bounded {
         Bounded::offset_checked(self, index)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Display for Bounded {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(Bounded::TEXT)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Debug for Bounded {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         ::core::write!(f, "{}({})", "Bounded", Bounded::TEXT)

@@ -3,7 +3,7 @@
 XLA layout `f32[8,8,64]{2,1,0:T(*,16,64)}`: 4096 logical elements in 4096 slots, 16384 bytes; slot of `[i0, i1, i2]` = `((i0 * 8 + i1) / 16) * 1024 + ((i0 * 8 + i1) % 16) * 64 + i2`.*/
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Combine;
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 impl Combine {
     /// The number of logical dimensions.
     pub const RANK: usize = 3usize;
@@ -78,7 +78,7 @@ impl Combine {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 const _: () = {
     ::core::assert!(
         ::xla_layout::__private::fits_usize(4096u64) &&
@@ -104,7 +104,7 @@ const _: () = {
 /// `offset_checked` tests exactly the bounds in `DIMS`; the const
 /// block above checks the size constants against layout-core and
 /// this target's usize.
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 unsafe impl ::xla_layout::StaticLayout for Combine {
     type Index = [usize; 3usize];
     type Space = ::xla_layout::MemorySpace<0i8>;
@@ -135,11 +135,13 @@ unsafe impl ::xla_layout::StaticLayout for Combine {
         Combine::offset_checked(self, index)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Display for Combine {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(Combine::TEXT)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Debug for Combine {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         ::core::write!(f, "{}({})", "Combine", Combine::TEXT)

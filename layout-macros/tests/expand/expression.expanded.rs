@@ -4,7 +4,7 @@ const _: () = {
 XLA layout `bf16[4,8]{1,0:T(2,4)(2,1)}`: 32 logical elements in 32 slots, 64 bytes; slot of `[i0, i1]` = `(i0 / 2) * 16 + (i1 / 4) * 8 + (i1 % 4) * 2 + (i0 % 2)`.*/
     #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
     struct XlaLayout;
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
     impl XlaLayout {
         /// The number of logical dimensions.
         pub const RANK: usize = 2usize;
@@ -70,7 +70,7 @@ XLA layout `bf16[4,8]{1,0:T(2,4)(2,1)}`: 32 logical elements in 32 slots, 64 byt
             self.offset(index) * (Self::ELEMENT_BITS as usize)
         }
     }
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
     const _: () = {
         ::core::assert!(
             ::xla_layout::__private::fits_usize(32u64) &&
@@ -96,7 +96,7 @@ XLA layout `bf16[4,8]{1,0:T(2,4)(2,1)}`: 32 logical elements in 32 slots, 64 byt
     /// `offset_checked` tests exactly the bounds in `DIMS`; the const
     /// block above checks the size constants against layout-core and
     /// this target's usize.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
     unsafe impl ::xla_layout::StaticLayout for XlaLayout {
         type Index = [usize; 2usize];
         type Space = ::xla_layout::MemorySpace<0i8>;
@@ -126,11 +126,13 @@ XLA layout `bf16[4,8]{1,0:T(2,4)(2,1)}`: 32 logical elements in 32 slots, 64 byt
             XlaLayout::offset_checked(self, index)
         }
     }
+    #[allow(deprecated)]
     impl ::core::fmt::Display for XlaLayout {
         fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
             f.write_str(XlaLayout::TEXT)
         }
     }
+    #[allow(deprecated)]
     impl ::core::fmt::Debug for XlaLayout {
         fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
             ::core::write!(f, "{}({})", "XlaLayout", XlaLayout::TEXT)

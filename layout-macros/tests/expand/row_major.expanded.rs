@@ -3,7 +3,7 @@
 XLA layout `f32[64,256]{1,0}`: 16384 logical elements in 16384 slots, 65536 bytes; slot of `[i0, i1]` = `i0 * 256 + i1`.*/
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct RowMajor;
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 impl RowMajor {
     /// The number of logical dimensions.
     pub const RANK: usize = 2usize;
@@ -67,7 +67,7 @@ impl RowMajor {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 const _: () = {
     ::core::assert!(
         ::xla_layout::__private::fits_usize(16384u64) &&
@@ -93,7 +93,7 @@ const _: () = {
 /// `offset_checked` tests exactly the bounds in `DIMS`; the const
 /// block above checks the size constants against layout-core and
 /// this target's usize.
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 unsafe impl ::xla_layout::StaticLayout for RowMajor {
     type Index = [usize; 2usize];
     type Space = ::xla_layout::MemorySpace<0i8>;
@@ -120,11 +120,13 @@ unsafe impl ::xla_layout::StaticLayout for RowMajor {
         RowMajor::offset_checked(self, index)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Display for RowMajor {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(RowMajor::TEXT)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Debug for RowMajor {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         ::core::write!(f, "{}({})", "RowMajor", RowMajor::TEXT)

@@ -3,7 +3,7 @@
 XLA layout `f32[]`: 1 logical elements in 1 slots, 4 bytes; slot of `[]` = `0`.*/
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Scalar;
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 impl Scalar {
     /// The number of logical dimensions.
     pub const RANK: usize = 0usize;
@@ -59,7 +59,7 @@ impl Scalar {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 const _: () = {
     ::core::assert!(
         ::xla_layout::__private::fits_usize(1u64) &&
@@ -85,7 +85,7 @@ const _: () = {
 /// `offset_checked` tests exactly the bounds in `DIMS`; the const
 /// block above checks the size constants against layout-core and
 /// this target's usize.
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 unsafe impl ::xla_layout::StaticLayout for Scalar {
     type Index = [usize; 0usize];
     type Space = ::xla_layout::MemorySpace<0i8>;
@@ -109,11 +109,13 @@ unsafe impl ::xla_layout::StaticLayout for Scalar {
         Scalar::offset_checked(self, index)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Display for Scalar {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(Scalar::TEXT)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Debug for Scalar {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         ::core::write!(f, "{}({})", "Scalar", Scalar::TEXT)

@@ -3,7 +3,7 @@
 XLA layout `bf16[8,128]{1,0:T(8,128)(2,1)}`: 1024 logical elements in 1024 slots, 2048 bytes; slot of `[i0, i1]` = `(i0 / 2) * 256 + i1 * 2 + (i0 % 2)`.*/
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Act;
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 impl Act {
     /// The number of logical dimensions.
     pub const RANK: usize = 2usize;
@@ -69,7 +69,7 @@ impl Act {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 const _: () = {
     ::core::assert!(
         ::xla_layout::__private::fits_usize(1024u64) &&
@@ -95,7 +95,7 @@ const _: () = {
 /// `offset_checked` tests exactly the bounds in `DIMS`; the const
 /// block above checks the size constants against layout-core and
 /// this target's usize.
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 unsafe impl ::xla_layout::StaticLayout for Act {
     type Index = [usize; 2usize];
     type Space = ::xla_layout::MemorySpace<0i8>;
@@ -122,11 +122,13 @@ unsafe impl ::xla_layout::StaticLayout for Act {
         Act::offset_checked(self, index)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Display for Act {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(Act::TEXT)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Debug for Act {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         ::core::write!(f, "{}({})", "Act", Act::TEXT)

@@ -3,7 +3,7 @@
 XLA layout `bf16[3,1000]{1,0:T(4,128)(2,1)}`: 3000 logical elements in 4096 slots, 8192 bytes; slot of `[i0, i1]` = `(i1 / 128) * 512 + (i0 / 2) * 256 + (i1 % 128) * 2 + (i0 % 2)`.*/
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Tpu;
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 impl Tpu {
     /// The number of logical dimensions.
     pub const RANK: usize = 2usize;
@@ -69,7 +69,7 @@ impl Tpu {
         self.offset(index) * (Self::ELEMENT_BITS as usize)
     }
 }
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 const _: () = {
     ::core::assert!(
         ::xla_layout::__private::fits_usize(4096u64) &&
@@ -95,7 +95,7 @@ const _: () = {
 /// `offset_checked` tests exactly the bounds in `DIMS`; the const
 /// block above checks the size constants against layout-core and
 /// this target's usize.
-#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
 unsafe impl ::xla_layout::StaticLayout for Tpu {
     type Index = [usize; 2usize];
     type Space = ::xla_layout::MemorySpace<0i8>;
@@ -122,11 +122,13 @@ unsafe impl ::xla_layout::StaticLayout for Tpu {
         Tpu::offset_checked(self, index)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Display for Tpu {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(Tpu::TEXT)
     }
 }
+#[allow(deprecated)]
 impl ::core::fmt::Debug for Tpu {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         ::core::write!(f, "{}({})", "Tpu", Tpu::TEXT)
