@@ -285,3 +285,65 @@ fn bit_views_have_lanes_tiles_and_padding() {
         }
     }
 }
+
+layout! {
+    type S8Natural = s8[7]{0};
+    type S8Wide = s8[7]{0:E(12)};
+    type S4Natural = s4[3,3]{1,0:E(4)};
+    type S4Wide = s4[3,3]{1,0:E(7)};
+}
+
+/// Bits `i*bits .. (i+1)*bits` of `bytes`, by the definition (LSB first).
+fn slot_bits(bytes: &[u8], i: usize, bits: usize) -> u32 {
+    (0..bits).fold(0, |acc, b| {
+        let at = i * bits + b;
+        acc | (u32::from((bytes[at / 8] >> (at % 8)) & 1) << b)
+    })
+}
+
+#[test]
+fn wide_storage_holds_a_value_in_its_own_bits_whoever_writes_it() {
+    // Storage wider than the type: the value's own bits (two's
+    // complement in the type's width), zeros above, as XLA's UnpackIntN
+    // leaves an s4 in a byte. The bit view's `set` and `copy_bytes` from
+    // the natural width write the same bytes.
+    let values: [i8; 7] = [-128, -2, -1, 0, 1, 95, 127];
+    let mut by_view = vec![0u8; S8Wide::BYTES];
+    let mut v = BitsViewMut::<S8Wide, i8>::new(&mut by_view).unwrap();
+    for (i, &x) in values.iter().enumerate() {
+        v.set([i], x).unwrap();
+    }
+    let natural: Vec<u8> = values.iter().map(|&x| x as u8).collect();
+    let mut by_copy = vec![0u8; S8Wide::BYTES];
+    xla_layout::Relayout::new(&S8Natural::TILED, &S8Wide::TILED)
+        .unwrap()
+        .copy_bytes(&natural, &mut by_copy, 0)
+        .unwrap();
+    assert_eq!(by_view, by_copy);
+    for (i, &x) in values.iter().enumerate() {
+        assert_eq!(slot_bits(&by_view, i, 12), u32::from(x as u8), "slot {i}");
+    }
+
+    let nibbles: [i8; 9] = [-8, -7, -2, -1, 0, 1, 2, 6, 7];
+    let mut packed = vec![0u8; S4Natural::BYTES];
+    let mut p = BitsViewMut::<S4Natural, i8>::new(&mut packed).unwrap();
+    let mut by_view = vec![0u8; S4Wide::BYTES];
+    let mut w = BitsViewMut::<S4Wide, i8>::new(&mut by_view).unwrap();
+    for (n, &x) in nibbles.iter().enumerate() {
+        p.set([n / 3, n % 3], x).unwrap();
+        w.set([n / 3, n % 3], x).unwrap();
+    }
+    let mut by_copy = vec![0u8; S4Wide::BYTES];
+    xla_layout::Relayout::new(&S4Natural::TILED, &S4Wide::TILED)
+        .unwrap()
+        .copy_bytes(&packed, &mut by_copy, 0)
+        .unwrap();
+    assert_eq!(by_view, by_copy);
+    for (n, &x) in nibbles.iter().enumerate() {
+        assert_eq!(
+            slot_bits(&by_view, n, 7),
+            u32::from(x as u8 & 0xF),
+            "slot {n}"
+        );
+    }
+}

@@ -297,13 +297,15 @@ fn relayout_fills_padding_with_the_chosen_byte() {
 }
 
 #[test]
-fn relayout_widens_packed_nibbles_with_their_sign() {
-    // s4[2,4] packed low nibble first: 1 2 3 4 / 7 -1 -2 -8.
+fn relayout_widens_packed_nibbles_as_xla_unpacks_them() {
+    // s4[2,4] packed low nibble first: 1 2 3 4 / 7 -1 -2 -8. One per byte,
+    // each nibble is the low half and the high half is zero, as XLA's
+    // UnpackIntN and ml_dtypes store an s4 in a byte.
     let out = run_bytes(
         &["relayout", "s4[2,4]{1,0:E(4)}", "s4[2,4]{0,1}"],
         &[0x21, 0x43, 0xF7, 0x8E],
     );
-    assert_eq!(out.stdout, [0x01, 0x07, 0x02, 0xFF, 0x03, 0xFE, 0x04, 0xF8]);
+    assert_eq!(out.stdout, [0x01, 0x07, 0x02, 0x0F, 0x03, 0x0E, 0x04, 0x08]);
 }
 
 #[test]
@@ -573,7 +575,7 @@ fn relayout_sweep_matches_the_offsets() {
         let (sb, db) = (src.element_bits(), dst.element_bits());
         // Element number n (row-major) holds a hash of n in its low bits;
         // the destination's value is the library's move of it (widening
-        // sign-extends), placed by the two layouts' offsets.
+        // zero-fills above the type's bits), placed by the two layouts' offsets.
         let width = sb.min(8) as u32;
         let mover = bits::Mover::new(src.element_type(), sb, db);
         let mut input = vec![0u8; src.exact_bytes() as usize];

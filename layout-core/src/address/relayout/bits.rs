@@ -163,6 +163,15 @@ pub const fn holds_value(bits: u128, slot_bits: u64, ty: ElementType) -> bool {
     }
 }
 
+/// The low `width` bits set (`width` ≤ 128).
+const fn low_mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1 << width) - 1
+    }
+}
+
 /// Bits of a slot that carry the value: the type's width, or fewer when
 /// the slot is narrower.
 const fn value_bits(ty: ElementType, slot_bits: u64) -> u32 {
@@ -182,19 +191,22 @@ const fn value_bits(ty: ElementType, slot_bits: u64) -> u32 {
 ///
 /// Equal widths copy every bit of the slot as it is (lossless, whatever
 /// the storage holds beyond the value). Different widths carry the value:
-/// the low `min(width, type's bit width)` bits, sign-extended for signed
-/// integer types and zero-extended otherwise, written to the whole
-/// destination slot.
+/// its bits in the type's own width (two's complement for signed types,
+/// cut to the slot when the slot is narrower), and zeros in the rest of
+/// the destination slot — as XLA's own unpacking of `s4`/`u4`/`s2`/`u2`
+/// to one per byte leaves them (`UnpackIntN`), as ml_dtypes stores them,
+/// and as the bit views write them.
 ///
 /// ```
 /// use xla_layout_core::ElementType;
-/// use xla_layout_core::bits::Mover;
-/// // s4 packed two to a byte → one per byte, sign-extended.
+/// use xla_layout_core::bits::{read_value, Mover};
+/// // s4 packed two to a byte → one per byte: 3 and -2 (0xE) in the low nibble.
 /// let m = Mover::new(ElementType::S4, 4, 8);
-/// let mut out = [0u8; 2];
+/// let mut out = [0xFFu8; 2];
 /// m.move_element(&[0xE3], 0, &mut out, 0);
 /// m.move_element(&[0xE3], 1, &mut out, 1);
-/// assert_eq!(out, [0x03, 0xFE]);                  // 3 and -2
+/// assert_eq!(out, [0x03, 0x0E]);
+/// assert_eq!(read_value(&out, 8, 8, ElementType::S4) as i128, -2);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mover {
@@ -234,19 +246,16 @@ impl Mover {
             }
             return;
         }
-        let value = read_value(src, from, self.src_bits, self.ty);
-        let fill = if self.ty.is_signed_integral() && (value >> 127) == 1 {
-            u64::MAX
-        } else {
-            0
-        };
+        // The value in the type's own width; above it, zeros.
+        let natural = value_bits(self.ty, MAX_VALUE_BITS as u64);
+        let value = read_value(src, from, self.src_bits, self.ty) & low_mask(natural);
         let mut k = 0;
         while k < self.dst_bits {
             let width = (self.dst_bits - k).min(64) as u32;
             let chunk = match k {
                 0 => value as u64,
                 64 => (value >> 64) as u64,
-                _ => fill,
+                _ => 0,
             };
             write_u64(dst, to + k, width, chunk);
             k += 64;
@@ -307,19 +316,24 @@ mod tests {
                 }
                 let mut dst = vec![0x55u8; 52];
                 m.move_element(&src, 1, &mut dst, 1);
+                // Equal widths: the slot's bits as they were. Otherwise the
+                // value's 4 bits, zeros above them (XLA's UnpackIntN).
                 let got = read_bits(&dst, dst_bits, dst_bits.min(128) as u32);
-                let width = dst_bits.min(128) as u32;
-                let want = v as u128;
-                let mask = if width == 128 { u128::MAX } else { (1u128 << width) - 1 };
-                proptest::prop_assert_eq!(got, want & mask, "{:?} {} -> {}", ty, src_bits, dst_bits);
+                let want = if src_bits == dst_bits {
+                    read_bits(&src, src_bits, src_bits.min(128) as u32)
+                } else {
+                    v as u128 & 0xF
+                };
+                proptest::prop_assert_eq!(got, want, "{:?} {} -> {}", ty, src_bits, dst_bits);
+                proptest::prop_assert_eq!(read_value(&dst, dst_bits, dst_bits, ty) as i128, v);
                 // Slot 0 and everything after slot 1 are untouched.
                 for b in (0..dst_bits).chain(2 * dst_bits..8 * 52) {
                     proptest::prop_assert_eq!(bit(&dst, b), bit(&[0x55], b % 8));
                 }
-                // Beyond 128 bits: the sign.
+                // Beyond 128 bits: the source's bits, or zeros.
                 for b in 128..dst_bits {
-                    let sign = u8::from(ty == ElementType::S4 && v < 0);
-                    proptest::prop_assert_eq!(bit(&dst, dst_bits + b), sign);
+                    let want = if src_bits == dst_bits { bit(&src, src_bits + b) } else { 0 };
+                    proptest::prop_assert_eq!(bit(&dst, dst_bits + b), want);
                 }
             }
         }

@@ -495,8 +495,9 @@ impl Relayout {
     ///
     /// Elements of one whole-byte width on both sides move as units of
     /// that width through the block kernels of [`Relayout::copy`]; others
-    /// bit by bit ([`bits::Mover`]: when the storage widths differ, values
-    /// are sign-extended for signed integer types). Only the first
+    /// bit by bit ([`bits::Mover`]: when the storage widths differ, a
+    /// value takes its type's own width and the rest of a wider slot is
+    /// zero, as XLA's unpacking and the bit views leave it). Only the first
     /// `exact_bytes` of each buffer are read or written.
     ///
     /// A sub-byte type stored wider is its low bits, as XLA reads it (the
@@ -512,7 +513,7 @@ impl Relayout {
     /// let plan = Relayout::new(&t("s4[2,2]{0,1:E(4)}"), &t("s4[2,2]{1,0}")).unwrap();
     /// let mut out = [0xEEu8; 5];
     /// plan.copy_bytes(&[0x31, 0xE2], &mut out, 0).unwrap(); // columns (1, 3) and (2, -2)
-    /// assert_eq!(out, [1, 2, 3, 0xFE, 0xEE]);                 // the 5th byte is not the array's
+    /// assert_eq!(out, [1, 2, 3, 0x0E, 0xEE]);                 // -2 in its 4 bits; the 5th byte is not the array's
     /// ```
     pub fn copy_bytes(&self, src: &[u8], dst: &mut [u8], pad: u8) -> Result<(), RelayoutError> {
         let (sb, db) = (self.src.element_bits(), self.dst.element_bits());
