@@ -55,27 +55,53 @@ impl Diagnostic {
     }
 }
 
-/// The token text for a message: `` `x` `` or "the end of the shape".
+/// The token text for a message: `` `x` ``, "the end of the shape", or a
+/// character that is not ASCII said to be one.
 struct Described<'a>(&'a str);
 
 impl Display for Described<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
             f.write_str("the end of the shape")
+        } else if !self.0.is_ascii() {
+            write!(f, "`{}` (shape text is ASCII)", self.0)
         } else {
             write!(f, "`{}`", self.0)
         }
     }
 }
 
+/// The text of the token at `start..end` for a message. The lexer's
+/// tokens are bytes, so one may cut a character that is not ASCII: then
+/// the whole character (`é`, not half of it), or "" only at the end.
+fn token_text(src: &[u8], start: usize, end: usize) -> &str {
+    let start = start.min(src.len());
+    // Back to the character's first byte (UTF-8 continuations are 0b10xxxxxx).
+    let first = (0..=start)
+        .rev()
+        .find(|&i| src.get(i).is_none_or(|&b| b & 0xC0 != 0x80))
+        .unwrap_or(start);
+    let rest = &src[first..];
+    let valid = match core::str::from_utf8(rest) {
+        Ok(s) => s,
+        Err(e) => core::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let want = end.max(start) - first;
+    // The token's bytes, widened to whole characters.
+    let mut cut = want.min(valid.len());
+    while !valid.is_char_boundary(cut) {
+        cut += 1;
+    }
+    match &valid[..cut] {
+        "" => valid.chars().next().map_or("", |c| &valid[..c.len_utf8()]),
+        t => t,
+    }
+}
+
 impl Display for Explained<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let d = self.diagnostic;
-        let token = self
-            .src
-            .get(d.start..d.end)
-            .and_then(|t| core::str::from_utf8(t).ok())
-            .unwrap_or("");
+        let token = token_text(self.src, d.start, d.end);
         let xla = &d.kind;
         let lexed = Lexer::at(self.src, d.start).next_token();
         match xla {
@@ -87,6 +113,13 @@ impl Display for Explained<'_> {
                         "; element types are pred, s1..s64, u1..u64, f16, bf16, f32, f64, the f8/f6/f4 types, c64, c128",
                     ),
                 }
+            }
+            ParseErrorKind::ExpectedPrimitiveType(_) if !token.is_empty() => {
+                write!(
+                    f,
+                    "expected an element type such as `f32` or `bf16`, found {} (XLA: {xla})",
+                    Described(token)
+                )
             }
             ParseErrorKind::ExpectedPrimitiveType(_) => {
                 write!(
@@ -113,7 +146,11 @@ impl Display for Explained<'_> {
                 Described(token)
             ),
             ParseErrorKind::ExtraContent(_) => {
-                write!(f, "unexpected `{token}` after the shape (XLA: {xla})")
+                write!(
+                    f,
+                    "unexpected {} after the shape (XLA: {xla})",
+                    Described(token)
+                )
             }
             ParseErrorKind::MinorToMajorCount {
                 rank,

@@ -818,3 +818,29 @@ fn strict_refuses_a_memory_space_xla_wraps() {
         );
     }
 }
+
+#[test]
+fn messages_name_characters_that_are_not_ascii_whole() {
+    // The lexer works on bytes; a message shows the whole character, not
+    // half of one (which read as "the end of the shape" or ``).
+    for (text, says) in [
+        (
+            "f32[8]{0:T(8)} é",
+            "unexpected `é` (shape text is ASCII) after the shape",
+        ),
+        (
+            "f32[8]{0:Té(8)}",
+            "unexpected `é` (shape text is ASCII) in the layout",
+        ),
+        ("é32[8]", "found `é` (shape text is ASCII)"),
+        (
+            "f32[8]{0:T(8)} 日本",
+            "unexpected `日` (shape text is ASCII) after the shape",
+        ),
+        ("f32[8]{0:T(8)} x", "unexpected `x` after the shape"),
+    ] {
+        let e = parse_err(text);
+        let explained = e.explain(text).to_string();
+        assert!(explained.contains(says), "{text}: {explained}");
+    }
+}
