@@ -36,14 +36,37 @@ impl Parse for TpuRef {
         let paren = syn::parenthesized!(content in input);
         let span = paren.span.join();
         let mut shape: Vec<TokenTree> = content.parse::<TokenStream>()?.into_iter().collect();
-        // A trailing `, name` is the generation (a shape never ends in a
-        // name).
+        // After the first top-level `,` comes the generation (a shape's own
+        // commas are inside its brackets): one name.
         let mut generation = None;
-        if let [.., TokenTree::Punct(p), TokenTree::Ident(g)] = &shape[..]
-            && p.as_char() == ','
-        {
-            generation = Some(g.clone());
-            shape.truncate(shape.len() - 2);
+        let comma = shape
+            .iter()
+            .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','));
+        if let Some(at) = comma {
+            let after: Vec<TokenTree> = shape.split_off(at);
+            match &after[1..] {
+                [TokenTree::Ident(g)] => generation = Some(g.clone()),
+                rest => {
+                    let at = rest.first().unwrap_or(&after[0]);
+                    let found = match rest {
+                        [] => "nothing".to_string(),
+                        [one] => format!("`{one}`"),
+                        _ => format!(
+                            "`{}`",
+                            rest.iter()
+                                .map(ToString::to_string)
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                    };
+                    return Err(syn::Error::new(
+                        at.span(),
+                        format!(
+                            "after the shape's `,` comes one TPU generation, written as a name: v4, v5e, v5p or v6e (found {found})"
+                        ),
+                    ));
+                }
+            }
         }
         if shape.is_empty() {
             return Err(syn::Error::new(
