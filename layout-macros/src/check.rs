@@ -4,7 +4,8 @@
 //! only words the failures for Rust users and points them at tokens.
 
 use xla_layout_core::text::{
-    Diagnostic, ParseError, ParseErrorKind, ParseOptions, parse_array_with_spans, shape_spans,
+    ByteSpan, Diagnostic, ParseError, ParseErrorKind, ParseOptions, ShapeSpans,
+    parse_array_with_spans, shape_spans,
 };
 use xla_layout_core::{AddressError, ArrayShape, TiledShape, validation_errors};
 
@@ -94,7 +95,7 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
                     ),
                 ),
                 AddressError::Overflow => (
-                    spans.dims,
+                    overflow_cause(&shape, &spans),
                     format!("the layout's size overflows 64 bits: {}", src.text),
                 ),
                 other => (spans.dims, other.to_string()),
@@ -103,6 +104,26 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
             Err(partial)
         }
     }
+}
+
+/// What to point at when a shape's size overflows: `L(n)` if the size
+/// fits without it, else the tiles if it fits without them, else the
+/// dimensions.
+fn overflow_cause(shape: &ArrayShape, spans: &ShapeSpans) -> ByteSpan {
+    let Some(layout) = shape.layout() else {
+        return spans.dims;
+    };
+    let fits = |l: xla_layout_core::Layout| shape.with_layout(l).tiled().is_ok();
+    let untiled = |l: xla_layout_core::Layout| l.with_tiles(&[]);
+    if layout.tail_padding_alignment_in_elements() != 1
+        && fits(layout.with_tail_padding_alignment(1))
+    {
+        return spans.attribute("L").unwrap_or(spans.dims);
+    }
+    if layout.tile_count() > 0 && fits(untiled(layout.with_tail_padding_alignment(1))) {
+        return spans.attribute("T").unwrap_or(spans.dims);
+    }
+    spans.dims
 }
 
 /// The rank of a shape that did not parse, from the dimensions that did:
