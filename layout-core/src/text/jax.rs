@@ -6,6 +6,15 @@
 //! nothing for XLA's other attributes (`L`, `S`, `SC`, `M`: the memory
 //! space, for one, is on JAX's sharding, not its layout).
 //!
+//! `tiling=None`, which JAX also prints for a layout written without
+//! `tiling`, means "the compiler chooses". It is read here as no tiles,
+//! which is what XLA's CPU and GPU compilers choose; a TPU compiler
+//! chooses its own tiles (the `tpu` module gives them). An XLA layout
+//! without tiles prints as `tiling=()`, as JAX prints a compiled one, so
+//! `tiling=None` does not come back as written. `Format(layout=Layout(…),
+//! sharding=…)`, as `compiled.input_formats` prints it, is read for its
+//! layout ([`parse_array_with_jax_layout`]).
+//!
 //! ```
 //! use xla_layout_core::Layout;
 //! use xla_layout_core::text::parse_jax_layout;
@@ -378,6 +387,9 @@ impl Display for JaxLayout<'_> {
 ///     .unwrap();
 /// assert_eq!(s.to_string(), "bf16[16,256]{1,0:T(8,128)(2,1)}");
 /// assert!(parse_array_with_jax_layout("f32[2]{0}").is_none());
+/// // As `compiled.input_formats` prints it; the sharding is not read.
+/// let f = "f32[3,5] Format(layout=Layout(major_to_minor=(0, 1), tiling=(), sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device))";
+/// assert_eq!(parse_array_with_jax_layout(f).unwrap().unwrap().to_string(), "f32[3,5]{1,0}");
 /// ```
 pub fn parse_array_with_jax_layout(text: &str) -> Option<Result<ArrayShape, JaxShapeError>> {
     let at = text.find("Layout(")?;
@@ -386,7 +398,40 @@ pub fn parse_array_with_jax_layout(text: &str) -> Option<Result<ArrayShape, JaxS
         .strip_suffix("DeviceLocal")
         .map_or(at, |before| before.len());
     let (shape, layout) = text.split_at(at);
+    // JAX's `Format(layout=Layout(...), sharding=...)` (what
+    // `compiled.input_formats` prints): the layout is the part that says
+    // where elements are; the sharding is not read.
+    if let Some(shape) = shape.trim_end().strip_suffix("Format(layout=") {
+        let Some(end) = balanced_end(layout) else {
+            return Some(Err(JaxShapeError::Layout(JaxLayoutError::Syntax(
+                text.len(),
+            ))));
+        };
+        let tail = layout[end..].trim_start();
+        if !(tail == ")" || tail.starts_with(',') && tail.ends_with(')')) {
+            return Some(Err(JaxShapeError::Layout(JaxLayoutError::Syntax(at + end))));
+        }
+        return Some(array_with_jax_layout(shape, (&layout[..end], at)));
+    }
     Some(array_with_jax_layout(shape, (layout, at)))
+}
+
+/// The end of the first parenthesised group of `text` (just past its `)`).
+fn balanced_end(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `shape` (the input's first bytes) with the JAX layout `layout`, which
@@ -397,6 +442,9 @@ fn array_with_jax_layout(
 ) -> Result<ArrayShape, JaxShapeError> {
     if super::shape_spans(shape.as_bytes()).layout.is_some() {
         return Err(JaxShapeError::LayoutWritten);
+    }
+    if shape.trim().is_empty() {
+        return Err(JaxShapeError::NoShape);
     }
     let leading = |t: &str| t.len() - t.trim_start().len();
     let array = super::parse_array(shape.trim().as_bytes())
@@ -414,6 +462,9 @@ pub enum JaxShapeError {
     Shape(super::ParseError),
     /// The shape part has an XLA layout too.
     LayoutWritten,
+    /// Nothing before the JAX layout: it says neither the element type nor
+    /// the dimensions.
+    NoShape,
     /// The JAX layout does not read.
     Layout(JaxLayoutError),
 }
@@ -423,7 +474,7 @@ impl Display for JaxShapeError {
         match self {
             JaxShapeError::Shape(e) => write!(f, "{e}"),
             JaxShapeError::Layout(e) => write!(f, "{e}"),
-            JaxShapeError::LayoutWritten => self.message().fmt(f),
+            JaxShapeError::LayoutWritten | JaxShapeError::NoShape => self.message().fmt(f),
         }
     }
 }
@@ -454,12 +505,17 @@ impl JaxShapeError {
     /// assert_eq!(e.message().to_string(), "expects integer");
     /// ```
     pub fn message(&self) -> impl Display + '_ {
-        fmt::from_fn(move |f| match self {
+        fmt::from_fn(move |f| {
+            match self {
             JaxShapeError::Shape(e) => write!(f, "{}", e.kind()),
             JaxShapeError::LayoutWritten => {
                 f.write_str("the shape has an XLA layout and a JAX layout; give one")
             }
+            JaxShapeError::NoShape => f.write_str(
+                "write the shape before JAX's layout, as in `f32[3,5] Layout(major_to_minor=(0, 1))`: JAX's layout says neither the element type nor the dimensions",
+            ),
             JaxShapeError::Layout(e) => write!(f, "{}", e.message()),
+        }
         })
     }
 }

@@ -73,6 +73,10 @@ fn older_and_hand_written_forms_read() {
             .find(|(name, _)| *name == a.name)
             .unwrap_or_else(|| panic!("no example of {} here", a.name));
         let l: Layout = text.parse().unwrap();
+        // Every attribute prints back as written (`D` is read and thrown
+        // away, as XLA does).
+        let printed = if a.name == "D" { "{0}" } else { text };
+        assert_eq!(l.to_string(), printed, "{}", a.name);
         match l.jax() {
             Ok(_) => assert!(a.in_jax, "{text}"),
             Err(e) => {
@@ -89,6 +93,40 @@ fn older_and_hand_written_forms_read() {
     assert_eq!(
         combine.jax().unwrap_err(),
         xla_layout_core::text::JaxLayoutError::CombineTileEntry
+    );
+}
+
+#[test]
+fn compiled_input_formats_read_for_their_layout() {
+    use xla_layout_core::text::JaxShapeError;
+    // As jax 0.10.2 prints `compiled.input_formats` on the CPU.
+    let format = "f32[3,5] Format(layout=Layout(major_to_minor=(0, 1), tiling=(), sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device))";
+    let s = parse_array_with_jax_layout(format).unwrap().unwrap();
+    assert_eq!(s.to_string(), "f32[3,5]{1,0}");
+    let tiled = "bf16[16,256] Format(layout=Layout(major_to_minor=(0, 1), tiling=((8, 128), (2, 1)), sub_byte_element_size_in_bits=0))";
+    assert_eq!(
+        parse_array_with_jax_layout(tiled)
+            .unwrap()
+            .unwrap()
+            .to_string(),
+        "bf16[16,256]{1,0:T(8,128)(2,1)}"
+    );
+    // Unclosed, or text after the Format: refused.
+    for bad in [
+        "f32[3] Format(layout=Layout(major_to_minor=(0,))",
+        "f32[3] Format(layout=Layout(major_to_minor=(0,))) x",
+        "f32[3] Format(layout=Layout(major_to_minor=(0,)) x)",
+    ] {
+        assert!(parse_array_with_jax_layout(bad).unwrap().is_err(), "{bad}");
+    }
+    // A JAX layout alone says neither the element type nor the dims.
+    let e = parse_array_with_jax_layout("Layout(major_to_minor=(0, 1))")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e, JaxShapeError::NoShape);
+    assert!(
+        e.to_string()
+            .starts_with("write the shape before JAX's layout")
     );
 }
 
