@@ -235,6 +235,9 @@ macro_rules! agree_with_core {
             assert_eq!(L::PHYSICAL_ELEMENTS as u64, tiled.physical_slots());
             assert_eq!(L::BYTES as u64, tiled.exact_bytes());
             assert_eq!(L::TEXT, shape.to_string());
+            // The generated SHAPE is built from the attribute table's
+            // `value`s, separately from TEXT: it must be the same shape.
+            assert_eq!(L::SHAPE, shape);
             let dims = tiled.logical_dims().to_vec();
             let mut index = vec![0u64; dims.len()];
             let count: u64 = dims.iter().product();
@@ -345,6 +348,45 @@ fn every_element_type() {
         (PackedS4::BYTES, C128::BYTES, F6a::ELEMENT_TYPE),
         (1, 32, ElementType::F6E3M2FN)
     );
+    // Every element type an array can have is here: a new row in the
+    // core's table must be added above too.
+    let here = [
+        Pred::ELEMENT_TYPE,
+        S1::ELEMENT_TYPE,
+        S2::ELEMENT_TYPE,
+        S4::ELEMENT_TYPE,
+        S8::ELEMENT_TYPE,
+        S16::ELEMENT_TYPE,
+        S32::ELEMENT_TYPE,
+        S64::ELEMENT_TYPE,
+        U1::ELEMENT_TYPE,
+        U2::ELEMENT_TYPE,
+        U4::ELEMENT_TYPE,
+        U8::ELEMENT_TYPE,
+        U16::ELEMENT_TYPE,
+        U32::ELEMENT_TYPE,
+        U64::ELEMENT_TYPE,
+        F16::ELEMENT_TYPE,
+        Bf16::ELEMENT_TYPE,
+        F32::ELEMENT_TYPE,
+        F64::ELEMENT_TYPE,
+        F8a::ELEMENT_TYPE,
+        F8b::ELEMENT_TYPE,
+        F8c::ELEMENT_TYPE,
+        F8d::ELEMENT_TYPE,
+        F8e::ELEMENT_TYPE,
+        F8f::ELEMENT_TYPE,
+        F8g::ELEMENT_TYPE,
+        F4::ELEMENT_TYPE,
+        F8h::ELEMENT_TYPE,
+        F6a::ELEMENT_TYPE,
+        F6b::ELEMENT_TYPE,
+        C64::ELEMENT_TYPE,
+        C128::ELEMENT_TYPE,
+    ];
+    for t in ElementType::ALL.into_iter().filter(|t| t.is_array_type()) {
+        assert!(here.contains(&t), "{t:?} is missing from this test");
+    }
 }
 
 /// Shapes imported from `examples/dumps/train_step.tpu.hlo` (paths start

@@ -25,7 +25,7 @@ pub struct Partial {
     /// The element type and dimensions, when they were read (the layout
     /// failed): the fallback keeps them, so that code using the type
     /// type-checks as written and one mistake stays one error.
-    pub logical: Option<ArrayShape>,
+    pub logical: Option<Box<ArrayShape>>,
 }
 
 /// Parses, validates and tiles `src`; on failure pushes every independent
@@ -44,7 +44,7 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     };
     let partial = Partial {
         rank: shape.rank(),
-        logical: Some(shape),
+        logical: Some(Box::new(shape)),
     };
     let before = cx.error_count();
     for e in validation_errors(&shape) {

@@ -20,6 +20,37 @@ layout! {
     type Frame = u8[4,64]{1,0:T(2,32)};
 }
 
+/// The runtime values' sizes in bytes, as docs/firmware.md lists them:
+/// (64-bit, 32-bit). Checked at compile time on each target CI builds this
+/// for (x86_64 and the Cortex-M4F), so the table cannot go stale.
+const _: () = {
+    use core::mem::size_of;
+    use xla_layout::text::{Error, ParseError, ShapeSpans};
+    use xla_layout::{
+        AddressError, ArrayShape, DynView, IndexError, Layout, Relayout, Shape, TiledShape,
+        ValidationError,
+    };
+    const fn pick(wide: usize, narrow: usize) -> usize {
+        if cfg!(target_pointer_width = "64") {
+            wide
+        } else {
+            narrow
+        }
+    }
+    assert!(size_of::<ArrayShape>() == pick(752, 744));
+    assert!(size_of::<Layout>() == pick(600, 592));
+    assert!(size_of::<Shape>() == pick(760, 752));
+    assert!(size_of::<TiledShape>() == pick(4192, 3536));
+    assert!(size_of::<Relayout>() == pick(16336, 13720));
+    assert!(size_of::<ParseError>() == pick(1160, 1096));
+    assert!(size_of::<ValidationError>() == pick(792, 776));
+    assert!(size_of::<Error>() == pick(1160, 1096));
+    assert!(size_of::<ShapeSpans>() == pick(696, 348));
+    assert!(size_of::<AddressError>() == pick(32, 24));
+    assert!(size_of::<IndexError>() == pick(32, 24));
+    assert!(size_of::<DynView<'static, u8>>() == pick(24, 12));
+};
+
 /// The frame buffer: exactly the bytes the layout needs.
 static mut FRAME: [u8; Frame::BYTES] = [0; Frame::BYTES];
 

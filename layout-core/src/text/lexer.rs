@@ -512,53 +512,6 @@ impl<'a> Lexer<'a> {
         TokenKind::String
     }
 
-    /// XLA's `LexJsonDict`: from the `{` just lexed (`lbrace`), takes the
-    /// whole balanced `{…}` (skipping `"`-strings) as one
-    /// [`TokenKind::String`] token whose text is the dict with its braces.
-    /// Used for `backend_config={...}`.
-    ///
-    /// ```
-    /// # use xla_layout_core::text::{Lexer, TokenKind};
-    /// let src = br#"{"a":{"b":"}"}} x"#;
-    /// let mut lx = Lexer::new(src);
-    /// let lbrace = lx.next_token();
-    /// let dict = lx.lex_json_dict(lbrace);
-    /// assert_eq!(dict.kind, TokenKind::String);
-    /// assert_eq!(&src[dict.start..dict.end], &br#"{"a":{"b":"}"}}"#[..]);
-    /// ```
-    pub fn lex_json_dict(&mut self, lbrace: Token) -> Token {
-        let s = self.src;
-        let error = Token::new(TokenKind::Error, lbrace.start, lbrace.end);
-        if lbrace.kind != TokenKind::Lbrace {
-            return error;
-        }
-        let mut depth = 1usize;
-        let mut i = lbrace.start + 1;
-        while depth > 0 {
-            match s.get(i) {
-                None => return error,
-                Some(b'"') => {
-                    i += 1;
-                    loop {
-                        match s.get(i) {
-                            None => return error,
-                            Some(b'"') => break,
-                            Some(b'\\') if s.get(i + 1).is_some_and(|&c| c != b'\n') => i += 2,
-                            Some(b'\\') => return error,
-                            Some(_) => i += 1,
-                        }
-                    }
-                }
-                Some(b'{') => depth += 1,
-                Some(b'}') => depth -= 1,
-                Some(_) => {}
-            }
-            i += 1;
-        }
-        self.pos = i;
-        Token::new(TokenKind::String, lbrace.start, i)
-    }
-
     /// From an opening `(`, `[` or `{` just lexed (`open`), moves past its
     /// matching closer without lexing what is between, and returns the
     /// offset one past the closer. Strings (`"…"`, `'…'`, with backslash

@@ -194,7 +194,7 @@ pub fn fallback_items(krate: &Krate, name: &Ident, partial: &Partial) -> TokenSt
     let element = partial
         .logical
         .as_ref()
-        .map_or(ElementType::U8, ArrayShape::element_type);
+        .map_or(ElementType::U8, |s| s.element_type());
     let zeros_shape = ArrayShape::new(element, &vec![0; rank]);
     // A type with no storage width of its own (none here: the shape
     // parsed) would fall back to bytes.
@@ -203,7 +203,7 @@ pub fn fallback_items(krate: &Krate, name: &Ident, partial: &Partial) -> TokenSt
         Err(_) => (ArrayShape::new(ElementType::U8, &vec![0; rank]), 8),
     };
     let text = shape.to_string();
-    let logical = logical_type(k, partial.logical.as_ref().unwrap_or(&shape));
+    let logical = logical_type(k, partial.logical.as_deref().unwrap_or(&shape));
     let et = element_type_path(k, shape.element_type());
     let zeros = vec![quote!(#k::Dim::Static(0)); rank];
     quote! {
