@@ -152,7 +152,8 @@ fn bit_views_leave_spare_bytes_alone() {
     check_bits::<N64x544Bytes, N64x544, i8>();
     check_bits::<N1x129, N1x129Tpu, i8>();
     check_bits::<N1x129Tpu, N1x129, i8>();
-    // A packed copy keeps each value's sign across storage widths.
+    // A packed copy keeps each value across storage widths; in a byte, an
+    // s4 is its low nibble, the high one zero (XLA's UnpackIntN).
     let shape: ArrayShape = N64x544::SHAPE;
     assert_eq!(shape.element_type(), xla_layout::ElementType::S4);
     let mut packed = vec![0u8; N64x544::BYTES];
@@ -165,5 +166,5 @@ fn bit_views_leave_spare_bytes_alone() {
         .copy_from(&BitsView::<N64x544, i8>::new(&packed).unwrap());
     let b = BitsView::<N64x544Bytes, i8>::new(&bytes).unwrap();
     assert_eq!((b.get([3, 500]), b.get([63, 543])), (Some(-3), Some(7)));
-    assert_eq!(bytes[3 * 544 + 500], 0xFD);
+    assert_eq!(bytes[3 * 544 + 500], 0x0D);
 }
