@@ -50,9 +50,16 @@ use tiles::{Buffers, Stores, Tiles};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RelayoutError {
-    /// The two layouts are not of the same element type and logical
-    /// dimensions.
+    /// The two layouts do not have the same logical dimensions.
     ShapeMismatch,
+    /// The two layouts have the same dimensions but not the same element
+    /// type (a relayout moves elements; it does not convert them).
+    ElementTypeMismatch {
+        /// The source's element type.
+        src: crate::ElementType,
+        /// The destination's element type.
+        dst: crate::ElementType,
+    },
     /// The source buffer has fewer slots (buffer elements) than its
     /// layout.
     SourceTooShort {
@@ -91,7 +98,15 @@ pub enum RelayoutError {
 impl fmt::Display for RelayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::ShapeMismatch => f.write_str("the layouts are not of the same logical shape"),
+            Self::ShapeMismatch => {
+                f.write_str("the layouts are not of the same logical shape (dimensions)")
+            }
+            Self::ElementTypeMismatch { src, dst } => write!(
+                f,
+                "the layouts' element types differ ({} and {}): a relayout moves elements, it does not convert them",
+                src.name(),
+                dst.name()
+            ),
             Self::SourceTooShort { needed, got } => {
                 write!(
                     f,
@@ -159,12 +174,30 @@ pub struct Relayout {
 impl Relayout {
     /// Plans a copy from `src` to `dst`: the same element type and logical
     /// dimensions, any layouts.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, ElementType, Relayout, RelayoutError};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// assert!(Relayout::new(&t("bf16[8,128]{1,0}"), &t("bf16[8,128]{1,0:T(8,128)(2,1)}")).is_ok());
+    /// assert_eq!(
+    ///     Relayout::new(&t("bf16[8,128]{1,0}"), &t("f16[8,128]{1,0}")).unwrap_err(),
+    ///     RelayoutError::ElementTypeMismatch { src: ElementType::BF16, dst: ElementType::F16 }
+    /// );
+    /// assert_eq!(
+    ///     Relayout::new(&t("f32[8,128]{1,0}"), &t("f32[128,8]{1,0}")).unwrap_err(),
+    ///     RelayoutError::ShapeMismatch
+    /// );
+    /// ```
     pub const fn new(src: &TiledShape, dst: &TiledShape) -> Result<Relayout, RelayoutError> {
         let dims = src.logical_dims();
-        if !same_u64s(dims, dst.logical_dims())
-            || src.element_type() as u8 != dst.element_type() as u8
-        {
+        if !same_u64s(dims, dst.logical_dims()) {
             return Err(RelayoutError::ShapeMismatch);
+        }
+        if src.element_type() as u8 != dst.element_type() as u8 {
+            return Err(RelayoutError::ElementTypeMismatch {
+                src: src.element_type(),
+                dst: dst.element_type(),
+            });
         }
         let mut plan = Relayout {
             nest: Nest::EMPTY,
