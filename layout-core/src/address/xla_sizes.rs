@@ -134,14 +134,21 @@ impl ArrayShape {
     /// let a = |t| ArrayShape::parse_validated(t).unwrap().xla_array_size();
     /// assert_eq!(a("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}"), Ok(28_311_552)); // docs/xla-layouts.md §e
     /// assert_eq!(a("f32[6,4]{1,0:T(3,4)(2,1)}"), Ok(96)); // the exact size is 128
+    /// // Padded to 2^63 bytes: past int64, so XLA has no value for it.
+    /// assert!(a("u8[9223372036854775807]{0:T(2)}").is_err());
     /// ```
     pub const fn xla_array_size(&self) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {
             Ok(l) => l,
             Err(e) => return Err(e),
         };
+        // XLA computes ArraySize in int64: a value past it is an overflow
+        // there, not a size.
         if layout.tile_count() == 0 {
-            return self.xla_byte_size_of();
+            return match self.xla_byte_size_of() {
+                Ok(bytes) if bytes > i64::MAX as u64 => Err(AddressError::Overflow),
+                other => other,
+            };
         }
         if self.is_unbounded_dynamic() {
             return Err(AddressError::UndefinedInXla(
@@ -192,7 +199,10 @@ impl ArrayShape {
             Some(v) => v,
             None => return Err(AddressError::Overflow),
         };
-        bytes_of(self, layout, num)
+        match bytes_of(self, layout, num) {
+            Ok(bytes) if bytes > i64::MAX as u64 => Err(AddressError::Overflow),
+            other => other,
+        }
     }
 
     /// `LayoutUtil::LinearIndex`: XLA's slot of a logical index, which
