@@ -26,7 +26,7 @@ fn cast<T: Pod>(bytes: &[u8], slots: u64) -> Result<&[T], ViewError> {
         });
     }
     let whole = bytes.len() - bytes.len() % size_of::<T>().max(1);
-    if whole == 0 {
+    if whole == 0 || needed == 0 {
         // No element to read: any bytes will do, aligned or not.
         return Ok(&[]);
     }
@@ -45,7 +45,7 @@ fn cast_mut<T: Pod>(bytes: &mut [u8], slots: u64) -> Result<&mut [T], ViewError>
         });
     }
     let whole = bytes.len() - bytes.len() % size_of::<T>().max(1);
-    if whole == 0 {
+    if whole == 0 || needed == 0 {
         return Ok(&mut []);
     }
     bytemuck::try_cast_slice_mut(&mut bytes[..whole]).map_err(|_| ViewError::Misaligned {

@@ -279,6 +279,14 @@ mod byte_views {
             DynView::<f32>::from_bytes(&empty, &[]).unwrap().as_slice(),
             &[] as &[f32]
         );
+        // However many spare bytes there are, at whatever alignment.
+        for len in 0..9 {
+            let bytes = &bytemuck::cast_slice::<u32, u8>(&spare)[1..1 + len];
+            assert!(
+                DynView::<f32>::from_bytes(&empty, bytes).is_ok(),
+                "{len} bytes"
+            );
+        }
         // Bytes of a `u32` buffer: a `Vec<u8>` need not be 4-aligned (Miri's
         // allocator places them anywhere).
         let mut words = vec![0u32; 24];
