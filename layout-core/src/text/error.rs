@@ -315,8 +315,16 @@ impl ParseError {
     /// ```
     pub fn explain<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
         fmt::from_fn(move |f| {
-            let p = self.primary();
-            write!(f, "{} (at byte {})", p.explain(src.as_ref()), p.start)
+            // A later message at the same token is a consequence of the
+            // first there (`S(x)`: "expects integer", then the layout
+            // cannot go on): explain the first.
+            let src = src.as_ref();
+            let last = self.primary();
+            let p = self
+                .diagnostics()
+                .find(|d| d.start == last.start && !d.is_noise(src))
+                .unwrap_or(last);
+            write!(f, "{} (at byte {})", p.explain(src), p.start)
         })
     }
 

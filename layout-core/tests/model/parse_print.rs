@@ -830,8 +830,11 @@ fn messages_name_characters_that_are_not_ascii_whole() {
         ),
         (
             "f32[8]{0:Té(8)}",
-            "unexpected `é` (shape text is ASCII) in the layout",
+            "expected `(`, found `é` (shape text is ASCII)",
         ),
+        // The first message at a token is the cause; a later one there
+        // (the layout cannot go on) is its consequence.
+        ("f32[8]{0:S(x)}", "expected an integer, found `x`"),
         ("é32[8]", "found `é` (shape text is ASCII)"),
         (
             "f32[8]{0:T(8)} 日本",
