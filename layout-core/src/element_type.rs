@@ -422,19 +422,29 @@ impl ElementType {
     /// assert_eq!(ElementType::closest_name("bf61"), Some(ElementType::BF16));
     /// assert_eq!(ElementType::closest_name("F32"), Some(ElementType::F32));
     /// assert_eq!(ElementType::closest_name("matrix"), None);
+    /// // Equally near f8e4m3: the one `f6e2m3` starts.
+    /// assert_eq!(ElementType::closest_name("f6e2m3"), Some(ElementType::F6E2M3FN));
     /// ```
     pub fn closest_name(name: &str) -> Option<ElementType> {
-        let mut best: Option<(usize, ElementType)> = None;
+        // Nearest by edit distance; between equals, the one sharing the
+        // longest start with `name` (`f6e2m3` is `f6e2m3fn` cut short, not
+        // `f8e4m3` with two digits changed).
+        let common = |t: ElementType| {
+            let n = t.name().as_bytes();
+            name.bytes().zip(n).take_while(|(a, b)| a == *b).count()
+        };
+        let mut best: Option<(usize, usize, ElementType)> = None;
         for t in Self::ALL {
             if !t.is_type_token() {
                 continue;
             }
             let d = crate::similar::edit_distance(name.as_bytes(), t.name().as_bytes());
-            if d <= 2 && best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, t));
+            let c = common(t);
+            if d <= 2 && best.is_none_or(|(bd, bc, _)| d < bd || d == bd && c > bc) {
+                best = Some((d, c, t));
             }
         }
-        best.map(|(_, t)| t)
+        best.map(|(_, _, t)| t)
     }
 }
 
