@@ -70,10 +70,21 @@ impl core::fmt::Display for ViewError {
                 layout,
                 slot_bits,
                 rust_bits,
-            } => write!(
-                f,
-                "a {rust_bits}-bit Rust type does not hold `{layout}` elements stored in {slot_bits}-bit slots"
-            ),
+            } => {
+                write!(
+                    f,
+                    "a {rust_bits}-bit Rust type does not hold `{layout}` elements stored in {slot_bits}-bit slots"
+                )?;
+                // A value and its slot of different widths: only the bit
+                // views read that (pred's byte is its own rule).
+                let width = layout.bit_width().map(u64::from);
+                if *layout != ElementType::PRED && width.is_some_and(|w| w != *slot_bits) {
+                    f.write_str(
+                        " (the value and its slot differ in width: read them with the bit views)",
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -122,7 +133,9 @@ const fn assert_holds_slots<L: StaticLayout, T: Element>() {
     assert!(
         holds_slots::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS),
         "View/ViewMut: this Rust element type does not hold the layout's elements slot for \
-         slot (see `Element`: f32 for f32, u16 or half::bf16 for bf16, BitsView for packed types)"
+         slot (see `Element`: f32 for f32, u16 or half::bf16 for bf16; a type narrower than its \
+         slot (s4, u2, f4e2m1fn, …, packed by E(n) or one per byte) or a slot narrower than its \
+         type: BitsView/BitsViewMut)"
     );
 }
 
