@@ -71,6 +71,17 @@ impl Display for Described<'_> {
     }
 }
 
+/// Whether the layout around byte `at` has its `:` before `at` (the text
+/// from the layout's `{` to `at`, brackets inside attributes aside, holds
+/// one).
+fn past_colon(src: &[u8], at: usize) -> bool {
+    let before = &src[..at.min(src.len())];
+    match before.iter().rposition(|&b| b == b'{') {
+        Some(open) => before[open..].contains(&b':'),
+        None => true,
+    }
+}
+
 /// The text of the token at `start..end` for a message. The lexer's
 /// tokens are bytes, so one may cut a character that is not ASCII: then
 /// the whole character (`é`, not half of it), or "" only at the end.
@@ -134,6 +145,12 @@ impl Display for Explained<'_> {
             ParseErrorKind::ExpectedInteger => write!(
                 f,
                 "expected an integer, found {} (XLA: {xla})",
+                Described(token)
+            ),
+            // Still in minor_to_major: `{1,0 T(…)}` or `{1,0;T(…)}` lack the `:`.
+            ParseErrorKind::LayoutNotClosed if !past_colon(self.src, d.start) => write!(
+                f,
+                "expected `:` between minor_to_major and the attributes (or `}}`), found {} (XLA: {xla})",
                 Described(token)
             ),
             ParseErrorKind::LayoutNotClosed if attribute_index(token).is_some() => write!(

@@ -835,6 +835,16 @@ fn messages_name_characters_that_are_not_ascii_whole() {
         // The first message at a token is the cause; a later one there
         // (the layout cannot go on) is its consequence.
         ("f32[8]{0:S(x)}", "expected an integer, found `x`"),
+        // No `:` yet: the attributes' order is not the problem.
+        (
+            "f32[8,128]{1,0 T(8,128)}",
+            "expected `:` between minor_to_major and the attributes (or `}`), found `T`",
+        ),
+        ("f32[8,128]{1,0;T(8,128)}", "found `;`"),
+        (
+            "f32[8,128]{1,0:S(1)T(8,128)}",
+            "layout attribute `T` is out of order or repeated",
+        ),
         ("é32[8]", "found `é` (shape text is ASCII)"),
         (
             "f32[8]{0:T(8)} 日本",
