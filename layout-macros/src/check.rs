@@ -200,6 +200,11 @@ fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
                 &src.text[d.start..d.end]
             )
         }
+        ParseErrorKind::ExtraContent(_)
+            if src.to_next_semicolon && src.text.get(d.start..d.end) == Some(",") =>
+        {
+            "layout items end with `;`, not `,`".to_string()
+        }
         _ => d.explain(src.text.as_bytes()).to_string(),
     }
 }

@@ -13,4 +13,8 @@ layout! {
     type C = f32[8]{0},
 }
 
+layout! {
+    type E = f32[8]{0}, type F = f32[4]{0};
+}
+
 fn main() {}
