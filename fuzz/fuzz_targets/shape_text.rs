@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
+use xla_layout_core::text::{ParseOptions, parse_array_with_spans};
 use xla_layout_core::{ArrayShape, Layout, Shape, TiledShape, validate_array};
 use xla_layout_fuzz::Sampler;
 
@@ -94,6 +95,20 @@ fn array(text: &str, data: &[u8]) {
         ArrayShape::parse_validated(&printed).is_ok(),
         "{text:?} is valid, its printed form {printed:?} is not"
     );
+    // Strict parsing refuses only what XLA's parser reads past: never the
+    // printer's own text of a valid shape.
+    let strict = ParseOptions {
+        strict: true,
+        ..ParseOptions::default()
+    };
+    assert!(
+        parse_array_with_spans(printed.as_bytes(), strict).is_ok(),
+        "{printed:?} is canonical and valid, and strict parsing refuses it"
+    );
+    // Whatever strict parsing accepts, the default parse reads the same.
+    if let Ok((s, _)) = parse_array_with_spans(data, strict) {
+        assert_eq!(Some(s), ArrayShape::parse(text).ok(), "{text:?}");
+    }
     // The printed shape is addressed as the original.
     let tiled = a.tiled();
     assert_eq!(
@@ -137,10 +152,14 @@ fn addresses(t: &TiledShape, text: &str, data: &[u8]) {
     }
     assert!(t.offset(&vec![0; dims.len() + 1]).is_err());
     let mut rng = Sampler::new(data);
+    let hierarchical = t.hierarchical().ok();
     let check = |index: &[u64]| -> u64 {
         let offset = t
             .offset(index)
             .unwrap_or_else(|e| panic!("{text:?}: offset of {index:?}: {e}"));
+        if let Some(h) = &hierarchical {
+            assert_eq!(h.offset(index), Ok(offset), "{text:?}: {h} at {index:?}");
+        }
         assert!(
             offset < slots,
             "{text:?}: {index:?} at {offset} of {slots} slots"
