@@ -97,10 +97,7 @@ fn array(text: &str, data: &[u8]) {
     );
     // Strict parsing refuses only what XLA's parser reads past: never the
     // printer's own text of a valid shape.
-    let strict = ParseOptions {
-        strict: true,
-        ..ParseOptions::default()
-    };
+    let strict = ParseOptions::default().with_strict(true);
     assert!(
         parse_array_with_spans(printed.as_bytes(), strict).is_ok(),
         "{printed:?} is canonical and valid, and strict parsing refuses it"

@@ -59,12 +59,9 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     // malformed attribute it drops, a memory space it wraps) is an error
     // here. Asked after validation, whose words are better for the
     // attributes it refuses anyway (`#(s32)`).
-    let strict = ParseOptions {
-        strict: true,
-        ..ParseOptions::default()
-    };
+    let strict = ParseOptions::default().with_strict(true);
     if let Err(e) = parse_array_with_spans(text, strict) {
-        let note = " (XLA's parser drops the malformed attribute and reads on; layout! does not)";
+        let note = " (XLA's parser records this and reads on; layout! does not)";
         report_parse_errors(src, &e, note, cx);
         return Err(partial);
     }

@@ -438,6 +438,7 @@ fn parse_tiles(p: &mut Parser<'_>, d: &mut Draft<'_>, _: Token) -> Step<()> {
                 // XLA tries an integer first, so `*` leaves an "expects
                 // integer" behind.
                 None if p.tok().kind == K::Asterisk => {
+                    p.forget_artefact();
                     p.lex();
                     COMBINE
                 }

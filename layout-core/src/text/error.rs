@@ -81,7 +81,19 @@ pub enum ParseErrorKind {
     /// An array was asked for but the text is another kind of shape.
     NotAnArray(&'static str),
     /// `S(n)` with n outside XLA's 8 bits, which XLA wraps silently;
-    /// reported only by strict parsing ([`super::ParseOptions::strict`]).
+    /// reported only by strict parsing ([`super::ParseOptions::strict`]),
+    /// and XLA has no message for it.
+    ///
+    /// ```
+    /// use xla_layout_core::text::{parse_shape_with, ParseOptions};
+    /// let text = "f32[2]{0:S(300)}";
+    /// let strict = ParseOptions::default().with_strict(true);
+    /// let e = parse_shape_with(text.as_bytes(), strict).unwrap_err();
+    /// assert_eq!(
+    ///     e.xla_message(text).to_string(),
+    ///     "XLA accepts this text; strict parsing refuses it: memory space S(300) does not fit the 8 bits XLA keeps it in (XLA would read it as S(44))"
+    /// );
+    /// ```
     MemorySpaceOutOfRange(i64),
 }
 
@@ -285,6 +297,19 @@ impl ParseError {
         e
     }
 
+    /// Removes the diagnostic recorded last.
+    pub(crate) fn pop(&mut self) {
+        if self.len > 0 {
+            self.len -= 1;
+            self.diagnostics[self.len] = None;
+        }
+    }
+
+    /// Whether no diagnostic is held.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// All diagnostics, in the order they were recorded.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics[..self.len].iter().flatten()
@@ -386,6 +411,13 @@ pub struct XlaMessage<'a> {
 impl Display for XlaMessage<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let primary = self.error.kind();
+        if let ParseErrorKind::MemorySpaceOutOfRange(_) = primary {
+            // Only strict parsing says this; XLA wraps the value.
+            return write!(
+                f,
+                "XLA accepts this text; strict parsing refuses it: {primary}"
+            );
+        }
         if primary.is_xla_abort() {
             return write!(f, "XLA aborts the process: {primary}");
         }

@@ -48,10 +48,13 @@ impl Diagnostic {
     /// let text = b"f32[2]{0:T(*,(}";
     /// let e = parse_shape(text).unwrap_err();
     /// assert!(e.diagnostics().next().unwrap().is_noise(text));
+    /// // A `*` where no tile entry can be is a real mistake.
+    /// let text = b"f32[2]{0:E(*)}";
+    /// let e = parse_shape(text).unwrap_err();
+    /// assert!(!e.diagnostics().next().unwrap().is_noise(text));
     /// ```
     pub fn is_noise(&self, src: &[u8]) -> bool {
-        self.kind == ParseErrorKind::ExpectedInteger
-            && src.get(self.start..self.end) == Some(&b"*"[..])
+        self.kind == ParseErrorKind::ExpectedInteger && star_in_tile_list(src, self.start, self.end)
     }
 }
 
@@ -69,6 +72,30 @@ impl Display for Described<'_> {
             write!(f, "`{}`", self.0)
         }
     }
+}
+
+/// Whether `start..end` is a `*` tile entry: where XLA's parser, trying an
+/// integer first, leaves an `expects integer` behind.
+pub(crate) fn star_in_tile_list(src: &[u8], start: usize, end: usize) -> bool {
+    src.get(start..end) == Some(&b"*"[..]) && in_tile_list(src, start)
+}
+
+/// Whether byte `at` is inside a tile's list: the innermost `(` open
+/// before it follows `T` or another tile's `)` (`T(8,128)(2,1)`).
+fn in_tile_list(src: &[u8], at: usize) -> bool {
+    let mut depth = 0usize;
+    for i in (0..at.min(src.len())).rev() {
+        match src[i] {
+            b')' => depth += 1,
+            b'(' if depth > 0 => depth -= 1,
+            b'(' => {
+                let before = src[..i].iter().rposition(|b| !b.is_ascii_whitespace());
+                return before.is_some_and(|j| matches!(src[j], b'T' | b')'));
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether the layout around byte `at` has its `:` before `at` (the text

@@ -23,31 +23,56 @@ use crate::limits::{DEFAULT_MAX_DEPTH, UNBOUNDED};
 use crate::model::ScalarAttributes;
 use crate::{ArrayShape, CapacityError, ElementType, InlineStr, Layout, PhysicalShapeText, Shape};
 
-/// Options for parsing shape text.
+/// Options for parsing shape text, built from the default (XLA's
+/// behaviour) with `with_*` methods.
 ///
 /// ```
 /// use xla_layout_core::text::{parse_shape_with, ParseOptions};
 ///
-/// let opts = ParseOptions { max_depth: 2, ..ParseOptions::default() };
+/// let opts = ParseOptions::default().with_max_depth(2);
 /// assert!(parse_shape_with(b"b(f32[])", opts).is_ok());
 /// assert!(parse_shape_with(b"b(b(f32[]))", opts).is_err());
 ///
 /// // XLA's parser drops a malformed attribute and reads on; strict does not.
-/// let strict = ParseOptions { strict: true, ..ParseOptions::default() };
+/// let strict = ParseOptions::default().with_strict(true);
 /// assert!(parse_shape_with(b"f32[2]{0:E}", ParseOptions::default()).is_ok());
 /// assert!(parse_shape_with(b"f32[2]{0:E}", strict).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseOptions {
     /// How deep shapes may nest (tuples, `b(...)`, `P(...)`), counting the
     /// outermost shape as 1. XLA's default is 8192 ([`crate::DEFAULT_MAX_DEPTH`]).
     pub max_depth: usize,
-    /// Refuse what XLA's parser reads past: an attribute it drops because
-    /// it is malformed (`E` without `(n)`, `#(s32)`), and a memory space
+    /// Refuse what XLA's parser reads past after recording an error it
+    /// does not return: an attribute it drops because it is malformed
+    /// (`E` without `(n)`), one it reads despite the error (`E(4` without
+    /// `)`, `#(s32)` of a type that is not unsigned), and a memory space
     /// outside the 8 bits XLA keeps it in (`S(300)`, which XLA reads as
     /// `S(44)`). Off by default, which is XLA's behaviour; the `layout!`
     /// macro parses strictly, since a type must mean what was written.
+    ///
+    /// A strict failure on text XLA accepts shows, as its XLA message, the
+    /// error XLA recorded and read past (for a wrapped memory space, that
+    /// XLA accepts the text). Strict errors leave out the artefacts XLA's
+    /// messages have (the "expects integer" of each `*` tile entry). With
+    /// [`parse_shape_events`], the elements before the failure have been
+    /// handed out already.
     pub strict: bool,
+}
+
+impl ParseOptions {
+    /// These options with [`ParseOptions::max_depth`] set.
+    pub const fn with_max_depth(mut self, max_depth: usize) -> ParseOptions {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// These options with [`ParseOptions::strict`] set.
+    pub const fn with_strict(mut self, strict: bool) -> ParseOptions {
+        self.strict = strict;
+        self
+    }
 }
 
 impl Default for ParseOptions {
@@ -325,6 +350,20 @@ impl<'a> Parser<'a> {
                 kind,
             });
         false
+    }
+
+    /// Forgets the diagnostic just recorded, in a strict parse: the
+    /// "expects integer" a `*` tile entry leaves behind, an artefact of
+    /// XLA's parser, so that the few diagnostics a ParseError holds are
+    /// ones that matter.
+    #[cold]
+    pub(crate) fn forget_artefact(&mut self) {
+        if let (true, Some(e)) = (self.strict, self.errors.as_mut()) {
+            e.pop();
+            if e.is_empty() {
+                self.errors = None;
+            }
+        }
     }
 
     /// Records a fatal diagnostic and stops.
@@ -789,13 +828,7 @@ fn finish<T>(
     match value {
         // Strict: what XLA recovered from fails the parse (not the
         // `expects integer` every `*` tile entry leaves behind).
-        Ok(Some(_))
-            if p.tok.kind == K::Eof
-                && p.strict
-                && p.errors
-                    .as_ref()
-                    .is_some_and(|e| e.diagnostics().any(|d| !d.is_noise(p.src))) =>
-        {
+        Ok(Some(_)) if p.tok.kind == K::Eof && p.strict && p.errors.is_some() => {
             Err(p.take_error())
         }
         Ok(Some(v)) if p.tok.kind == K::Eof => Ok(v),

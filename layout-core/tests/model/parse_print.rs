@@ -744,10 +744,7 @@ fn xla_message_for_extra_content() {
 /// The strict parse's error kind and the text it points at.
 fn strict_err(text: &str) -> (String, String) {
     use xla_layout_core::text::{ParseOptions, parse_array_with_spans};
-    let strict = ParseOptions {
-        strict: true,
-        ..ParseOptions::default()
-    };
+    let strict = ParseOptions::default().with_strict(true);
     match parse_array_with_spans(text.as_bytes(), strict) {
         Ok((s, _)) => panic!("{text} should not parse strictly, got {s}"),
         Err(e) => (e.kind().to_string(), text[e.span()].to_string()),
@@ -807,10 +804,7 @@ fn strict_refuses_a_memory_space_xla_wraps() {
     // The ends of the range fit.
     for text in ["f32[8]{0:S(127)}", "f32[8]{0:S(-128)}", "f32[2]{0:T(2,*)}"] {
         use xla_layout_core::text::{ParseOptions, parse_array_with_spans};
-        let strict = ParseOptions {
-            strict: true,
-            ..ParseOptions::default()
-        };
+        let strict = ParseOptions::default().with_strict(true);
         assert_eq!(
             parse_array_with_spans(text.as_bytes(), strict).map(|(a, _)| a),
             Ok(array(text)),
@@ -856,4 +850,35 @@ fn messages_name_characters_that_are_not_ascii_whole() {
         let explained = e.explain(text).to_string();
         assert!(explained.contains(says), "{text}: {explained}");
     }
+}
+
+#[test]
+fn strict_sees_past_any_number_of_star_entries() {
+    use xla_layout_core::text::{ParseOptions, parse_shape_with};
+    let strict = ParseOptions::default().with_strict(true);
+    // Each `*` leaves XLA's "expects integer" behind; the error that
+    // matters comes after them, past the few diagnostics a ParseError keeps.
+    for (text, says) in [
+        (
+            "(f32[2,2,2,8]{3,2,1,0:T(*,*,*,8)}, f32[2]{0:S(300)}, f32[2,8]{1,0:T(*,8)})",
+            "memory space S(300) does not fit",
+        ),
+        (
+            "(f32[2,2,2,8]{3,2,1,0:T(*,*,*,8)}, f32[2]{0:E}, f32[2,8]{1,0:T(*,8)})",
+            "expects element size in bits to start with kLparen",
+        ),
+    ] {
+        assert!(Shape::parse(text).is_ok(), "{text}");
+        let e = parse_shape_with(text.as_bytes(), strict).unwrap_err();
+        assert!(e.kind().to_string().contains(says), "{text}: {}", e.kind());
+    }
+    // A `*` where no tile entry can be is no artefact.
+    let e = parse_err("f32[2]{0:E(*)}");
+    assert!(
+        e.explain("f32[2]{0:E(*)}")
+            .to_string()
+            .contains("expected an integer, found `*`"),
+        "{}",
+        e.explain("f32[2]{0:E(*)}")
+    );
 }

@@ -777,7 +777,7 @@ proptest! {
         // Strict parsing refuses only what XLA reads past; what the
         // printer writes is never that, except a `#`/`*` type that is
         // not unsigned (XLA's parser complains and keeps it).
-        let strict = ParseOptions { strict: true, ..ParseOptions::default() };
+        let strict = ParseOptions::default().with_strict(true);
         let signed = |t: Option<ElementType>| t.is_some_and(|t| !t.is_unsigned_integral());
         let refused = signed(spec.index_type) || signed(spec.pointer_type);
         let strictly = parse_array_with_spans(text.as_bytes(), strict).map(|(a, _)| a);
