@@ -305,12 +305,16 @@ fn bytes(plans: &[Relayout], p: &Pair<'_>, data: &[u8], pad: u8) {
             continue;
         }
         let (s, d) = (s * sb, d * db);
+        // The value's own bits: the slot's low `width`, sign-extended to
+        // the type's width for a signed type; zeros above the type's width.
         let sign = signed && width > 0 && bit(&from, s + width - 1);
         for k in 0..db {
             let v = if sb == db || k < width {
                 bit(&from, s + k)
-            } else {
+            } else if k < natural {
                 sign
+            } else {
+                false
             };
             set_bit(&mut want, d + k, v);
         }
