@@ -93,14 +93,30 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
 
 /// Whether the line where `e` is defines an instruction named `name`
 /// (`[ROOT] [%]name = …`).
-fn defines(text: &str, e: &xla_layout_hlo::HloError, name: &str) -> bool {
-    let start = e.span.start.min(text.len());
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[line_start..].lines().next().unwrap_or("").trim_start();
-    let line = line.strip_prefix("ROOT ").unwrap_or(line).trim_start();
-    let line = line.strip_prefix('%').unwrap_or(line);
+fn defines(text: &str, e: &xla_layout_hlo::HloError, query: &str) -> bool {
+    // The query as `Module::instruction` takes it: `name`, `%name` or
+    // `computation/name` (the computation is not checked here: a line
+    // that does not read has none for certain).
+    let name = query.rsplit('/').next().unwrap_or(query);
+    let name = name.strip_prefix('%').unwrap_or(name).as_bytes();
+    // Bytes, not `str` slices: an error's offset need not fall on a
+    // character boundary.
+    let bytes = text.as_bytes();
+    let start = e.span.start.min(bytes.len());
+    let line_start = bytes[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = &bytes[line_start..];
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    let line = line.trim_ascii_start();
+    let line = line
+        .strip_prefix(b"ROOT ")
+        .unwrap_or(line)
+        .trim_ascii_start();
+    let line = line.strip_prefix(b"%").unwrap_or(line);
     line.strip_prefix(name)
-        .is_some_and(|rest| rest.trim_start().starts_with('='))
+        .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"="))
 }
 
 /// The crate being compiled, where relative dump paths start.

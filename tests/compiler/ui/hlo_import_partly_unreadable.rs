@@ -10,6 +10,9 @@ layout! {
     type Broken = hlo("../../../../tests/compiler/dumps/partly_unreadable.hlo", "broken");
     type Bad = hlo("../../../../tests/compiler/dumps/partly_unreadable.hlo", "bad");
     type Nowhere = hlo("../../../../tests/compiler/dumps/partly_unreadable.hlo", "z");
+    // The name as lookups take it: `%name`, `computation/name`.
+    type Percent = hlo("../../../../tests/compiler/dumps/partly_unreadable.hlo", "%broken");
+    type Qualified = hlo("../../../../tests/compiler/dumps/partly_unreadable.hlo", "other/broken");
 }
 
 const _: () = assert!(Y::BYTES == 16 * 256 * 2);
