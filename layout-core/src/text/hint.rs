@@ -58,18 +58,32 @@ impl Diagnostic {
     }
 }
 
-/// The token text for a message: `` `x` ``, "the end of the shape", or a
-/// character that is not ASCII said to be one.
-struct Described<'a>(&'a str);
+/// The token for a message: `` `x` ``, "the end of the shape", a
+/// character that is not ASCII said to be one, or a byte that is not UTF-8.
+enum Described<'a> {
+    Text(&'a str),
+    End,
+    Byte(u8),
+}
+
+impl<'a> Described<'a> {
+    /// The token at byte `start` whose text (whole characters) is `token`.
+    fn at(src: &'a [u8], start: usize, token: &'a str) -> Described<'a> {
+        match (token.is_empty(), src.get(start)) {
+            (false, _) => Described::Text(token),
+            (true, None) => Described::End,
+            (true, Some(&b)) => Described::Byte(b),
+        }
+    }
+}
 
 impl Display for Described<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            f.write_str("the end of the shape")
-        } else if !self.0.is_ascii() {
-            write!(f, "`{}` (shape text is ASCII)", self.0)
-        } else {
-            write!(f, "`{}`", self.0)
+        match self {
+            Described::End => f.write_str("the end of the shape"),
+            Described::Byte(b) => write!(f, "the byte 0x{b:02X}, which is not UTF-8"),
+            Described::Text(t) if !t.is_ascii() => write!(f, "`{t}` (shape text is ASCII)"),
+            Described::Text(t) => write!(f, "`{t}`"),
         }
     }
 }
@@ -152,11 +166,11 @@ impl Display for Explained<'_> {
                     ),
                 }
             }
-            ParseErrorKind::ExpectedPrimitiveType(_) if !token.is_empty() => {
+            ParseErrorKind::ExpectedPrimitiveType(_) if d.start < self.src.len() => {
                 write!(
                     f,
                     "expected an element type such as `f32` or `bf16`, found {} (XLA: {xla})",
-                    Described(token)
+                    Described::at(self.src, d.start, token)
                 )
             }
             ParseErrorKind::ExpectedPrimitiveType(_) => {
@@ -172,13 +186,13 @@ impl Display for Explained<'_> {
             ParseErrorKind::ExpectedInteger => write!(
                 f,
                 "expected an integer, found {} (XLA: {xla})",
-                Described(token)
+                Described::at(self.src, d.start, token)
             ),
             // Still in minor_to_major: `{1,0 T(…)}` or `{1,0;T(…)}` lack the `:`.
             ParseErrorKind::LayoutNotClosed if !past_colon(self.src, d.start) => write!(
                 f,
                 "expected `:` between minor_to_major and the attributes (or `}}`), found {} (XLA: {xla})",
-                Described(token)
+                Described::at(self.src, d.start, token)
             ),
             ParseErrorKind::LayoutNotClosed if attribute_index(token).is_some() => write!(
                 f,
@@ -187,13 +201,13 @@ impl Display for Explained<'_> {
             ParseErrorKind::LayoutNotClosed => write!(
                 f,
                 "unexpected {} in the layout: after `:` come the attributes {AttributeOrder}, each at most once and in that order, then `}}` (XLA: {xla})",
-                Described(token)
+                Described::at(self.src, d.start, token)
             ),
             ParseErrorKind::ExtraContent(_) => {
                 write!(
                     f,
                     "unexpected {} after the shape (XLA: {xla})",
-                    Described(token)
+                    Described::at(self.src, d.start, token)
                 )
             }
             ParseErrorKind::MinorToMajorCount {
@@ -208,7 +222,7 @@ impl Display for Explained<'_> {
                     f,
                     "expected `{}`, found {} (XLA: {xla})",
                     kind.text(),
-                    Described(token)
+                    Described::at(self.src, d.start, token)
                 )
             }
             ParseErrorKind::PhysicalShapeOnDenseArray(_) => write!(

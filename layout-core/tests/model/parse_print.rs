@@ -882,3 +882,21 @@ fn strict_sees_past_any_number_of_star_entries() {
         e.explain("f32[2]{0:E(*)}")
     );
 }
+
+#[test]
+fn messages_name_a_byte_that_is_not_utf8() {
+    use xla_layout_core::text::parse_shape;
+    for text in [
+        &b"f32[8]{0:T(8)} \xFF"[..],
+        b"f32[8]{0:T(\xFF)}",
+        b"\xFF32[8]",
+    ] {
+        let e = parse_shape(text).unwrap_err();
+        let explained = e.explain(text).to_string();
+        assert!(
+            explained.contains("the byte 0xFF, which is not UTF-8"),
+            "{explained}"
+        );
+        assert!(!explained.contains("the end of the shape"), "{explained}");
+    }
+}
