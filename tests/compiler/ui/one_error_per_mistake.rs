@@ -1,7 +1,8 @@
 // Each invalid layout is one error: code that uses the stand-in type the
 // macro emits (views, copies, compile-time checks, offsets) raises none.
 use xla_layout::{
-    View, ViewMut, assert_bytes, assert_layout_equivalent, assert_same_shape, layout,
+    View, ViewMut, assert_bitcast, assert_bytes, assert_layout_eq, assert_layout_equivalent,
+    assert_same_shape, layout,
 };
 
 layout! {
@@ -15,6 +16,8 @@ assert_same_shape!(Good, BadTile);
 assert_bytes!(BadTile, 4096);
 assert_layout_equivalent!(Good, BadTile);
 assert_same_shape!(BadType, BadFile);
+assert_layout_eq!(Good, BadTile);
+assert_bitcast!(Good, BadType);
 
 fn main() {
     let src = vec![0f32; 1024];
