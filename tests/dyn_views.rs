@@ -251,8 +251,17 @@ fn construction_checks_once() {
         .unwrap()
         .tiled()
         .unwrap();
-    assert!(DynView::new(&bytes, &[0i8; 4]).is_err());
-    assert!(DynView::new(&packed, &[0i8; 4]).is_err());
+    // Refused, and told where to go: the value and its slot differ in width.
+    for t in [&bytes, &packed] {
+        let e = DynView::new(t, &[0i8; 4]).unwrap_err();
+        assert!(
+            e.to_string().ends_with("read them with the bit views)"),
+            "{e}"
+        );
+    }
+    // f32 in an i32 view: the widths agree, so no such advice.
+    let e = DynView::new(&t, &[0i32; 24]).unwrap_err();
+    assert!(!e.to_string().contains("bit views"), "{e}");
     // -1 with the upper bits set or clear reads -1 either way.
     let b = DynBitsView::<i8>::new(&bytes, &[0x0F, 0xFF, 0x01, 0xF1]).unwrap();
     assert_eq!(b.iter().map(|(_, x)| x).collect::<Vec<_>>(), [-1, -1, 1, 1]);

@@ -75,12 +75,15 @@ impl core::fmt::Display for ViewError {
                     f,
                     "a {rust_bits}-bit Rust type does not hold `{layout}` elements stored in {slot_bits}-bit slots"
                 )?;
-                // A value and its slot of different widths: only the bit
-                // views read that (pred's byte is its own rule).
+                // Slots that are not whole bytes, or a value and its slot of
+                // different widths: only the bit views read those (pred's
+                // byte is its own rule).
                 let width = layout.bit_width().map(u64::from);
-                if *layout != ElementType::PRED && width.is_some_and(|w| w != *slot_bits) {
+                if *layout != ElementType::PRED
+                    && (slot_bits % 8 != 0 || width.is_some_and(|w| w != *slot_bits))
+                {
                     f.write_str(
-                        " (the value and its slot differ in width: read them with the bit views)",
+                        " (packed, or narrower than its slot: read them with the bit views)",
                     )?;
                 }
                 Ok(())
