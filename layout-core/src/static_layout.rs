@@ -33,8 +33,9 @@ use crate::{ArrayShape, ElementType};
 /// ELEMENT_BITS` fits in `usize` (so every bit offset does). `SHAPE` is a
 /// valid shape whose [`crate::TiledShape`] has `PHYSICAL_ELEMENTS` slots
 /// of `ELEMENT_BITS` bits and the dimensions `DIMS` (views plan copies
-/// from it), and `TILED` is that `TiledShape` (leave its default). Implement
-/// it with `layout!`.
+/// from it), and `TILED` is that `TiledShape` (leave its default). Leave
+/// `VALID` at its default too: `false` turns the compile-time checks off.
+/// Implement it with `layout!`.
 pub unsafe trait StaticLayout:
     Copy + Default + Debug + Display + Eq + Hash + 'static
 {

@@ -62,7 +62,8 @@ impl Parse for TpuRef {
                     return Err(syn::Error::new(
                         at.span(),
                         format!(
-                            "after the shape's `,` comes one TPU generation, written as a name: v4, v5e, v5p or v6e (found {found})"
+                            "after the shape's `,` comes one TPU generation, written as a name: {} (found {found})",
+                            xla_layout_core::tpu::Generation::NAMES
                         ),
                     ));
                 }

@@ -93,6 +93,8 @@ impl Mode {
 pub struct Hierarchical {
     modes: [Mode; MAX_RANK],
     rank: usize,
+    /// The layout's slots ([`TiledShape::physical_slots`]), for errors.
+    slots: u64,
 }
 
 /// Why a layout has no hierarchical form.
@@ -124,8 +126,9 @@ impl core::error::Error for NotHierarchical {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NotStrided {
-    /// A dimension is split into digits by a tile (its hierarchical form
-    /// has nested modes).
+    /// A dimension is split by a tile into digits that do not join back
+    /// into one stride (its hierarchical form has nested modes that do not
+    /// coalesce).
     Tiled {
         /// The first such dimension.
         dim: usize,
@@ -139,7 +142,7 @@ impl Display for NotStrided {
         match self {
             NotStrided::Tiled { dim } => write!(
                 f,
-                "dimension {dim} is split by a tile, so one stride cannot step it (see the hierarchical form)"
+                "dimension {dim} is split by a tile into pieces that do not join back, so one stride cannot step it (see the hierarchical form)"
             ),
             NotStrided::NotHierarchical(e) => write!(f, "{e}"),
         }
@@ -235,7 +238,7 @@ impl Hierarchical {
                     .and_then(|term| slot.checked_add(term))
                     .ok_or(IndexError::OffsetOutOfRange {
                         offset: u64::MAX,
-                        slots: u64::MAX,
+                        slots: self.slots,
                     })?;
                 rest /= n;
             }
@@ -270,6 +273,7 @@ impl TiledShape {
         let mut out = Hierarchical {
             modes: [empty; MAX_RANK],
             rank,
+            slots: self.physical_slots(),
         };
         for (d, mode) in out.modes.iter_mut().enumerate().take(rank) {
             let size = self.logical_dims()[d];
@@ -314,8 +318,8 @@ impl TiledShape {
     /// no dimension split by a tile into pieces that do not join back
     /// (tiles that pad, like `T(8,128)` on `f32[3,5]`, leave one digit per
     /// dimension; `T(2,128)(2,1)` on bf16 `[1024,1]{0,1}` splits dimension
-    /// 0 into pairs 2 slots apart and pairs of pairs 4 apart, which join
-    /// into one stride of 2). Unlike XLA's
+    /// 0 into digits `(128,8):(2,256)`, 128 steps of 2 slots then steps of
+    /// 256 = 128·2, which join into one stride of 2). Unlike XLA's
     /// `ByteStrides` ([`crate::ArrayShape::xla_byte_strides`]), which ignores
     /// tiles, a tiled layout is refused rather than given wrong strides.
     ///

@@ -26,6 +26,15 @@ const fn bounded(shape: &ArrayShape, d: usize) -> Result<u64, AddressError> {
     }
 }
 
+/// `size`, if XLA's int64 holds it: XLA computes ArraySize in int64, so a
+/// value past it is an overflow there, not a size.
+const fn within_int64(size: Result<u64, AddressError>) -> Result<u64, AddressError> {
+    match size {
+        Ok(bytes) if bytes > i64::MAX as u64 => Err(AddressError::Overflow),
+        other => other,
+    }
+}
+
 /// `bytes(n)` of docs/xla-layouts.md §e: `⌈n·E/8⌉` with `E`, else `n·ByteWidth`.
 const fn bytes_of(shape: &ArrayShape, layout: &Layout, n: u64) -> Result<u64, AddressError> {
     let bits = match layout.element_bits(shape.element_type()) {
@@ -142,13 +151,8 @@ impl ArrayShape {
             Ok(l) => l,
             Err(e) => return Err(e),
         };
-        // XLA computes ArraySize in int64: a value past it is an overflow
-        // there, not a size.
         if layout.tile_count() == 0 {
-            return match self.xla_byte_size_of() {
-                Ok(bytes) if bytes > i64::MAX as u64 => Err(AddressError::Overflow),
-                other => other,
-            };
+            return within_int64(self.xla_byte_size_of());
         }
         if self.is_unbounded_dynamic() {
             return Err(AddressError::UndefinedInXla(
@@ -199,10 +203,7 @@ impl ArrayShape {
             Some(v) => v,
             None => return Err(AddressError::Overflow),
         };
-        match bytes_of(self, layout, num) {
-            Ok(bytes) if bytes > i64::MAX as u64 => Err(AddressError::Overflow),
-            other => other,
-        }
+        within_int64(bytes_of(self, layout, num))
     }
 
     /// `LayoutUtil::LinearIndex`: XLA's slot of a logical index, which

@@ -127,8 +127,10 @@ fn checked<T: Element>(shape: &TiledShape, data: &[T]) -> Result<(), NdarrayErro
 
 impl TiledShape {
     /// `data` through this layout as an `ndarray` view of the logical
-    /// shape, for layouts with one stride per dimension (untiled, or tiles
-    /// that only pad); `data` is checked as [`DynView::new`] checks it. The
+    /// shape, for layouts with one stride per dimension
+    /// ([`TiledShape::logical_strides`]: untiled, tiles that only pad, or
+    /// tiles whose pieces join back into one stride); `data` is checked as
+    /// [`DynView::new`] checks it. The
     /// view borrows only `data`, not the layout.
     ///
     /// ```

@@ -326,8 +326,10 @@ impl ParseError {
     }
 
     /// The failure in words a person can act on, for `src` (the text it
-    /// came from, as `&str` or bytes): [`Diagnostic::explain`] of the
-    /// diagnostic that made it fail, then its byte offset.
+    /// came from, as `&str` or bytes): [`Diagnostic::explain`] of the cause
+    /// (the first diagnostic at the token where the parse failed: a later
+    /// one there is its consequence, so this can explain another
+    /// diagnostic than [`ParseError::kind`]'s), then its byte offset.
     ///
     /// ```
     /// use xla_layout_core::text::parse_shape;

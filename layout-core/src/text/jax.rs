@@ -505,17 +505,17 @@ impl JaxShapeError {
     /// assert_eq!(e.message().to_string(), "expects integer");
     /// ```
     pub fn message(&self) -> impl Display + '_ {
-        fmt::from_fn(move |f| {
-            match self {
+        fmt::from_fn(move |f| match self {
             JaxShapeError::Shape(e) => write!(f, "{}", e.kind()),
             JaxShapeError::LayoutWritten => {
                 f.write_str("the shape has an XLA layout and a JAX layout; give one")
             }
-            JaxShapeError::NoShape => f.write_str(
-                "write the shape before JAX's layout, as in `f32[3,5] Layout(major_to_minor=(0, 1))`: JAX's layout says neither the element type nor the dimensions",
-            ),
+            JaxShapeError::NoShape => f.write_str(concat!(
+                "write the shape before JAX's layout, as in ",
+                "`f32[3,5] Layout(major_to_minor=(0, 1))`: ",
+                "JAX's layout says neither the element type nor the dimensions",
+            )),
             JaxShapeError::Layout(e) => write!(f, "{}", e.message()),
-        }
         })
     }
 }
