@@ -254,6 +254,17 @@ fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
             input.parse::<LitStr>()?;
             return Ok(Source::Literal(lit));
         }
+        // Strings are not joined: say so at the second one.
+        if let Ok(second) = fork.parse::<LitStr>() {
+            return Err(syn::Error::new(
+                second.span(),
+                format!(
+                    "one string holds the whole shape: write \"{}{}\"",
+                    lit.value(),
+                    second.value()
+                ),
+            ));
+        }
     }
     let tokens = input.step(|cursor| {
         let mut rest = *cursor;

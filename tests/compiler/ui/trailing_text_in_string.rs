@@ -5,3 +5,6 @@ layout! {
 }
 
 fn main() {}
+
+// Two strings are not one shape: said at the second.
+layout! { type Split = "f32[3,5]" "{1,0}"; }
