@@ -319,7 +319,10 @@ impl TiledShape {
     /// (tiles that pad, like `T(8,128)` on `f32[3,5]`, leave one digit per
     /// dimension; `T(2,128)(2,1)` on bf16 `[1024,1]{0,1}` splits dimension
     /// 0 into digits `(128,8):(2,256)`, 128 steps of 2 slots then steps of
-    /// 256 = 128·2, which join into one stride of 2). Unlike XLA's
+    /// 256 = 128·2, which join into one stride of 2). A layout with `*` has
+    /// strides when one step along each dimension gives every index's slot,
+    /// checked element by element for arrays of up to 65,536 elements.
+    /// Unlike XLA's
     /// `ByteStrides` ([`crate::ArrayShape::xla_byte_strides`]), which ignores
     /// tiles, a tiled layout is refused rather than given wrong strides.
     ///
@@ -331,9 +334,21 @@ impl TiledShape {
     /// assert!(t("bf16[16,256]{1,0:T(8,128)(2,1)}").logical_strides().is_err());
     /// // TPU v5e's default for a column vector: the tiles join back.
     /// assert_eq!(t("bf16[1024,1]{0,1:T(2,128)(2,1)}").logical_strides().unwrap().as_slice(), [2, 0]);
+    /// // A `*` that changes nothing: row-major.
+    /// assert_eq!(t("f32[8,8,64]{2,1,0:T(*,16,64)}").logical_strides().unwrap().as_slice(), [512, 64, 1]);
+    /// assert!(t("f32[8,8,64]{2,1,0:T(*,2,32)}").logical_strides().is_err());
     /// ```
     pub fn logical_strides(&self) -> Result<PerDim, NotStrided> {
-        let h = self.hierarchical().map_err(NotStrided::NotHierarchical)?;
+        let h = match self.hierarchical() {
+            Ok(h) => h,
+            // A `*` may change nothing (`T(*,16,64)` on `[8,8,64]`).
+            Err(NotHierarchical::Combine) => {
+                return self
+                    .strides_checked_elementwise()
+                    .ok_or(NotStrided::NotHierarchical(NotHierarchical::Combine));
+            }
+            Err(e) => return Err(NotStrided::NotHierarchical(e)),
+        };
         let mut out = PerDim {
             len: self.rank(),
             values: [0; MAX_RANK],
@@ -344,6 +359,56 @@ impl TiledShape {
                 .ok_or(NotStrided::Tiled { dim: d })?;
         }
         Ok(out)
+    }
+
+    /// The strides one step along each dimension gives, if they give every
+    /// index's slot, checked element by element: only for arrays of at
+    /// most [`ELEMENTWISE`] elements (as [`TiledShape::same_offsets`]
+    /// decides layouts with `*`).
+    ///
+    /// Post-condition: if `Some(s)`, the slot of every index `i` is
+    /// `Σ i[d]·s[d]`.
+    fn strides_checked_elementwise(&self) -> Option<PerDim> {
+        let dims = self.logical_dims();
+        let rank = dims.len();
+        let count = dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d))?;
+        if count == 0 || count > ELEMENTWISE {
+            return None;
+        }
+        let mut out = PerDim {
+            len: rank,
+            values: [0; MAX_RANK],
+        };
+        for d in 0..rank {
+            if dims[d] > 1 {
+                let mut step = [0u64; MAX_RANK];
+                step[d] = 1;
+                out.values[d] = self.offset(&step[..rank]).ok()?;
+            }
+        }
+        let mut index = [0u64; MAX_RANK];
+        loop {
+            let mut slot = 0u64;
+            for (&i, &stride) in index[..rank].iter().zip(&out.values[..rank]) {
+                slot = slot.checked_add(i.checked_mul(stride)?)?;
+            }
+            if self.offset(&index[..rank]) != Ok(slot) {
+                return None;
+            }
+            // The next index, row-major; past the last, every one held.
+            let mut d = rank;
+            loop {
+                if d == 0 {
+                    return Some(out);
+                }
+                d -= 1;
+                index[d] += 1;
+                if index[d] < dims[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
     }
 
     fn why_not_hierarchical(&self) -> NotHierarchical {
@@ -360,6 +425,10 @@ impl TiledShape {
         }
     }
 }
+
+/// Arrays with `*` tiles of at most this many elements have their strides
+/// checked element by element.
+const ELEMENTWISE: u64 = 1 << 16;
 
 /// One level of CuTe's tuple text: `a` alone, `(a,b,…)` for several.
 fn write_tuple(f: &mut Formatter<'_>, items: &[u64]) -> fmt::Result {

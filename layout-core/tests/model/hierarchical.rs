@@ -128,6 +128,43 @@ proptest! {
             }
             Err(NotHierarchical::Combine) => {
                 prop_assert!(tiles.iter().flatten().any(|&e| e == COMBINE));
+                // A `*` may change nothing: strides then exist exactly when
+                // unit steps predict every offset (small arrays, which the
+                // comparison decides element by element).
+                let d: Vec<u64> = t.logical_dims().to_vec();
+                if d.contains(&0) || d.iter().product::<u64>() > 4096 {
+                    return Ok(());
+                }
+                let origin = t.offset(&vec![0; d.len()]).unwrap();
+                let steps: Vec<u64> = (0..d.len())
+                    .map(|k| {
+                        let mut e = vec![0u64; d.len()];
+                        if d[k] >= 2 {
+                            e[k] = 1;
+                        }
+                        t.offset(&e).unwrap() - origin
+                    })
+                    .collect();
+                let mut predicted = origin == 0;
+                let mut i = vec![0u64; d.len()];
+                while predicted {
+                    let sum: u64 = i.iter().zip(&steps).map(|(&x, s)| x * s).sum();
+                    predicted = t.offset(&i).unwrap() == sum;
+                    let Some(k) = (0..d.len()).rev().find(|&k| i[k] + 1 < d[k]) else { break };
+                    i[k] += 1;
+                    i[k + 1..].fill(0);
+                }
+                match t.logical_strides() {
+                    Ok(s) => {
+                        prop_assert!(predicted, "{:?}: {:?}", t, s.as_slice());
+                        for (k, &step) in steps.iter().enumerate() {
+                            if d[k] >= 2 {
+                                prop_assert_eq!(s.as_slice()[k], step, "{:?}", t);
+                            }
+                        }
+                    }
+                    Err(e) => prop_assert!(!predicted, "{:?}: {}", t, e),
+                }
             }
             Err(NotHierarchical::TilesDoNotNest) => {
                 prop_assert!(tiles.len() >= 2, "one tile always nests: {:?}", tiles);
