@@ -32,15 +32,25 @@ pub struct Partial {
 /// error onto `errors`.
 pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     let text = src.text.as_bytes();
-    let (shape, spans) = match parse_array_with_spans(text, ParseOptions::default()) {
-        Ok(ok) => ok,
-        Err(e) => {
-            report_parse_errors(src, &e, "", cx);
-            return Err(Partial {
-                rank: parsed_rank(text, &e),
-                logical: None,
-            });
-        }
+    // A type must mean what was written: what XLA's parser reads past (a
+    // malformed attribute it drops, a memory space it wraps) is an error
+    // here, so the text is parsed strictly. Only when that fails is it
+    // parsed as XLA does, to tell XLA's errors and validation's (whose
+    // words are better for attributes it refuses anyway, `#(s32)`) from
+    // the strict parse's own.
+    let strict = parse_array_with_spans(text, ParseOptions::default().with_strict(true));
+    let (shape, spans, strict_error) = match strict {
+        Ok((shape, spans)) => (shape, spans, None),
+        Err(strict_error) => match parse_array_with_spans(text, ParseOptions::default()) {
+            Ok((shape, spans)) => (shape, spans, Some(strict_error)),
+            Err(e) => {
+                report_parse_errors(src, &e, "", cx);
+                return Err(Partial {
+                    rank: parsed_rank(text, &e),
+                    logical: None,
+                });
+            }
+        },
     };
     let partial = Partial {
         rank: shape.rank(),
@@ -55,12 +65,7 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     if cx.error_count() > before {
         return Err(partial);
     }
-    // A type must mean what was written: what XLA's parser reads past (a
-    // malformed attribute it drops, a memory space it wraps) is an error
-    // here. Asked after validation, whose words are better for the
-    // attributes it refuses anyway (`#(s32)`).
-    let strict = ParseOptions::default().with_strict(true);
-    if let Err(e) = parse_array_with_spans(text, strict) {
+    if let Some(e) = strict_error {
         let note = " (XLA's parser records this and reads on; layout! does not)";
         report_parse_errors(src, &e, note, cx);
         return Err(partial);
