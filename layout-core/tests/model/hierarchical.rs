@@ -87,83 +87,14 @@ proptest! {
                     prop_assert!(h.offset(&k).is_err(), "{} at {:?}", h, k);
                 }
                 prop_assert!(h.offset(&vec![0; sizes.len() + 1]).is_err());
-                // Strides exist exactly when one unit step per dimension
-                // predicts every offset, and then they are those steps.
-                if d.contains(&0) {
-                    return Ok(());
-                }
-                let origin = t.offset(&vec![0; d.len()]).unwrap();
-                let steps: Vec<Option<u64>> = (0..d.len())
-                    .map(|k| {
-                        (d[k] >= 2).then(|| {
-                            let mut e = vec![0u64; d.len()];
-                            e[k] = 1;
-                            t.offset(&e).unwrap() - origin
-                        })
-                    })
-                    .collect();
-                let mut predicted = true;
-                let mut i = vec![0u64; d.len()];
-                loop {
-                    let sum: u64 = i.iter().zip(&steps).map(|(&x, s)| x * s.unwrap_or(0)).sum();
-                    if t.offset(&i).unwrap() != origin + sum {
-                        predicted = false;
-                        break;
-                    }
-                    let Some(k) = (0..d.len()).rev().find(|&k| i[k] + 1 < d[k]) else { break };
-                    i[k] += 1;
-                    i[k + 1..].fill(0);
-                }
-                match t.logical_strides() {
-                    Ok(strides) => {
-                        prop_assert!(predicted, "{:?}: strides {:?}", t, strides.as_slice());
-                        for (k, s) in steps.iter().enumerate() {
-                            if let Some(s) = s {
-                                prop_assert_eq!(strides.as_slice()[k], *s, "{:?}", t);
-                            }
-                        }
-                    }
-                    Err(e) => prop_assert!(!predicted, "{:?}: {}", t, e),
-                }
+                strides_exactly_when_steps_predict(&t)?;
             }
             Err(NotHierarchical::Combine) => {
                 prop_assert!(tiles.iter().flatten().any(|&e| e == COMBINE));
-                // A `*` may change nothing: strides then exist exactly when
-                // unit steps predict every offset (small arrays, which the
-                // comparison decides element by element).
-                let d: Vec<u64> = t.logical_dims().to_vec();
-                if d.contains(&0) || d.iter().product::<u64>() > 4096 {
-                    return Ok(());
-                }
-                let origin = t.offset(&vec![0; d.len()]).unwrap();
-                let steps: Vec<u64> = (0..d.len())
-                    .map(|k| {
-                        let mut e = vec![0u64; d.len()];
-                        if d[k] >= 2 {
-                            e[k] = 1;
-                        }
-                        t.offset(&e).unwrap() - origin
-                    })
-                    .collect();
-                let mut predicted = origin == 0;
-                let mut i = vec![0u64; d.len()];
-                while predicted {
-                    let sum: u64 = i.iter().zip(&steps).map(|(&x, s)| x * s).sum();
-                    predicted = t.offset(&i).unwrap() == sum;
-                    let Some(k) = (0..d.len()).rev().find(|&k| i[k] + 1 < d[k]) else { break };
-                    i[k] += 1;
-                    i[k + 1..].fill(0);
-                }
-                match t.logical_strides() {
-                    Ok(s) => {
-                        prop_assert!(predicted, "{:?}: {:?}", t, s.as_slice());
-                        for (k, &step) in steps.iter().enumerate() {
-                            if d[k] >= 2 {
-                                prop_assert_eq!(s.as_slice()[k], step, "{:?}", t);
-                            }
-                        }
-                    }
-                    Err(e) => prop_assert!(!predicted, "{:?}: {}", t, e),
+                // A `*` may change nothing: the same rule (small arrays,
+                // which the library checks element by element).
+                if t.logical_dims().iter().product::<u64>() <= 4096 {
+                    strides_exactly_when_steps_predict(&t)?;
                 }
             }
             Err(NotHierarchical::TilesDoNotNest) => {
@@ -172,6 +103,52 @@ proptest! {
             Err(e) => prop_assert!(false, "{:?}", e),
         }
     }
+}
+
+/// Strides exist exactly when one unit step per dimension predicts every
+/// offset, and then they are those steps (the definition, element by
+/// element).
+fn strides_exactly_when_steps_predict(t: &TiledShape) -> Result<(), TestCaseError> {
+    let d: Vec<u64> = t.logical_dims().to_vec();
+    if d.contains(&0) {
+        return Ok(());
+    }
+    let origin = t.offset(&vec![0; d.len()]).unwrap();
+    let steps: Vec<Option<u64>> = (0..d.len())
+        .map(|k| {
+            (d[k] >= 2).then(|| {
+                let mut e = vec![0u64; d.len()];
+                e[k] = 1;
+                t.offset(&e).unwrap() - origin
+            })
+        })
+        .collect();
+    let mut predicted = true;
+    let mut i = vec![0u64; d.len()];
+    loop {
+        let sum: u64 = i.iter().zip(&steps).map(|(&x, s)| x * s.unwrap_or(0)).sum();
+        if t.offset(&i).unwrap() != origin + sum {
+            predicted = false;
+            break;
+        }
+        let Some(k) = (0..d.len()).rev().find(|&k| i[k] + 1 < d[k]) else {
+            break;
+        };
+        i[k] += 1;
+        i[k + 1..].fill(0);
+    }
+    match t.logical_strides() {
+        Ok(strides) => {
+            prop_assert!(predicted, "{:?}: strides {:?}", t, strides.as_slice());
+            for (k, s) in steps.iter().enumerate() {
+                if let Some(s) = s {
+                    prop_assert_eq!(strides.as_slice()[k], *s, "{:?}", t);
+                }
+            }
+        }
+        Err(e) => prop_assert!(!predicted, "{:?}: {}", t, e),
+    }
+    Ok(())
 }
 
 #[test]
