@@ -72,9 +72,10 @@ pub use xla_layout_hlo as hlo;
 ///
 /// `tpu(SHAPE)` (or `tpu(SHAPE, v4)`) is SHAPE, written without a layout,
 /// with the layout a TPU gives it by default ([`tpu::default_layout`]).
-/// `SHAPE Layout(major_to_minor=(…), _tiling=(…))` is the layout as JAX
-/// prints it, major to minor. Both are also taken inside a string, as
-/// the command-line tool takes them.
+/// `SHAPE Layout(major_to_minor=(…), tiling=(…))` is the layout as JAX
+/// prints it, major to minor (`_tiling=`, as older JAX prints it, and
+/// `Format(layout=Layout(…), …)` are read too). Both are also taken inside
+/// a string, as the command-line tool takes them.
 ///
 /// ```
 /// use xla_layout::layout;
@@ -82,11 +83,13 @@ pub use xla_layout_hlo as hlo;
 /// layout! {
 ///     type Act = tpu(bf16[3,1000]);
 ///     type Col = "tpu(bf16[1024,1], v4)";
-///     type FromJax = bf16[16,256] Layout(major_to_minor=(0, 1), _tiling=((8, 128), (2, 1)));
+///     type FromJax = bf16[16,256] Layout(major_to_minor=(0, 1), tiling=((8, 128), (2, 1)));
+///     type Older = bf16[16,256] Layout(major_to_minor=(0, 1), _tiling=((8, 128), (2, 1)));
 /// }
 /// assert_eq!(Act::TEXT, "bf16[3,1000]{1,0:T(4,128)(2,1)}");
 /// assert_eq!(Col::TEXT, "bf16[1024,1]{0,1:T(2,128)(2,1)}");
 /// assert_eq!(FromJax::TEXT, "bf16[16,256]{1,0:T(8,128)(2,1)}");
+/// assert_eq!(Older::TEXT, FromJax::TEXT);
 /// ```
 ///
 /// # What a generated type has

@@ -20,9 +20,9 @@ use crate::common::{Failure, array_argument, bytes};
 ///
 /// A sub-byte type or pred stored wider than its bits (s4[...]{...} without
 /// E(4), pred one per byte) is its low bits, as XLA reads it: a byte 0x7f
-/// is the s4 value -1, a pred byte 2 is false. Nothing is refused.
-/// M(n) layouts are refused: the n bytes of sizes before the data are not
-/// modelled.
+/// is the s4 value -1, a pred byte 2 is false: no element value is
+/// refused. M(n) layouts are: the n bytes of sizes before the data are
+/// not modelled.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
