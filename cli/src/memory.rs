@@ -202,8 +202,11 @@ fn report_unread(
     name: &str,
     mut to: impl Write,
 ) -> Result<(), Failure> {
+    // In text order, lines counted once overall (quadratic from the start
+    // each time, with an error on every line).
+    let mut lines = xla_layout_core::text::LineCursor::new(text);
     for e in errors {
-        writeln!(to, "{}", e.render(text, name))?;
+        writeln!(to, "{}", e.render_with(&mut lines, name))?;
     }
     unread(errors.len(), name)
 }

@@ -331,6 +331,11 @@ pub struct Node {
     subtree: u32,
     /// Its index, as a range of [`Dataflow`]'s index arena.
     path: (u32, u32),
+    /// A tuple's children: where their offsets from it start in
+    /// [`Dataflow`]'s children arena (`arity` of them), so that finding
+    /// child `k` takes one step, not `k` (a wide tuple's every element
+    /// looked up would be quadratic).
+    kids: u32,
 }
 
 /// What a shape node is.
@@ -458,6 +463,8 @@ pub struct Dataflow<'m, 'a> {
     shapes: Vec<(u32, u32)>,
     nodes: Vec<Node>,
     paths: Vec<u32>,
+    /// Tuples' children, as offsets from the tuple ([`Node::kids`]).
+    kids: Vec<u32>,
     /// Per instruction: its operands (ids, `NONE` for text that names none),
     /// as a range of `operand_ids`.
     operand_start: Vec<u32>,
@@ -488,11 +495,12 @@ struct ShapeNodes<'a> {
     inferred: HashMap<String, (u32, u32)>,
     nodes: Vec<Node>,
     paths: Vec<u32>,
+    kids: Vec<u32>,
 }
 
 impl<'a> ShapeNodes<'a> {
     fn get(&mut self, text: &str) -> (u32, u32) {
-        build_nodes(text, &mut self.nodes, &mut self.paths).unwrap_or((0, 0))
+        build_nodes(text, &mut self.nodes, &mut self.paths, &mut self.kids).unwrap_or((0, 0))
     }
 
     fn written(&mut self, text: &'a str) -> (u32, u32) {
@@ -514,13 +522,23 @@ impl<'a> ShapeNodes<'a> {
     }
 }
 
-/// Appends the nodes of the shape `text` in preorder; `None` (and nothing
-/// appended) when it does not parse.
-fn build_nodes(text: &str, nodes: &mut Vec<Node>, paths: &mut Vec<u32>) -> Option<(u32, u32)> {
+/// Appends the nodes of the shape `text` in preorder, and each tuple's
+/// children to `kids`; `None` (and nothing appended) when it does not
+/// parse.
+fn build_nodes(
+    text: &str,
+    nodes: &mut Vec<Node>,
+    paths: &mut Vec<u32>,
+    kids: &mut Vec<u32>,
+) -> Option<(u32, u32)> {
     let start = nodes.len();
-    let path_start = paths.len();
+    let (path_start, kids_start) = (paths.len(), kids.len());
     let mut open: Vec<usize> = Vec::new();
     let mut path: Vec<u32> = Vec::new();
+    // The open tuples' children so far, innermost last: a tuple's are
+    // contiguous once its nested tuples have closed.
+    let mut children: Vec<u32> = Vec::new();
+    let mut first_child: Vec<usize> = Vec::new();
     let mut push = |kind: NodeKind, path: &[u32], nodes: &mut Vec<Node>| {
         let at = paths.len() as u32;
         paths.extend_from_slice(path);
@@ -528,6 +546,7 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, paths: &mut Vec<u32>) -> Optio
             kind,
             subtree: 1,
             path: (at, path.len() as u32),
+            kids: 0,
         });
     };
     let parsed = parse_shape_events(
@@ -537,14 +556,17 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, paths: &mut Vec<u32>) -> Optio
             ParseEvent::TupleStart { index } => {
                 if !open.is_empty() {
                     path.push(index as u32);
+                    children.push(nodes.len() as u32);
                 }
                 open.push(nodes.len());
+                first_child.push(children.len());
                 push(NodeKind::Tuple { arity: 0 }, &path, nodes);
             }
             ParseEvent::Leaf { index, shape } => {
                 let inner = !open.is_empty();
                 if inner {
                     path.push(index as u32);
+                    children.push(nodes.len() as u32);
                 }
                 push(leaf(shape), &path, nodes);
                 if inner {
@@ -559,6 +581,9 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, paths: &mut Vec<u32>) -> Optio
             ParseEvent::TupleEnd => {
                 if let Some(t) = open.pop() {
                     nodes[t].subtree = (nodes.len() - t) as u32;
+                    let from = first_child.pop().unwrap_or(children.len());
+                    nodes[t].kids = kids.len() as u32;
+                    kids.extend(children.drain(from..).map(|c| c - t as u32));
                     if !open.is_empty() {
                         path.pop();
                     }
@@ -575,6 +600,7 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, paths: &mut Vec<u32>) -> Optio
     if parsed.is_err() || end == start || u32::try_from(end).is_err() {
         nodes.truncate(start);
         paths.truncate(path_start);
+        kids.truncate(kids_start);
         return None;
     }
     Some((start as u32, end as u32))
@@ -698,6 +724,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             inferred: HashMap::new(),
             nodes: Vec::new(),
             paths: Vec::new(),
+            kids: Vec::new(),
         };
         let mut shapes = Vec::with_capacity(n);
         let mut operand_start = Vec::with_capacity(n + 1);
@@ -750,6 +777,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             shapes,
             nodes: memo.nodes,
             paths: memo.paths,
+            kids: memo.kids,
             operand_start,
             operand_ids,
             callees,
@@ -1210,10 +1238,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             if step >= arity {
                 return None;
             }
-            n += 1;
-            for _ in 0..step {
-                n += nodes.get(n)?.subtree as usize;
-            }
+            let first = nodes.get(n)?.kids as usize;
+            n += *self.kids.get(first + step as usize)? as usize;
         }
         (n < nodes.len()).then_some(n as u32)
     }

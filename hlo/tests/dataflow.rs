@@ -377,3 +377,39 @@ fn the_rule_function_follows_the_table() {
     assert_eq!(rule("fusion"), Rule::Defines);
     assert_eq!(rule("send-done"), Rule::Defines);
 }
+
+/// A tuple element found by its index, at every depth of a nested tuple
+/// (each tuple's children are looked up directly, not by walking their
+/// earlier siblings): each `get-tuple-element` is the parameter's node
+/// at its index, and the root tuple's elements are its operands'.
+#[test]
+fn nested_tuple_elements_are_found_by_index() {
+    let text = r#"ENTRY e {
+  p = ((f32[2]{0}, (s32[], u8[4]{0})), f32[3]{0}, (pred[], s8[5]{0})) parameter(0)
+  g0 = (f32[2]{0}, (s32[], u8[4]{0})) get-tuple-element(p), index=0
+  g01 = (s32[], u8[4]{0}) get-tuple-element(g0), index=1
+  g011 = u8[4]{0} get-tuple-element(g01), index=1
+  g1 = f32[3]{0} get-tuple-element(p), index=1
+  g2 = (pred[], s8[5]{0}) get-tuple-element(p), index=2
+  g21 = s8[5]{0} get-tuple-element(g2), index=1
+  ROOT t = (s8[5]{0}, u8[4]{0}, f32[3]{0}) tuple(g21, g011, g1)
+}"#;
+    let m = Module::parse(text).unwrap();
+    let d = Dataflow::new(&m);
+    let p = d.find("p").unwrap();
+    // The parameter's node at `index`, found from the nodes' own indices.
+    let node_of = |index: &[u32]| {
+        let nodes = d.nodes(p);
+        let k = nodes.iter().position(|n| d.index_of(n) == index).unwrap();
+        d.buffer_at(p, k as u32).unwrap()
+    };
+    let at = |name: &str, node: u32| d.buffer_at(d.find(name).unwrap(), node).unwrap();
+    assert_eq!(at("g011", 0), node_of(&[0, 1, 1]));
+    assert_eq!(at("g01", 1), node_of(&[0, 1, 0]));
+    assert_eq!(at("g1", 0), node_of(&[1]));
+    assert_eq!(at("g21", 0), node_of(&[2, 1]));
+    assert_eq!(at("t", 1), node_of(&[2, 1]));
+    assert_eq!(at("t", 2), node_of(&[0, 1, 1]));
+    assert_eq!(at("t", 3), node_of(&[1]));
+    assert_ne!(node_of(&[2, 0]), node_of(&[2, 1]));
+}
