@@ -138,3 +138,18 @@ pub fn unread(n: usize, what: &str) -> Result<(), Failure> {
         ))),
     }
 }
+
+/// A line of input as a message quotes it: at most 120 characters (`…`
+/// after a cut), control characters as `�` (they would act on the
+/// terminal).
+pub fn shown(line: &str) -> String {
+    let mut out: String = line
+        .chars()
+        .take(120)
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
+    if line.chars().nth(120).is_some() {
+        out.push('…');
+    }
+    out
+}

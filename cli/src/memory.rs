@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use xla_layout_core::tpu::Generation;
-use xla_layout_hlo::memory::{Backend, Field, Options, Order, Report, Role, Row, Source, Space};
+use xla_layout_hlo::memory::{
+    AssignmentDamage, Backend, Field, Options, Order, Report, Role, Row, Source, Space,
+};
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
 use crate::common::{Failure, read_text, unread};
@@ -190,7 +192,59 @@ pub fn main(
         text_report(&report, &context, &mut out)?;
     }
     out.flush()?;
-    report_unread(&errors, &text, &name, &mut error_out)
+    let damaged = match (&report.assignment_unused, &assignment, &files.assignment) {
+        (Some(damage), Some(ba), Some(path)) => {
+            report_damage(
+                *damage,
+                ba,
+                assignment_text.as_deref(),
+                path,
+                &mut error_out,
+            )?;
+            true
+        }
+        _ => false,
+    };
+    report_unread(&errors, &text, &name, &mut error_out)?;
+    match (damaged, &files.assignment) {
+        (true, Some(path)) => Err(Failure::Input(format!(
+            "{} is not all of XLA's buffer assignment: it was not used",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Where the buffer assignment falls short ([`Report::assignment_unused`]),
+/// to `to`: each line that does not read, as `path:line:`.
+fn report_damage(
+    damage: AssignmentDamage,
+    ba: &BufferAssignment,
+    text: Option<&str>,
+    path: &Path,
+    mut to: impl Write,
+) -> Result<(), Failure> {
+    let path = path.display();
+    let lines: Vec<&str> = text.map(|t| t.lines().collect()).unwrap_or_default();
+    for &n in &ba.unread_lines {
+        let line = lines.get(n - 1).map_or("", |l| l.trim());
+        writeln!(
+            to,
+            "{path}:{n}: not an allocation or value as XLA writes them: {}",
+            crate::common::shown(line)
+        )?;
+    }
+    if ba.cut_short {
+        writeln!(to, "{path}: ends inside a line (cut short?)")?;
+    }
+    if let AssignmentDamage::MissingArguments(n) = damage {
+        writeln!(
+            to,
+            "{path}: no allocation for {n} of the entry's argument arrays, which XLA allocates \
+             each (cut short?)"
+        )?;
+    }
+    Ok(())
 }
 
 /// Each part of the module that did not read, with its line and column,
@@ -416,6 +470,31 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
             g.tuple_table_bytes(arity),
         ));
     }
+    if let Some(damage) = report.assignment_unused {
+        let why = match damage {
+            AssignmentDamage::Unread {
+                lines: 1,
+                cut_short: true,
+            } => "it is cut short and 1 of its lines does not read".to_string(),
+            AssignmentDamage::Unread {
+                lines,
+                cut_short: true,
+            } if lines > 0 => format!("it is cut short and {lines} of its lines do not read"),
+            AssignmentDamage::Unread {
+                cut_short: true, ..
+            } => "it is cut short".to_string(),
+            AssignmentDamage::Unread { lines: 1, .. } => "1 of its lines does not read".to_string(),
+            AssignmentDamage::Unread { lines, .. } => format!("{lines} of its lines do not read"),
+            AssignmentDamage::MissingArguments(n) => {
+                format!("it has no allocation for {n} of the entry's argument arrays")
+            }
+            _ => "it is not all there".to_string(),
+        };
+        out.push(format!(
+            "XLA's buffer assignment is not used: {why} (below, on stderr), and a part would \
+             pass for the whole; the figures come from the module alone"
+        ));
+    }
     if cx.unread > 0 {
         let parts = match cx.unread {
             1 => "1 part of the module did not read and is".to_string(),
@@ -490,6 +569,9 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         );
     }
     match &cx.files.assignment {
+        Some(p) if report.assignment_unused.is_some() => {
+            let _ = writeln!(o, "XLA's buffer assignment: {} (not used)", p.display());
+        }
         Some(p) => {
             let _ = writeln!(o, "XLA's buffer assignment: {}", p.display());
         }
@@ -791,6 +873,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "module": cx.module_name,
         "file": cx.files.module.display().to_string(),
         "buffer_assignment": cx.files.assignment.as_ref().map(|p| p.display().to_string()),
+        "buffer_assignment_used": cx.files.assignment.is_some() && report.assignment_unused.is_none(),
         "memory_usage_report": cx.files.report.as_ref().map(|p| p.display().to_string()),
         "backend": report.backend.name(),
         "backend_detected": args.backend.is_none(),
@@ -1034,6 +1117,9 @@ fn html(report: &Report, cx: &Context) -> String {
         report.rows.len(),
         d.buffer_count(),
         escape(&match &cx.files.assignment {
+            Some(p) if report.assignment_unused.is_some() => {
+                format!("XLA's buffer assignment: {} (not used)", p.display())
+            }
             Some(p) => format!("XLA's buffer assignment: {}", p.display()),
             None => "no buffer assignment: sizes from the module alone".into(),
         })

@@ -112,6 +112,7 @@ fn json_is_one_stable_object() {
             "module",
             "file",
             "buffer_assignment",
+            "buffer_assignment_used",
             "memory_usage_report",
             "backend",
             "backend_detected",
@@ -678,4 +679,75 @@ fn tuple_tables_of_no_known_generation_are_estimated() {
         assert_eq!(v["memory_analysis"]["argument_size_in_bytes"], 1072, "{v}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A buffer assignment that is not all of XLA's account — cut inside a
+/// line, a line that does not read, or cut at a line's end so that an
+/// argument has no allocation — is not used: a part of it would pass for
+/// XLA's whole (a truncated file gave arguments of 0 bytes as "XLA's
+/// buffer assignment"). The report comes from the module alone, with jax's
+/// argument and output figures, warns, names the lines on stderr, and the
+/// exit status is 1.
+#[test]
+fn a_damaged_buffer_assignment_is_not_used() {
+    let module = format!("{DUMPS}/tpu_odd_shapes.hlo");
+    let whole =
+        std::fs::read_to_string(format!("{DUMPS}/tpu_odd_shapes.buffer-assignment.txt")).unwrap();
+    let manifest = manifest();
+    let program = &manifest["programs"]["tpu_odd_shapes"];
+    let with = |name: &str, text: &str| {
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap().to_string();
+        let out = run(
+            &["memory", &module, "--buffer-assignment", &path, "--json"],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["buffer_assignment_used"], false, "{name}");
+        for field in ["argument_size_in_bytes", "output_size_in_bytes"] {
+            assert_eq!(
+                v["memory_analysis"][field], program["memory_analysis"][field],
+                "{name} {field}"
+            );
+            assert_ne!(v["memory_analysis_source"][field], "buffer-assignment");
+        }
+        let warnings = v["warnings"].to_string();
+        assert!(
+            warnings.contains("buffer assignment is not used"),
+            "{warnings}"
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            err.contains("is not all of XLA's buffer assignment"),
+            "{err}"
+        );
+        (path, err)
+    };
+    let (path, err) = with("ba_cut.txt", &whole[..100]);
+    assert!(
+        err.contains(&format!("{path}: ends inside a line")),
+        "{err}"
+    );
+    let bad = whole.replacen("allocation 1: size 139264,", "allocation 1: size abc,", 1);
+    assert_ne!(bad, whole);
+    let (path, err) = with("ba_bad.txt", &bad);
+    assert!(
+        err.contains(&format!("{path}:4: not an allocation or value")),
+        "{err}"
+    );
+    let huge = whole.replacen("size 139264,", "size 18446744073709551615,", 1);
+    with("ba_huge.txt", &huge);
+    // Cut after a line: the last allocations, arguments among them, gone.
+    let at = whole.find("allocation 1:").unwrap();
+    let (_, err) = with("ba_lines.txt", &whole[..at]);
+    assert!(err.contains("no allocation for"), "{err}");
+    // The whole one is used, and agrees.
+    let v = json(&["memory", &module, "--json"]);
+    assert_eq!(v["buffer_assignment_used"], true);
+    assert_eq!(
+        v["memory_analysis_source"]["argument_size_in_bytes"],
+        "buffer-assignment"
+    );
 }

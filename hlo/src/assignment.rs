@@ -112,6 +112,16 @@ pub struct BufferAssignment<'a> {
     /// Lines that are neither allocations nor values (nor blank, nor the
     /// `BufferAssignment:` header).
     pub skipped_lines: usize,
+    /// Lines (numbered from 1) written as an allocation or a value that do
+    /// not read as one: a size that is not a number or passes int64
+    /// (XLA's size type), a value before any allocation, text cut off.
+    /// Each may stand for an allocation or value lost, so an assignment
+    /// with any is not XLA's whole account ([`BufferAssignment::is_whole`]).
+    pub unread_lines: Vec<usize>,
+    /// The text ends inside a line: XLA ends its dump with a newline, so
+    /// the file was cut short (its last line is then unread too when it
+    /// does not read).
+    pub cut_short: bool,
 }
 
 impl<'a> BufferAssignment<'a> {
@@ -124,25 +134,34 @@ impl<'a> BufferAssignment<'a> {
     /// assert_eq!(ba.values[0].name, "constant.1");
     /// ```
     pub fn parse(text: &'a str) -> BufferAssignment<'a> {
-        let mut ba = BufferAssignment::default();
-        for line in text.lines() {
+        let mut ba = BufferAssignment {
+            cut_short: !text.is_empty() && !text.ends_with('\n'),
+            ..BufferAssignment::default()
+        };
+        for (number, line) in (1..).zip(text.lines()) {
             let trimmed = line.trim();
             if trimmed.is_empty() || trimmed == "BufferAssignment:" {
                 continue;
             }
-            if let Some(rest) = trimmed.strip_prefix("allocation ")
-                && let Some(a) = allocation(rest, ba.values.len())
-            {
-                ba.allocations.push(a);
+            if let Some(rest) = trimmed.strip_prefix("allocation ") {
+                match allocation(rest, ba.values.len()) {
+                    Some(a) => ba.allocations.push(a),
+                    None => ba.unread_lines.push(number),
+                }
                 continue;
             }
-            if let Some(rest) = trimmed.strip_prefix("value: ")
-                && let Some(mut v) = value(rest)
-                && let Some(last) = ba.allocations.len().checked_sub(1)
-            {
-                v.allocation = last;
-                ba.values.push(v);
-                ba.allocations[last].values.end = ba.values.len();
+            if let Some(rest) = trimmed.strip_prefix("value:") {
+                match (
+                    value(rest.trim_start()),
+                    ba.allocations.len().checked_sub(1),
+                ) {
+                    (Some(mut v), Some(last)) => {
+                        v.allocation = last;
+                        ba.values.push(v);
+                        ba.allocations[last].values.end = ba.values.len();
+                    }
+                    _ => ba.unread_lines.push(number),
+                }
                 continue;
             }
             if let Some(rest) = trimmed.strip_prefix("Total bytes used:") {
@@ -152,6 +171,28 @@ impl<'a> BufferAssignment<'a> {
         }
         ba
     }
+
+    /// Whether the text is all of XLA's buffer assignment as far as it
+    /// shows: no allocation or value line unread, not cut short. (A file
+    /// cut at a line's end shows nothing; the memory report checks that
+    /// every argument has its allocation.)
+    ///
+    /// ```
+    /// use xla_layout_hlo::BufferAssignment;
+    /// let text = "allocation 0: size 32, parameter 0:\n value: <1 p @0> (size=32,offset=0): f32[8]{0}\n";
+    /// assert!(BufferAssignment::parse(text).is_whole());
+    /// let cut = BufferAssignment::parse(&text[..60]);
+    /// assert!(cut.cut_short && !cut.is_whole());
+    /// let bad = BufferAssignment::parse("allocation 0: size abc, parameter 0:\n");
+    /// assert_eq!(bad.unread_lines, [1]);
+    /// let huge = BufferAssignment::parse("allocation 0: size 9223372036854775808, parameter 0:\n");
+    /// assert_eq!(huge.unread_lines, [1]); // past int64, XLA's size type
+    /// let orphan = BufferAssignment::parse(" value: <1 p @0> (size=32,offset=0): f32[8]{0}\n");
+    /// assert_eq!(orphan.unread_lines, [1]); // a value before any allocation
+    /// ```
+    pub fn is_whole(&self) -> bool {
+        self.unread_lines.is_empty() && !self.cut_short
+    }
 }
 
 /// `123rest` → (123, "rest").
@@ -160,11 +201,17 @@ fn leading_number(text: &str) -> Option<(u64, &str)> {
     Some((text.get(..n)?.parse().ok()?, &text[n..]))
 }
 
+/// [`leading_number`] for a size or offset: XLA's are int64, so a larger
+/// number is not one XLA wrote.
+fn leading_size(text: &str) -> Option<(u64, &str)> {
+    leading_number(text).filter(|&(n, _)| i64::try_from(n).is_ok())
+}
+
 /// `N: size S, part, part, …:` (after `allocation `).
 fn allocation(text: &str, first_value: usize) -> Option<Allocation<'_>> {
     let (index, rest) = leading_number(text)?;
     let rest = rest.strip_prefix(": size ")?;
-    let (size, mut rest) = leading_number(rest)?;
+    let (size, mut rest) = leading_size(rest)?;
     let mut a = Allocation {
         index,
         size,
@@ -182,7 +229,7 @@ fn allocation(text: &str, first_value: usize) -> Option<Allocation<'_>> {
         let part = &rest[..end];
         rest = &rest[end..];
         if let Some(c) = part.strip_prefix("color ") {
-            a.color = c.trim().parse().unwrap_or(0);
+            a.color = c.trim().parse().ok()?;
         } else if let Some(p) = part.strip_prefix("parameter ") {
             let (n, _) = leading_number(p)?;
             a.parameter = Some((n, "{}"));
@@ -249,9 +296,9 @@ fn value(text: &str) -> Option<AssignedValue<'_>> {
         _ => (head, None),
     };
     let after = after.trim_start().strip_prefix("(size=")?;
-    let (size, after) = leading_number(after)?;
+    let (size, after) = leading_size(after)?;
     let after = after.strip_prefix(",offset=")?;
-    let (offset, after) = leading_number(after)?;
+    let (offset, after) = leading_size(after)?;
     let shape = after.strip_prefix("):").unwrap_or(after).trim();
     Some(AssignedValue {
         id,

@@ -583,6 +583,49 @@ pub struct Report<'m, 'a> {
     pub matched_assigned_values: usize,
     /// The allocations of the buffer assignment given, if one was.
     assignment_allocations: Option<usize>,
+    /// Why the buffer assignment given was not used: it is not all of
+    /// XLA's account, and a part of it would pass for the whole (the
+    /// figures then come from the module alone, as without one).
+    pub assignment_unused: Option<AssignmentDamage>,
+}
+
+/// How a buffer assignment falls short of XLA's whole account
+/// ([`Report::assignment_unused`]).
+///
+/// ```
+/// use xla_layout_hlo::{BufferAssignment, Module};
+/// use xla_layout_hlo::memory::{AssignmentDamage, Options, Report, Source};
+/// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n q = f32[4]{0} parameter(1)\n ROOT a = f32[8]{0} negate(p)\n}").unwrap();
+/// let text = "allocation 0: size 32, parameter 0:\n value: <1 p @0> (size=32,offset=0): f32[8]{0}\nallocation 1: size 16, parameter 1:\n value: <2 q @0> (size=16,offset=0): f32[4]{0}\nallocation 2: size 32, maybe-live-out:\n value: <3 a @0> (size=32,offset=0): f32[8]{0}\n";
+/// let with = |t| {
+///     let ba = BufferAssignment::parse(t);
+///     let r = Report::new(&m, &Options { buffer_assignment: Some(&ba), ..Options::default() });
+///     (r.assignment_unused, r.memory_analysis.argument_size_in_bytes.source)
+/// };
+/// assert_eq!(with(text), (None, Source::BufferAssignment));
+/// // Cut after the first allocation: q has none.
+/// let cut = &text[..text.find("allocation 1").unwrap()];
+/// assert_eq!(with(cut), (Some(AssignmentDamage::MissingArguments(1)), Source::Exact));
+/// // Cut inside a line, or a line that does not read.
+/// assert_eq!(with(&text[..70]), (Some(AssignmentDamage::Unread { lines: 0, cut_short: true }), Source::Exact));
+/// let bad = text.replace("size 16,", "size sixteen,");
+/// assert_eq!(with(&bad), (Some(AssignmentDamage::Unread { lines: 1, cut_short: false }), Source::Exact));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AssignmentDamage {
+    /// Lines written as allocations or values that do not read
+    /// ([`BufferAssignment::unread_lines`]), or text that ends inside a
+    /// line ([`BufferAssignment::cut_short`]).
+    Unread {
+        /// How many lines do not read.
+        lines: usize,
+        /// Whether the text ends inside a line.
+        cut_short: bool,
+    },
+    /// It has no allocation for this many of the entry's arguments (their
+    /// arrays; XLA allocates every one): cut at a line's end.
+    MissingArguments(usize),
 }
 
 /// What a row is, for people: computed on demand, for the rows shown.
@@ -628,12 +671,50 @@ impl<'m, 'a> Report<'m, 'a> {
     /// assert_eq!(r.rows.len(), 1);
     /// ```
     pub fn new(module: &'m Module<'a>, options: &Options<'_, '_>) -> Report<'m, 'a> {
+        let given = options.buffer_assignment;
+        let mut report = Self::with_assignment(module, options, given);
+        // Another module's (`assignment_fits` false) is for the caller to
+        // refuse. This module's, but not all of it: leave it out rather
+        // than count its part as the whole.
+        let damage = match given {
+            Some(ba) if report.assignment_fits() == Some(true) => {
+                let unassigned = report
+                    .rows
+                    .iter()
+                    .filter(|r| matches!(r.role, Role::Argument(_) | Role::Donated(_)))
+                    .filter(|r| r.allocation.is_none())
+                    .count();
+                if !ba.is_whole() {
+                    Some(AssignmentDamage::Unread {
+                        lines: ba.unread_lines.len(),
+                        cut_short: ba.cut_short,
+                    })
+                } else if unassigned > 0 {
+                    Some(AssignmentDamage::MissingArguments(unassigned))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        if damage.is_some() {
+            report = Self::with_assignment(module, options, None);
+            report.assignment_unused = damage;
+        }
+        report
+    }
+
+    /// [`Report::new`] with buffer assignment `ba`, as it is.
+    fn with_assignment(
+        module: &'m Module<'a>,
+        options: &Options<'_, '_>,
+        ba: Option<&BufferAssignment<'_>>,
+    ) -> Report<'m, 'a> {
         let dataflow = Dataflow::new(module);
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
         let layouts_assigned = layouts_assigned(module);
         let entry_marked = module.entry_is_marked();
-        let ba = options.buffer_assignment;
         // XLA's tuples, read once: (arity, bytes) of each non-empty one
         // (an empty tuple takes 0 bytes everywhere and tells nothing).
         let tuples = match (backend, ba) {
@@ -685,6 +766,7 @@ impl<'m, 'a> Report<'m, 'a> {
             size_mismatches: 0,
             matched_assigned_values: 0,
             assignment_allocations: ba.map(|ba| ba.allocations.len()),
+            assignment_unused: None,
         };
         report.build_rows();
         if let Some(ba) = ba {
@@ -706,7 +788,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// use xla_layout_core::tpu::Generation;
     /// use xla_layout_hlo::{BufferAssignment, Module, memory::{Backend, Options, Report}};
     /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[8]{0:T(256)}) parameter(0)\n}").unwrap();
-    /// let ba = BufferAssignment::parse("allocation 0: size 32, parameter 0:\n value: <1 t{} @0> (size=32,offset=0): (f32[8]{0:T(256)})\n");
+    /// let ba = BufferAssignment::parse("allocation 0: size 32, parameter 0:\n value: <1 t{} @0> (size=32,offset=0): (f32[8]{0:T(256)})\nallocation 1: size 1024, parameter 0, shape |f32[8]| at ShapeIndex {0}:\n value: <2 t{0} @0> (size=1024,offset=0): f32[8]{0:T(256)}\n");
     /// let with = |g| Report::new(&m, &Options { backend: Some(Backend::Tpu), generation: Some(g), buffer_assignment: Some(&ba), ..Options::default() });
     /// assert_eq!(with(Generation::V5e).generation_contradicted(), Some((Generation::V5e, 1, 32)));
     /// assert_eq!(with(Generation::V6e).generation_contradicted(), None);
@@ -728,7 +810,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// ```
     /// use xla_layout_hlo::{BufferAssignment, Module, memory::{Backend, Options, Report, Source}};
     /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[8]{0:T(256)}) parameter(0)\n}").unwrap();
-    /// let ba = BufferAssignment::parse("allocation 0: size 48, parameter 0:\n value: <1 t{} @0> (size=48,offset=0): (f32[8]{0:T(256)})\n");
+    /// let ba = BufferAssignment::parse("allocation 0: size 48, parameter 0:\n value: <1 t{} @0> (size=48,offset=0): (f32[8]{0:T(256)})\nallocation 1: size 1024, parameter 0, shape |f32[8]| at ShapeIndex {0}:\n value: <2 t{0} @0> (size=1024,offset=0): f32[8]{0:T(256)}\n");
     /// let r = Report::new(&m, &Options { backend: Some(Backend::Tpu), buffer_assignment: Some(&ba), ..Options::default() });
     /// assert_eq!(r.tuples_fit_no_generation(), Some((1, 48)));
     /// assert_eq!(r.tuple_tables.unwrap().source, Source::Estimated);

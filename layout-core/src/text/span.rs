@@ -48,6 +48,12 @@ impl ByteSpan {
     ///     ByteSpan { start: 14, end: 15 }.render(src, "m.hlo", "expected an opcode"),
     ///     "m.hlo:1:15: expected an opcode\na = f32[2]{0} 7\n              ^"
     /// );
+    /// // Control characters show as `�`, one each, not as themselves.
+    /// let src = "a = \x1b[2J f32[2]{0} 7\r\n";
+    /// assert_eq!(
+    ///     ByteSpan { start: 19, end: 20 }.render(src, "m.hlo", "expected an opcode"),
+    ///     "m.hlo:1:20: expected an opcode\na = \u{fffd}[2J f32[2]{0} 7\n                   ^"
+    /// );
     /// let long = format!("{}x{}", "a".repeat(10_000), "b".repeat(10_000));
     /// let shown = ByteSpan { start: 10_000, end: 10_001 }.render(&long, "f", "here");
     /// assert!(shown.len() < 600);                   // not 20 000
@@ -106,7 +112,20 @@ impl ByteSpan {
             if from > line_start { "…" } else { "" },
             if to < line_end { "…" } else { "" },
         );
-        let text = &src[from..to];
+        // Control characters would act on the reader's terminal (an
+        // escape sequence in a dump's string): each shows as one `�`, which
+        // keeps the carets under their characters; a CRLF line's `\r` goes.
+        let text = src[from..to].strip_suffix('\r').unwrap_or(&src[from..to]);
+        let text: alloc::string::String = text
+            .chars()
+            .map(|c| {
+                if c.is_control() && c != '\t' {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
+            .collect();
         let pad = src[from..start].chars().count() + usize::from(!head.is_empty());
         let carets = src[start..ceil_char(src, self.end.clamp(start, to))]
             .chars()
