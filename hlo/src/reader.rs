@@ -92,6 +92,18 @@ pub struct Reader<'a> {
     /// starts: after an error, reading resumes on the line after it.
     item_start: usize,
     seen_entry: bool,
+    /// While a computation's header is read: whether it is the entry, and
+    /// its name once read. After an error there, reading resumes in its
+    /// body under its name, or before the next header (see `next`).
+    header: Option<(bool, Option<&'a str>)>,
+    /// An event to give before reading on: a computation whose header did
+    /// not read but whose body follows.
+    pending: Option<Event<'a>>,
+    /// While the stack-frame tables are read (after an error there,
+    /// reading resumes at the first computation).
+    in_tables: bool,
+    /// Where the `}` that closed the last computation is.
+    closed_at: usize,
     shapes: ShapeMemo<'a>,
     /// The slot of `shapes` holding the last instruction's shape.
     current: usize,
@@ -136,6 +148,10 @@ impl<'a> Reader<'a> {
             lenient: false,
             item_start: 0,
             seen_entry: false,
+            header: None,
+            pending: None,
+            in_tables: false,
+            closed_at: 0,
             shapes: ShapeMemo::new(),
             current: NO_SHAPE,
         }
@@ -182,6 +198,81 @@ impl<'a> Reader<'a> {
         self.tok = self.lexer.next_token();
         self.current = NO_SHAPE;
         self.tok.kind != K::Eof
+    }
+
+    /// After a computation's header (`(is_entry, name)`, the name if it
+    /// was read) did not read, with the reader on the next line: a
+    /// header line that opens a body (ends with `{`) is followed by its
+    /// instructions, which stay that computation's (under its name; with
+    /// no name read, the body is skipped to its closing `}`), not the one
+    /// before's; any other line (a stray line between computations) is
+    /// skipped, with the lines after it, to the next header. A header
+    /// after a `}` in the middle of its line is the rest of a damaged
+    /// instruction line (whose stray `}` was taken as the computation's
+    /// end): instructions follow.
+    fn resume_after_header(&mut self, (is_entry, name): (bool, Option<&'a str>)) {
+        let line_start = self.src[..self.item_start].rfind('\n').map_or(0, |i| i + 1);
+        let closed = self.closed_at;
+        if (line_start..self.item_start).contains(&closed)
+            && !self.src[line_start..closed].trim().is_empty()
+        {
+            // A `}` inside a damaged instruction line ended the
+            // computation early: its next lines are still instructions.
+            return;
+        }
+        let line_end = self.src[self.item_start..]
+            .find('\n')
+            .map_or(self.src.len(), |i| self.item_start + i);
+        let header = &self.src[self.item_start..line_end];
+        if !header.trim_end().ends_with('{') {
+            // Between computations only headers belong: the lines up to
+            // the next one are this one error's.
+            self.state = State::Computations;
+            self.resume_at_computation();
+            return;
+        }
+        let span = ByteSpan {
+            start: self.item_start,
+            end: line_end,
+        };
+        match name {
+            Some(name) => {
+                self.pending = Some(Event::Computation(Computation::new(
+                    name, is_entry, "", span,
+                )));
+            }
+            None => loop {
+                // Its body skipped: on after the first line that starts
+                // with `}`.
+                let close = self.tok.kind == K::Rbrace && self.at_line_start();
+                if !self.resume_after(self.tok.start) {
+                    self.state = State::Done;
+                    return;
+                }
+                if close {
+                    self.state = State::Computations;
+                    return;
+                }
+            },
+        }
+    }
+
+    /// After the stack-frame tables or a line between computations did
+    /// not read: on to the first line that opens a computation (ends with
+    /// `{`), not through every later line as would-be headers, an error
+    /// each.
+    fn resume_at_computation(&mut self) {
+        loop {
+            let at = self.tok.start;
+            let line_end = self.src[at..].find('\n').map_or(self.src.len(), |i| at + i);
+            if self.src[at..line_end].trim_end().ends_with('{') {
+                return;
+            }
+            if !self.resume_after(at) {
+                self.state = State::Done;
+                return;
+            }
+        }
     }
 
     /// The parsed shape of the last [`Event::Instruction`] (`token[]`
@@ -542,6 +633,7 @@ impl<'a> Reader<'a> {
     fn computation(&mut self) -> Step<Event<'a>> {
         let start = self.tok.start;
         let is_entry = self.tok.kind == K::KwEntry;
+        self.header = Some((false, None));
         if is_entry {
             if self.seen_entry {
                 return Err(HloError {
@@ -553,6 +645,7 @@ impl<'a> Reader<'a> {
             self.lex();
         }
         let name = self.name("a computation name")?;
+        self.header = Some((is_entry, Some(name)));
         let mut signature = "";
         if self.tok.kind == K::Lparen {
             let params = self.group()?;
@@ -562,6 +655,7 @@ impl<'a> Reader<'a> {
             signature = self.text(params.start, end);
         }
         self.expect(K::Lbrace, "'{' to open the computation")?;
+        self.header = None;
         Ok(Event::Computation(Computation::new(
             name,
             is_entry,
@@ -672,7 +766,10 @@ impl<'a> Reader<'a> {
                         K::KwFileNames | K::KwFunctionNames | K::KwFileLocations | K::KwStackFrames
                     ) || self.unknown_table_here()
                     {
-                        return self.stack_index().map(Some);
+                        self.in_tables = true;
+                        let index = self.stack_index();
+                        self.in_tables = false;
+                        return index.map(Some);
                     }
                 }
                 State::Computations => {
@@ -685,6 +782,7 @@ impl<'a> Reader<'a> {
                 }
                 State::Instructions => {
                     if self.tok.kind == K::Rbrace {
+                        self.closed_at = self.tok.start;
                         self.state = State::Computations;
                         return self.end_computation().map(Some);
                     }
@@ -700,6 +798,9 @@ impl<'a> Iterator for Reader<'a> {
     type Item = Result<Event<'a>, HloError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(event) = self.pending.take() {
+            return Some(Ok(event));
+        }
         if self.state == State::Done {
             return None;
         }
@@ -710,8 +811,14 @@ impl<'a> Iterator for Reader<'a> {
                 // after the error: an unclosed bracket can reach far
                 // ahead). Every resumption is on a later line, so reading
                 // ends.
+                let header = self.header.take();
+                let in_tables = core::mem::take(&mut self.in_tables);
                 if !(self.lenient && self.resume_after(self.item_start)) {
                     self.state = State::Done;
+                } else if let Some(header) = header {
+                    self.resume_after_header(header);
+                } else if in_tables {
+                    self.resume_at_computation();
                 }
                 Some(Err(e))
             }

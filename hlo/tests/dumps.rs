@@ -222,3 +222,59 @@ fn damage_to_one_line_costs_that_line_only() {
         }
     }
 }
+
+/// Damage between computations or in a header costs that line (or the
+/// damaged tables) only, as one error: a stray line before a computation,
+/// a header whose signature does not read (its body stays its own, under
+/// its name), and a string left open in the `FileNames` table. Every
+/// other instruction reads, in its own computation — before, the
+/// instructions after such a line were filed under the computation
+/// before it, or lost with the entry.
+#[test]
+fn damage_between_computations_costs_that_line_only() {
+    let text = include_str!("../../examples/dumps/train_step.tpu.hlo");
+    let whole = Module::parse(text).unwrap();
+    let homes = |m: &Module| -> Vec<(String, String)> {
+        m.instructions()
+            .map(|(c, i)| (i.name().to_string(), c.name().to_string()))
+            .collect()
+    };
+    let expected = homes(&whole);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix)).unwrap();
+    let edit = |k: usize, line: String, insert: bool| {
+        let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        if insert {
+            edited.insert(k, line);
+        } else {
+            edited[k] = line;
+        }
+        edited.join("\n") + "\n"
+    };
+    let entry = at("ENTRY");
+    let reduce = at("%fused_reduce");
+    let files = at("FileNames") + 1;
+    for (what, damaged) in [
+        (
+            "a stray line before ENTRY",
+            edit(entry, "garbage here".into(), true),
+        ),
+        (
+            "a stray line before a computation",
+            edit(reduce, "stray text".into(), true),
+        ),
+        (
+            "a signature that does not read",
+            edit(reduce, lines[reduce].replacen("1024]", "1024)", 1), false),
+        ),
+        (
+            "an open string in FileNames",
+            edit(files, lines[files].trim_end_matches('"').into(), false),
+        ),
+    ] {
+        let (m, errors) = Module::parse_lenient(&damaged);
+        assert_eq!(errors.len(), 1, "{what}: {errors:?}");
+        assert_eq!(homes(&m), expected, "{what}");
+        assert!(m.entry_is_marked(), "{what}");
+    }
+}

@@ -257,7 +257,7 @@ fn error(text: &str) -> ((usize, usize), String) {
 #[test]
 fn errors_render_the_same_through_a_line_cursor() {
     use xla_layout_core::text::{ByteSpan, LineCursor};
-    let text: String = (0..300)
+    let body: String = (0..300)
         .map(|i| match i % 4 {
             0 => format!("  x{i} = f32[2]{{0 negate(x)\n"),
             1 => format!("  \u{322}y{i} = é\n"),
@@ -265,6 +265,9 @@ fn errors_render_the_same_through_a_line_cursor() {
             _ => format!("  ROOT z{i} = f32[] parameter(\n"),
         })
         .collect();
+    // In a computation: between computations, the lines up to the next
+    // header are one error.
+    let text = format!("ENTRY e {{\n{body}}}\n");
     let (_, errors) = Module::parse_lenient(&text);
     assert!(errors.len() > 100, "{}", errors.len());
     let mut lines = LineCursor::new(&text);
