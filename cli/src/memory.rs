@@ -174,6 +174,7 @@ pub fn main(
         files: &files,
         module_name: module.name().unwrap_or("(unnamed module)"),
         unread: errors.len(),
+        invalid: report.invalid_rows(),
     };
     let mut out = std::io::BufWriter::new(&mut out);
     if let Some(path) = &args.html {
@@ -206,6 +207,19 @@ pub fn main(
         _ => false,
     };
     report_unread(&errors, &text, &name, &mut error_out)?;
+    if !context.invalid.is_empty() {
+        for (k, e) in &context.invalid {
+            let d = report.details(&report.rows[*k]);
+            writeln!(error_out, "{name}: {} {}: {e}", d.name, d.shape)?;
+        }
+        let count = match context.invalid.len() {
+            1 => "1 layout".to_string(),
+            n => format!("{n} layouts"),
+        };
+        return Err(Failure::Input(format!(
+            "{name}: {count} that XLA's validator rejects (XLA would refuse the module)"
+        )));
+    }
     match (damaged, &files.assignment) {
         (true, Some(path)) => Err(Failure::Input(format!(
             "{} is not all of XLA's buffer assignment: it was not used",
@@ -272,6 +286,8 @@ struct Context<'a> {
     module_name: &'a str,
     /// Parts of the module that did not read (skipped).
     unread: usize,
+    /// Rows whose layout XLA's validator rejects, with the rule.
+    invalid: Vec<(usize, xla_layout_core::ValidationError)>,
 }
 
 /// The module's file and the files XLA wrote beside it.
@@ -493,6 +509,18 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         out.push(format!(
             "XLA's buffer assignment is not used: {why} (below, on stderr), and a part would \
              pass for the whole; the figures come from the module alone"
+        ));
+    }
+    if let Some((k, e)) = cx.invalid.first() {
+        let d = report.details(&report.rows[*k]);
+        let count = match cx.invalid.len() {
+            1 => "1 array has a layout".to_string(),
+            n => format!("{n} arrays have layouts"),
+        };
+        out.push(format!(
+            "{count} that XLA's validator rejects, counted as 0 bytes (below, on stderr; the \
+             first: {} {}: {e}): XLA would refuse the module, and the figures are estimates",
+            d.name, d.shape
         ));
     }
     if cx.unread > 0 {
@@ -774,7 +802,7 @@ fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
 /// `memory_analysis()`'s fields as the report shows them: where parts of
 /// the module did not read, what would be exact is an estimate.
 fn fields(report: &Report, cx: &Context) -> impl Iterator<Item = (&'static str, Field)> {
-    let unread = cx.unread > 0;
+    let unread = cx.unread > 0 || !cx.invalid.is_empty();
     report
         .memory_analysis
         .fields()

@@ -151,7 +151,7 @@ fn write_json_lines(
 ) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     let mut computation = "";
-    let (mut failed, mut computations) = (0usize, 0usize);
+    let (mut failed, mut computations, mut invalid) = (0usize, 0usize, 0usize);
     let mut shapes = Shapes::new();
     // Errors come in text order: their lines are counted once overall
     // (from the start each time, an error on every line is quadratic).
@@ -185,12 +185,35 @@ fn write_json_lines(
                         Some((text, bytes)) => (Some(text), bytes.map(|b| b.exact)),
                         None => (None, None),
                     };
+                // A written shape XLA's validator rejects: XLA refuses
+                // the module. Listed, told, and the command fails.
+                let rejected = match i.shape_text() {
+                    Some(text) if bytes.is_none() => first_invalid(text),
+                    _ => None,
+                };
+                if let Some(why) = &rejected {
+                    invalid += 1;
+                    let span = i.span();
+                    writeln!(
+                        errors,
+                        "{}",
+                        span.render_with(
+                            &mut lines,
+                            path,
+                            format_args!(
+                                "the layout of {} is one XLA's validator rejects: {why}",
+                                i.name()
+                            )
+                        )
+                    )?;
+                }
                 json!({
                     "computation": computation,
                     "name": i.name(),
                     "shape": shape,
                     "bytes": bytes,
                     "inferred": inferred,
+                    "invalid": rejected,
                 })
             }
             Ok(_) => continue,
@@ -202,7 +225,8 @@ fn write_json_lines(
     if computations == 0 && failed == 0 {
         return Err(empty(path));
     }
-    unread(failed, "the module")
+    unread(failed, "the module")?;
+    invalid_layouts(invalid, path)
 }
 
 /// The failure for a file with no computation in it (empty, or a header
@@ -341,13 +365,57 @@ fn write_summary(
         }
     )?;
     if undefined > 0 {
+        let values = if undefined == 1 {
+            "value has"
+        } else {
+            "values have"
+        };
         writeln!(
             out,
-            "{undefined} buffers have no defined size (invalid layout or unbounded dimension)"
+            "{undefined} {values} no defined size (a layout XLA's validator rejects, or an \
+             unbounded dimension)"
         )?;
     }
     out.flush()?;
-    unread(unread_parts.len(), "the module")
+    unread(unread_parts.len(), "the module")?;
+    let invalid = report.invalid_rows();
+    for (k, e) in &invalid {
+        let d = report.details(&report.rows[*k]);
+        writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
+    }
+    invalid_layouts(invalid.len(), path)
+}
+
+/// The failure for layouts XLA's validator rejects (XLA refuses such a
+/// module), after the rest is out.
+fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
+    match n {
+        0 => Ok(()),
+        1 => Err(Failure::Input(format!(
+            "{path}: 1 layout that XLA's validator rejects (XLA would refuse the module)"
+        ))),
+        n => Err(Failure::Input(format!(
+            "{path}: {n} layouts that XLA's validator rejects (XLA would refuse the module)"
+        ))),
+    }
+}
+
+/// The first part of a written shape (its text) that XLA's validator
+/// rejects, with the rule: `{1}: …` for a tuple's element.
+fn first_invalid(text: &str) -> Option<String> {
+    let mut first = None;
+    walk_leaves(text, |index, leaf| {
+        if first.is_none()
+            && let Err(e) = validate(leaf)
+        {
+            first = Some(if index.is_empty() {
+                e.to_string()
+            } else {
+                format!("{index}: {e}")
+            });
+        }
+    });
+    first
 }
 
 fn percent(part: u64, whole: u64) -> f64 {

@@ -359,8 +359,78 @@ fn scan_writes_one_object_per_instruction() {
         "bf16[8,128,1024]{2,1,0:T(8,128)(2,1)}"
     );
     let keys: Vec<&String> = padded.as_object().unwrap().keys().collect();
-    // The original fields first, in order; "inferred" was added after them.
-    assert_eq!(keys, ["computation", "name", "shape", "bytes", "inferred"]);
+    // The original fields first, in order; "inferred" and "invalid" were
+    // added after them.
+    assert_eq!(
+        keys,
+        [
+            "computation",
+            "name",
+            "shape",
+            "bytes",
+            "inferred",
+            "invalid"
+        ]
+    );
+    assert!(lines.iter().all(|l| l["invalid"].is_null()));
+}
+
+/// A layout XLA's validator rejects (XLA refuses such a module) is not
+/// taken for 0 bytes in silence: `scan` lists the instruction with the
+/// rule broken, says where on stderr, and so do `scan --summary` and
+/// `memory` (there as a warning, with every figure an estimate); each
+/// exits 1 once the rest is out.
+#[test]
+fn layouts_xla_rejects_fail_scan_and_memory() {
+    let text = std::fs::read_to_string(DUMP).unwrap();
+    for (written, rule) in [
+        ("f32[20,300]{1,1:T(8,128)}", "duplicate values"),
+        ("f32[20,300]{1,0:T(0,128)}", "tile"),
+    ] {
+        let damaged = text.replacen("f32[20,300]{1,0:T(8,128)}", written, 1);
+        assert_ne!(damaged, text);
+        let out = run(&["scan", "-"], &damaged);
+        assert_eq!(out.status.code(), Some(1), "{written}");
+        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 44, "{written}: every instruction still listed");
+        let invalid: Vec<&Value> = lines.iter().filter(|l| !l["invalid"].is_null()).collect();
+        assert_eq!(invalid.len(), 1, "{written}");
+        assert_eq!(invalid[0]["name"], "padded");
+        assert!(invalid[0]["bytes"].is_null());
+        let why = invalid[0]["invalid"].as_str().unwrap();
+        assert!(why.contains(rule), "{written}: {why}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the layout of padded is one XLA's validator rejects"),
+            "{err}"
+        );
+        assert!(
+            err.contains("1 layout that XLA's validator rejects"),
+            "{err}"
+        );
+
+        let out = run(&["scan", "-", "--summary"], &damaged);
+        assert_eq!(out.status.code(), Some(1), "{written}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("1 value has no defined size"));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(rule));
+
+        let out = run(&["memory", "-", "--json"], &damaged);
+        assert_eq!(out.status.code(), Some(1), "{written}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let warnings = v["warnings"].to_string();
+        assert!(warnings.contains("padded"), "{warnings}");
+        assert!(warnings.contains("validator rejects"), "{warnings}");
+        assert_eq!(
+            v["memory_analysis_source"]["argument_size_in_bytes"],
+            "estimated"
+        );
+    }
+    // The dump as it is: none.
+    assert!(run(&["scan", DUMP], "").status.success());
+    assert!(run(&["memory", DUMP], "").status.success());
 }
 
 #[test]

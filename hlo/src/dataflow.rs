@@ -395,6 +395,9 @@ pub struct ArrayNode {
     pub rank: u32,
     /// Whether its layout has tiles (`T(…)`).
     pub tiled: bool,
+    /// Whether XLA's validator accepts it (the sizes above are `None`
+    /// when not).
+    pub valid: bool,
 }
 
 /// A value: the data one instruction defines at one position.
@@ -643,6 +646,7 @@ fn leaf(shape: &Shape) -> NodeKind {
         dynamic: !a.is_static(),
         rank: a.rank() as u32,
         tiled: a.layout().is_some_and(|l| l.tile_count() > 0),
+        valid,
     })
 }
 

@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use hashbrown::HashMap;
 use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
 use xla_layout_core::tpu::{self, Generation};
-use xla_layout_core::{ArrayShape, Shape, ShapeEvent};
+use xla_layout_core::{ArrayShape, Shape, ShapeEvent, ValidationError, validate_array};
 
 use crate::assignment::BufferAssignment;
 use crate::dataflow::{CallContext, Dataflow, InstructionId, NodeKind, Value};
@@ -1052,28 +1052,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// element type and dimensions of `value`'s array. Yes when either
     /// side cannot tell: a shape left out (inferred) or unread.
     fn same_array(&self, value: Value, assigned: &str) -> bool {
-        let ours = self
-            .dataflow
-            .instruction(value.instruction)
-            .and_then(|(_, i)| {
-                let shape = i.shape()?.ok()?;
-                let node = self
-                    .dataflow
-                    .nodes(value.instruction)
-                    .get(value.node as usize)?;
-                let index = self.dataflow.index_of(node);
-                let mut at = &shape;
-                for &k in index {
-                    let Shape::Tuple(elements) = at else {
-                        return None;
-                    };
-                    at = elements.get(k as usize)?;
-                }
-                match at {
-                    Shape::Array(a) => Some(*a),
-                    _ => None,
-                }
-            });
+        let ours = self.written_array(value);
         let theirs = match Shape::parse(assigned) {
             Ok(Shape::Array(a)) => Some(a),
             _ => None,
@@ -1082,6 +1061,67 @@ impl<'m, 'a> Report<'m, 'a> {
             (Some(a), Some(b)) => a.element_type() == b.element_type() && a.dims() == b.dims(),
             _ => true,
         }
+    }
+
+    /// The array `value` is, as its instruction's text writes it (`None`
+    /// for a shape left out, unread, or not an array there).
+    fn written_array(&self, value: Value) -> Option<ArrayShape> {
+        let (_, i) = self.dataflow.instruction(value.instruction)?;
+        let shape = i.shape()?.ok()?;
+        let node = self
+            .dataflow
+            .nodes(value.instruction)
+            .get(value.node as usize)?;
+        let mut at = &shape;
+        for &k in self.dataflow.index_of(node) {
+            let Shape::Tuple(elements) = at else {
+                return None;
+            };
+            at = elements.get(k as usize)?;
+        }
+        match at {
+            Shape::Array(a) => Some(*a),
+            _ => None,
+        }
+    }
+
+    /// The rows whose array has a layout XLA's validator rejects, each with
+    /// the rule it breaks (by row, in row order). XLA refuses such a
+    /// module; the report counts each as 0 bytes, so the figures it enters
+    /// are not XLA's.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT q = f32[2,4]{1,1} reshape(p)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// let invalid = r.invalid_rows();
+    /// assert_eq!(invalid.len(), 1);
+    /// assert_eq!(r.details(&r.rows[invalid[0].0]).name, "q");
+    /// assert_eq!(r.rows[invalid[0].0].bytes, 0);
+    /// assert!(invalid[0].1.to_string().contains("minor_to_major"), "{}", invalid[0].1);
+    /// ```
+    pub fn invalid_rows(&self) -> Vec<(usize, ValidationError)> {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| {
+                let nodes = self.dataflow.nodes(row.value.instruction);
+                matches!(
+                    nodes.get(row.value.node as usize).map(|n| n.kind),
+                    Some(NodeKind::Array(a)) if !a.valid
+                )
+            })
+            .filter_map(|(k, row)| {
+                let a = self.written_array(row.value)?;
+                // A shape written without a layout gets the default one.
+                let a = if a.layout().is_some() {
+                    a
+                } else {
+                    a.with_layout(a.layout_or_default())
+                };
+                validate_array(&a).err().map(|e| (k, e))
+            })
+            .collect()
     }
 
     /// Each buffer's live range over the flattened schedule; sets the
