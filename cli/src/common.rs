@@ -1,7 +1,7 @@
 //! What every subcommand shares: how a command fails, and how shape
 //! arguments are read.
 
-use std::io;
+use std::io::{self, Write};
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -93,28 +93,79 @@ pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
 
 /// A text file's contents (`-` is `stdin`), as UTF-8, without the byte
 /// order mark some editors put first (text tools read past it; the
-/// module reader would take it for a token). A file that is not UTF-8 is
-/// an error that says where the first bad byte is.
-pub fn read_text(path: &std::path::Path, mut stdin: impl io::Read) -> Result<String, Failure> {
+/// module reader would take it for a token). Bytes that are not UTF-8 (a
+/// Latin-1 `é` in a dump's `op_name`) are read as `�` rather than costing
+/// the whole file: [`Text::repaired`] says where.
+pub fn read_text(path: &std::path::Path, mut stdin: impl io::Read) -> Result<Text, Failure> {
     let (bytes, name) = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
-        stdin.read_to_end(&mut bytes)?;
+        stdin
+            .read_to_end(&mut bytes)
+            .map_err(|e| Failure::Input(format!("cannot read stdin: {e}")))?;
         (bytes, "stdin".to_string())
     } else {
         let bytes = std::fs::read(path)
             .map_err(|e| Failure::Input(format!("cannot read {}: {e}", path.display())))?;
         (bytes, path.display().to_string())
     };
-    let mut text = String::from_utf8(bytes).map_err(|e| {
-        Failure::Input(format!(
-            "{name} is not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+    let mut text = String::with_capacity(bytes.len());
+    let (mut repaired, mut line) = (Vec::new(), 1usize);
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        line += chunk.valid().bytes().filter(|&b| b == b'\n').count();
+        if !chunk.invalid().is_empty() {
+            text.push('\u{fffd}');
+            if repaired.last() != Some(&line) {
+                repaired.push(line);
+            }
+        }
     }
-    Ok(text)
+    Ok(Text {
+        text,
+        name,
+        repaired,
+    })
+}
+
+/// A text read by [`read_text`].
+pub struct Text {
+    /// The text (bytes that are not UTF-8 as `�`).
+    pub text: String,
+    /// The file's name as messages give it (`stdin` for `-`).
+    pub name: String,
+    /// The lines (from 1) that held bytes that are not UTF-8.
+    pub repaired: Vec<usize>,
+}
+
+impl Text {
+    /// Each line that held bytes that are not UTF-8, to `to`.
+    pub fn report_repaired(&self, mut to: impl Write) -> io::Result<()> {
+        for line in &self.repaired {
+            writeln!(
+                to,
+                "{}:{line}: bytes that are not UTF-8, read as \u{fffd}",
+                self.name
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The failure for bytes that are not UTF-8, if any (the rest was
+    /// read and written: the exit status says the input was not clean).
+    pub fn repaired_failure(&self) -> Result<(), Failure> {
+        match self.repaired.len() {
+            0 => Ok(()),
+            1 => Err(Failure::Input(format!(
+                "{}: 1 line is not UTF-8 text",
+                self.name
+            ))),
+            n => Err(Failure::Input(format!(
+                "{}: {n} lines are not UTF-8 text",
+                self.name
+            ))),
+        }
+    }
 }
 
 /// `1 byte`, `n bytes`: a count of bytes as a sentence says it.

@@ -103,22 +103,32 @@ pub fn main(
         });
     }
     let files = locate(args)?;
-    let text = read_text(&files.module, stdin)?;
-    crate::common::not_a_module(&files.module.display().to_string(), &text)?;
-    let assignment_text = match &files.assignment {
+    let read = read_text(&files.module, stdin)?;
+    let text = &read.text;
+    read.report_repaired(&mut error_out)?;
+    crate::common::not_a_module(&files.module.display().to_string(), text)?;
+    let assignment_read = match &files.assignment {
         Some(p) => Some(read_text(p, std::io::empty())?),
         None => None,
     };
-    let report_text = match &files.report {
+    let report_read = match &files.report {
         Some(p) => Some(read_text(p, std::io::empty())?),
         None => None,
     };
-    let (module, errors) = Module::parse_lenient(&text);
+    for r in [assignment_read.as_ref(), report_read.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        r.report_repaired(&mut error_out)?;
+    }
+    let assignment_text = assignment_read.as_ref().map(|r| r.text.as_str());
+    let report_text = report_read.as_ref().map(|r| r.text.as_str());
+    let (module, errors) = Module::parse_lenient(text);
     let name = files.module.display().to_string();
     if module.computations().is_empty() {
         return Err(Failure::Input(match errors.first() {
-            Some(e) => e.render(&text, &name),
-            None => format!("{name} holds no HLO computation"),
+            Some(e) => e.render(text, &name),
+            None => format!("{} holds no HLO computation", read.name),
         }));
     }
     // A file cut short loses its ENTRY computation, which comes last: a
@@ -130,12 +140,11 @@ pub fn main(
             "{}
 {name}: the ENTRY computation did not read, so there is nothing to size \
              (is the file cut short?)",
-            e.render(&text, &name)
+            e.render(text, &name)
         )));
     }
-    let assignment = assignment_text.as_deref().map(BufferAssignment::parse);
+    let assignment = assignment_text.map(BufferAssignment::parse);
     let labels = report_text
-        .as_deref()
         .map(memory_space_labels)
         .unwrap_or_default();
     let report = Report::new(
@@ -198,7 +207,7 @@ pub fn main(
             report_damage(
                 *damage,
                 ba,
-                assignment_text.as_deref(),
+                assignment_text,
                 path,
                 &mut error_out,
             )?;
@@ -206,7 +215,7 @@ pub fn main(
         }
         _ => false,
     };
-    report_unread(&errors, &text, &name, &mut error_out)?;
+    report_unread(&errors, text, &name, &mut error_out)?;
     if !context.invalid.is_empty() {
         for (k, e) in &context.invalid {
             let d = report.details(&report.rows[*k]);
@@ -219,6 +228,12 @@ pub fn main(
         return Err(Failure::Input(format!(
             "{name}: {count} that XLA's validator rejects (XLA would refuse the module)"
         )));
+    }
+    for r in [Some(&read), assignment_read.as_ref(), report_read.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        r.repaired_failure()?;
     }
     match (damaged, &files.assignment) {
         (true, Some(path)) => Err(Failure::Input(format!(

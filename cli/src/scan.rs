@@ -41,16 +41,19 @@ pub fn main(
     args: &Args,
     stdin: impl Read,
     out: impl Write,
-    errors: impl Write,
+    mut errors: impl Write,
 ) -> Result<(), Failure> {
     let path = args.file.to_string_lossy();
-    let text = read_text(&args.file, stdin)?;
-    crate::common::not_a_module(&path, &text)?;
+    let read = read_text(&args.file, stdin)?;
+    let text = &read.text;
+    read.report_repaired(&mut errors)?;
+    crate::common::not_a_module(&path, text)?;
     if args.summary {
-        write_summary(&text, &path, args.top, out, errors)
+        write_summary(text, &path, args.top, out, errors)?;
     } else {
-        write_json_lines(&text, &path, out, errors)
+        write_json_lines(text, &path, out, errors)?;
     }
+    read.repaired_failure()
 }
 
 /// Sizes of the data a shape holds.
@@ -232,7 +235,8 @@ fn write_json_lines(
 /// The failure for a file with no computation in it (empty, or a header
 /// alone): nothing to list is not a module.
 fn empty(path: &str) -> Failure {
-    Failure::Input(format!("{path} holds no HLO computation"))
+    let name = if path == "-" { "stdin" } else { path };
+    Failure::Input(format!("{name} holds no HLO computation"))
 }
 
 /// The buffers of a module by size, with the bytes padding costs: the

@@ -1144,7 +1144,7 @@ fn scan_refuses_a_file_without_a_computation() {
             let out = run(args, text);
             assert_eq!(out.status.code(), Some(1), "{args:?} {text:?}");
             let err = String::from_utf8_lossy(&out.stderr);
-            assert!(err.contains("- holds no HLO computation"), "{err}");
+            assert!(err.contains("stdin holds no HLO computation"), "{err}");
         }
     }
 }
@@ -1216,4 +1216,30 @@ fn a_failed_write_names_stdout() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("xla-layout: writing stdout: "), "{err}");
+}
+
+/// A byte that is not UTF-8 (a Latin-1 `é` in an `op_name`) costs
+/// nothing but a note: `scan` and `memory` read it as `�`, list every
+/// instruction, name the line on stderr, and exit 1 at the end; stdin that
+/// cannot be read says it is stdin.
+#[test]
+fn bytes_that_are_not_utf8_cost_only_a_note() {
+    let text = std::fs::read(DUMP).unwrap();
+    let at = text.windows(9).position(|w| w == b"op_name=\"").unwrap() + 9;
+    let line = text[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let latin1 = [&text[..at], b"\xe9", &text[at..]].concat();
+    let out = run_bytes(&["scan", "-"], &latin1);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 44);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("stdin:{line}: bytes that are not UTF-8")),
+        "{err}"
+    );
+    assert!(err.contains("1 line is not UTF-8 text"), "{err}");
+    let out = run_bytes(&["memory", "-", "--json"], &latin1);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["module"], "jit_train_step");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
 }
