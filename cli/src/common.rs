@@ -204,3 +204,14 @@ pub fn shown(line: &str) -> String {
     }
     out
 }
+
+/// Past the byte order mark some editors put first, if `input` starts
+/// with one: line-by-line commands read the first line as the rest do,
+/// as `scan` and `memory` read a file.
+pub fn skip_byte_order_mark(input: &mut impl io::BufRead) -> io::Result<()> {
+    const BOM: &[u8] = "\u{feff}".as_bytes();
+    if input.fill_buf()?.starts_with(BOM) {
+        input.consume(BOM.len());
+    }
+    Ok(())
+}

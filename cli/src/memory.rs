@@ -144,9 +144,7 @@ pub fn main(
         )));
     }
     let assignment = assignment_text.map(BufferAssignment::parse);
-    let labels = report_text
-        .map(memory_space_labels)
-        .unwrap_or_default();
+    let labels = report_text.map(memory_space_labels).unwrap_or_default();
     let report = Report::new(
         &module,
         &Options {
@@ -204,13 +202,7 @@ pub fn main(
     out.flush()?;
     let damaged = match (&report.assignment_unused, &assignment, &files.assignment) {
         (Some(damage), Some(ba), Some(path)) => {
-            report_damage(
-                *damage,
-                ba,
-                assignment_text,
-                path,
-                &mut error_out,
-            )?;
+            report_damage(*damage, ba, assignment_text, path, &mut error_out)?;
             true
         }
         _ => false,

@@ -114,6 +114,7 @@ fn json_lines(
     let mut out = std::io::BufWriter::new(output);
     let mut line = Vec::new();
     let (mut errors, mut lines) = (0, 0);
+    crate::common::skip_byte_order_mark(&mut input)?;
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {

@@ -1116,14 +1116,18 @@ fn tpu_and_check_take_every_form_line_by_line() {
     assert!(v[1]["error"].as_str().unwrap().contains("has a layout"));
 }
 
-/// A byte order mark before a dump is read past, as text tools do.
+/// A byte order mark before a dump, or before the first line of shapes,
+/// is read past, as text tools do.
 #[test]
-fn scan_and_memory_read_past_a_byte_order_mark() {
+fn every_command_reads_past_a_byte_order_mark() {
     let text = std::fs::read_to_string(DUMP).unwrap();
-    for command in [
-        &["scan", "-"][..],
-        &["scan", "-", "--summary"],
-        &["memory", "-"],
+    let shapes = "f32[3]\nbf16[3,1000]\n";
+    for (command, text) in [
+        (&["scan", "-"][..], text.as_str()),
+        (&["scan", "-", "--summary"], &text),
+        (&["memory", "-"], &text),
+        (&["check"], shapes),
+        (&["tpu"], shapes),
     ] {
         let plain = run(command, &text);
         let marked = run(command, &format!("\u{feff}{text}"));
