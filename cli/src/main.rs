@@ -65,14 +65,28 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
-            // One program, one version line: clap would name a
-            // subcommand's as `xla-layout-explain`.
-            let _ = writeln!(io::stdout(), "xla-layout {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
+        Err(e) if !e.use_stderr() => {
+            // Help and version go to stdout (exit 0) — and a failure to
+            // write them is a failure, as for any command's output. One
+            // program, one version line: clap would name a subcommand's
+            // as `xla-layout-explain`.
+            let text = if e.kind() == clap::error::ErrorKind::DisplayVersion {
+                format!("xla-layout {}\n", env!("CARGO_PKG_VERSION"))
+            } else {
+                e.render().to_string()
+            };
+            let mut out = io::stdout().lock();
+            return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    let _ = writeln!(io::stderr(), "xla-layout: {}", writing(e));
+                    ExitCode::FAILURE
+                }
+            };
         }
         Err(e) => {
-            // Help goes to stdout (exit 0), usage errors to stderr (exit 2).
+            // Usage errors: stderr, exit 2.
             let _ = e.print();
             return ExitCode::from(e.exit_code() as u8);
         }

@@ -1204,22 +1204,39 @@ fn jax_layouts_are_taken_and_shown() {
     );
 }
 
-/// A write that fails says it was writing stdout, and exits 1.
+/// A write that fails says it was writing stdout, and exits 1 — help and
+/// the version as well as a command's output.
 #[test]
 #[cfg(target_os = "linux")]
 fn a_failed_write_names_stdout() {
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
-        .args(["explain", "f32[100,100]"])
-        .stdout(full)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("xla-layout: writing stdout: "), "{err}");
+    for args in [
+        &["explain", "f32[100,100]"][..],
+        &["--help"],
+        &["--version"],
+        &["explain", "--help"],
+        &["help", "scan"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("xla-layout: writing stdout: "),
+            "{args:?}: {err}"
+        );
+    }
+    // Help and version to a reader: exit 0.
+    for args in [&["--help"][..], &["--version"], &["help", "scan"]] {
+        let out = run(args, "");
+        assert!(out.status.success() && !out.stdout.is_empty(), "{args:?}");
+    }
 }
 
 /// A byte that is not UTF-8 (a Latin-1 `é` in an `op_name`) costs
