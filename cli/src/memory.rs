@@ -345,6 +345,14 @@ fn locate(args: &Args) -> Result<Files, Failure> {
                 )));
             }
         }
+    } else if args.module.is_some() {
+        return Err(Failure::Usage {
+            command: "memory",
+            message: format!(
+                "--module picks among the modules of a dump directory, and {} is not one",
+                dump.display()
+            ),
+        });
     } else {
         dump.clone()
     };

@@ -616,6 +616,11 @@ fn dump_directories_stdin_and_errors() {
         let out = run(args, b"");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
+    // `--module` with a file, not a directory, to pick from.
+    let file = format!("{DUMPS}/tpu_odd_shapes.hlo");
+    let out = run(&["memory", &file, "--module", "odd"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--module picks among"));
     // Failures: exit 1 with a message.
     for (args, stdin, message) in [
         (

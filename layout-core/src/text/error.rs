@@ -339,6 +339,8 @@ impl ParseError {
     ///     "unexpected `t` in the layout: after `:` come the attributes D, T, L, #, *, E, S, SC, P, M, \
     ///      each at most once and in that order, then `}` (XLA: expects layout to end with kRbrace) (at byte 9)"
     /// );
+    /// let e = parse_shape(b"f32[2]{0:T(2)").unwrap_err();
+    /// assert!(e.explain("f32[2]{0:T(2)").to_string().starts_with("the shape ends inside the layout: "));
     /// ```
     pub fn explain<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
         fmt::from_fn(move |f| {

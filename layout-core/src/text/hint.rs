@@ -198,11 +198,16 @@ impl Display for Explained<'_> {
                 f,
                 "layout attribute `{token}` is out of order or repeated: attributes come at most once each, in the order {AttributeOrder} (XLA: {xla})"
             ),
-            ParseErrorKind::LayoutNotClosed => write!(
-                f,
-                "unexpected {} in the layout: after `:` come the attributes {AttributeOrder}, each at most once and in that order, then `}}` (XLA: {xla})",
-                Described::at(self.src, d.start, token)
-            ),
+            ParseErrorKind::LayoutNotClosed => match Described::at(self.src, d.start, token) {
+                Described::End => write!(
+                    f,
+                    "the shape ends inside the layout: after `:` come the attributes {AttributeOrder}, each at most once and in that order, then `}}` (XLA: {xla})"
+                ),
+                found => write!(
+                    f,
+                    "unexpected {found} in the layout: after `:` come the attributes {AttributeOrder}, each at most once and in that order, then `}}` (XLA: {xla})"
+                ),
+            },
             ParseErrorKind::ExtraContent(_) => {
                 write!(
                     f,
