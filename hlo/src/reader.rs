@@ -161,6 +161,11 @@ impl<'a> Reader<'a> {
     /// iteration, then reading resumes on the next line (the next
     /// instruction, or the `}` that ends the computation). A module of
     /// which one instruction does not read loses that instruction only.
+    /// Between computations, a line that does not read is one error up to
+    /// the next line that opens a computation; a computation header that
+    /// does not read but opens its body still gives its instructions under
+    /// its name (an [`Event::Computation`] with no signature follows the
+    /// error).
     ///
     /// ```
     /// use xla_layout_hlo::{Event, Reader};
