@@ -216,20 +216,19 @@ impl<'a> Reader<'a> {
     /// instruction line (whose stray `}` was taken as the computation's
     /// end): instructions follow.
     fn resume_after_header(&mut self, (is_entry, name): (bool, Option<&'a str>)) {
-        let line_start = self.src[..self.item_start].rfind('\n').map_or(0, |i| i + 1);
+        // In bytes: a token may start inside a character (the lexer reads
+        // bytes), where a `str` cannot be cut.
+        let bytes = self.src.as_bytes();
+        let (line_start, line_end) = line_around(bytes, self.item_start);
         let closed = self.closed_at;
         if (line_start..self.item_start).contains(&closed)
-            && !self.src[line_start..closed].trim().is_empty()
+            && !bytes[line_start..closed].trim_ascii().is_empty()
         {
             // A `}` inside a damaged instruction line ended the
             // computation early: its next lines are still instructions.
             return;
         }
-        let line_end = self.src[self.item_start..]
-            .find('\n')
-            .map_or(self.src.len(), |i| self.item_start + i);
-        let header = &self.src[self.item_start..line_end];
-        if !header.trim_end().ends_with('{') {
+        if !opens_body(&bytes[self.item_start..line_end]) {
             // Between computations only headers belong: the lines up to
             // the next one are this one error's.
             self.state = State::Computations;
@@ -248,7 +247,12 @@ impl<'a> Reader<'a> {
             }
             None => loop {
                 // Its body skipped: on after the first line that starts
-                // with `}`.
+                // with `}`, or to a line that opens another computation.
+                let (_, end) = line_around(bytes, self.tok.start);
+                if opens_body(&bytes[self.tok.start.min(end)..end]) {
+                    self.state = State::Computations;
+                    return;
+                }
                 let close = self.tok.kind == K::Rbrace && self.at_line_start();
                 if !self.resume_after(self.tok.start) {
                     self.state = State::Done;
@@ -269,8 +273,8 @@ impl<'a> Reader<'a> {
     fn resume_at_computation(&mut self) {
         loop {
             let at = self.tok.start;
-            let line_end = self.src[at..].find('\n').map_or(self.src.len(), |i| at + i);
-            if self.src[at..line_end].trim_end().ends_with('{') {
+            let (_, line_end) = line_around(self.src.as_bytes(), at);
+            if opens_body(&self.src.as_bytes()[at..line_end]) {
                 return;
             }
             if !self.resume_after(at) {
@@ -829,6 +833,27 @@ impl<'a> Iterator for Reader<'a> {
             }
         }
     }
+}
+
+/// The line around byte `at`: where it starts and where it ends (its
+/// `\n`, or the text's end).
+fn line_around(bytes: &[u8], at: usize) -> (usize, usize) {
+    let at = at.min(bytes.len());
+    let start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| at + i);
+    (start, end)
+}
+
+/// Whether a line (or its rest) opens a computation's body: it ends with
+/// `{`, as XLA prints every header.
+fn opens_body(line: &[u8]) -> bool {
+    line.trim_ascii_end().ends_with(b"{")
 }
 
 fn span(t: Token) -> ByteSpan {

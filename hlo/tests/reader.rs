@@ -585,3 +585,30 @@ fn nesting_beyond_the_limit_is_named() {
     let at = deep.find("frontend_attributes=").unwrap() + "frontend_attributes=".len() + opener;
     assert_eq!(e.span.start, at);
 }
+
+/// Recovery between computations works on bytes: a line that does not
+/// read may cut a character in two (the lexer reads bytes), and a
+/// header that starts there neither panics nor loses the computation
+/// after it.
+#[test]
+fn recovery_between_computations_survives_cut_characters() {
+    let after = "\nc {\n  ROOT p = f32[] parameter(0)\n}\n";
+    for garbage in [
+        "\u{322}",
+        "\u{322}y {",
+        "é é",
+        "x \u{322}y {\n  q = f32[] parameter(0)\n}",
+        "%\u{322} (",
+        "ENTRY \u{322}",
+        "}\u{322} ]",
+    ] {
+        let text = format!("{garbage}{after}");
+        let (m, errors) = Module::parse_lenient(&text);
+        assert!(!errors.is_empty(), "{garbage:?}");
+        let found: Vec<(&str, &str)> = m
+            .instructions()
+            .map(|(c, i)| (c.name(), i.name()))
+            .collect();
+        assert!(found.contains(&("c", "p")), "{garbage:?}: {found:?}");
+    }
+}
