@@ -136,6 +136,13 @@ fn report(text: &str, module: &Module<'_>) {
         space_labels: &labels,
     };
     let r = Report::new(module, &options);
+    // A damaged assignment is left out (its figures are the module's);
+    // the rows XLA's validator rejects are each a row of the report.
+    let _ = (ba.is_whole(), r.assignment_unused, r.assignment_fits());
+    for (k, e) in r.invalid_rows().iter().take(DETAILS) {
+        assert!(*k < r.rows.len());
+        let _ = e.to_string();
+    }
     let dataflow = r.dataflow();
     let _ = (
         dataflow.values().len(),
