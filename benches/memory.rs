@@ -7,7 +7,8 @@
 //! that every copy is called and scheduled. Phases measured apart: reading
 //! the module, the dataflow (values, buffers, schedule), and the whole
 //! report (sizes, liveness, peak) from the text; and, apart, reading
-//! XLA's buffer-assignment text (the fixture's, repeated to 32 MB).
+//! XLA's buffer-assignment text (the fixture's, repeated to 32 MB); and
+//! the report of a module whose result is a tuple of 100,000 arrays.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use xla_layout::hlo::dataflow::Dataflow;
@@ -56,6 +57,23 @@ fn big_module(bytes: usize) -> String {
     text
 }
 
+/// An entry that negates a parameter `n` times and returns the `n`
+/// results as one tuple.
+fn wide_tuple(n: usize) -> String {
+    let shapes = vec!["f32[8]{0}"; n].join(", ");
+    let mut text = format!("HloModule wide\n\nENTRY %main (p: f32[8]) -> ({shapes}) {{\n");
+    text.push_str("  %p = f32[8]{0} parameter(0)\n");
+    for k in 0..n {
+        text.push_str(&format!("  %n{k} = f32[8]{{0}} negate(%p)\n"));
+    }
+    let operands: Vec<String> = (0..n).map(|k| format!("%n{k}")).collect();
+    text.push_str(&format!(
+        "  ROOT %t = ({shapes}) tuple({})\n}}\n",
+        operands.join(", ")
+    ));
+    text
+}
+
 fn memory(c: &mut Criterion) {
     let text = big_module(64 << 20);
     let module = Module::parse(&text).unwrap();
@@ -76,6 +94,15 @@ fn memory(c: &mut Criterion) {
             let m = Module::parse(&text).unwrap();
             Report::new(&m, &Options::default()).rows.len()
         })
+    });
+    // A tuple of 100,000 arrays, each element looked up once by the
+    // dataflow: linear since tuples' children are indexed (a child's
+    // lookup walked its earlier siblings: 11 s here before).
+    let wide = wide_tuple(100_000);
+    let wide_module = Module::parse(&wide).unwrap();
+    g.throughput(Throughput::Bytes(wide.len() as u64));
+    g.bench_function("report/wide-tuple", |b| {
+        b.iter(|| Report::new(&wide_module, &Options::default()).rows.len())
     });
     // XLA's buffer-assignment text, repeated to 32 MB.
     let assignment = ASSIGNMENT.repeat((32 << 20) / ASSIGNMENT.len() + 1);
