@@ -1129,7 +1129,7 @@ fn every_command_reads_past_a_byte_order_mark() {
         (&["check"], shapes),
         (&["tpu"], shapes),
     ] {
-        let plain = run(command, &text);
+        let plain = run(command, text);
         let marked = run(command, &format!("\u{feff}{text}"));
         assert!(
             plain.status.success() && marked.status.success(),

@@ -102,8 +102,6 @@ pub struct Reader<'a> {
     /// While the stack-frame tables are read (after an error there,
     /// reading resumes at the first computation).
     in_tables: bool,
-    /// Where the `}` that closed the last computation is.
-    closed_at: usize,
     shapes: ShapeMemo<'a>,
     /// The slot of `shapes` holding the last instruction's shape.
     current: usize,
@@ -151,7 +149,6 @@ impl<'a> Reader<'a> {
             header: None,
             pending: None,
             in_tables: false,
-            closed_at: 0,
             shapes: ShapeMemo::new(),
             current: NO_SHAPE,
         }
@@ -206,29 +203,38 @@ impl<'a> Reader<'a> {
     }
 
     /// After a computation's header (`(is_entry, name)`, the name if it
-    /// was read) did not read, with the reader on the next line: a
-    /// header line that opens a body (ends with `{`) is followed by its
-    /// instructions, which stay that computation's (under its name; with
-    /// no name read, the body is skipped to its closing `}`), not the one
-    /// before's; any other line (a stray line between computations) is
-    /// skipped, with the lines after it, to the next header. A header
-    /// after a `}` in the middle of its line is the rest of a damaged
-    /// instruction line (whose stray `}` was taken as the computation's
-    /// end): instructions follow.
+    /// was read) did not read, with the reader on the next line:
+    ///
+    /// * a line that is an instruction's (`name = …`, `ROOT name = …`),
+    ///   after a `}` that ended the computation early (a stray `}` line, or
+    ///   one inside a damaged line): it is read as one, and instructions
+    ///   follow, as before the `}`;
+    /// * a header that opens a body (ends with `{`), or whose name was read
+    ///   and whose next line is an instruction's: its instructions follow,
+    ///   under its name (with no name read, the body is skipped to its
+    ///   closing `}` or the next header);
+    /// * any other line (a stray line between computations): skipped,
+    ///   with the lines after it, to the next header.
     fn resume_after_header(&mut self, (is_entry, name): (bool, Option<&'a str>)) {
         // In bytes: a token may start inside a character (the lexer reads
         // bytes), where a `str` cannot be cut.
         let bytes = self.src.as_bytes();
         let (line_start, line_end) = line_around(bytes, self.item_start);
-        let closed = self.closed_at;
-        if (line_start..self.item_start).contains(&closed)
-            && !bytes[line_start..closed].trim_ascii().is_empty()
-        {
-            // A `}` inside a damaged instruction line ended the
-            // computation early: its next lines are still instructions.
+        if is_instruction_line(&bytes[line_start..line_end]) {
+            // Read again as the instruction it is, when the failed header
+            // began the line (after a `}` inside it, the line was read
+            // once already: on at the next).
+            if bytes[line_start..self.item_start].trim_ascii().is_empty() {
+                self.lexer = Lexer::at(bytes, line_start);
+                self.tok = self.lexer.next_token();
+            }
             return;
         }
-        if !opens_body(&bytes[self.item_start..line_end]) {
+        let (_, next_end) = line_around(bytes, self.tok.start);
+        let next_is_instruction = self.tok.kind != K::Eof
+            && is_instruction_line(&bytes[self.tok.start.min(next_end)..next_end]);
+        let opens = opens_body(&bytes[self.item_start..line_end]);
+        if !(opens || name.is_some() && next_is_instruction) {
             // Between computations only headers belong: the lines up to
             // the next one are this one error's.
             self.state = State::Computations;
@@ -263,6 +269,25 @@ impl<'a> Reader<'a> {
                     return;
                 }
             },
+        }
+    }
+
+    /// After an instruction did not read: when its line is a computation's
+    /// header (the `}` before it lost), the line is read again as one, so
+    /// that the computation's instructions are its own, not the unclosed
+    /// one's. (A header is not an instruction's line, so this does not
+    /// turn back: see [`Reader::resume_after_header`].)
+    fn reread_header(&mut self) {
+        let bytes = self.src.as_bytes();
+        let (line_start, line_end) = line_around(bytes, self.item_start);
+        let line = &bytes[line_start..line_end];
+        if bytes[line_start..self.item_start].trim_ascii().is_empty()
+            && opens_body(line)
+            && !is_instruction_line(line)
+        {
+            self.lexer = Lexer::at(bytes, line_start);
+            self.tok = self.lexer.next_token();
+            self.state = State::Computations;
         }
     }
 
@@ -539,7 +564,17 @@ impl<'a> Reader<'a> {
         while self.tok.kind == K::Int {
             self.lex();
             let t = self.expect(K::String, "a quoted string")?;
-            out.push(self.token_text(t));
+            let text = self.token_text(t);
+            // One entry a line, as XLA writes them: a string that runs
+            // over lines was left open (and would take the module after
+            // it for its text).
+            if text.contains('\n') {
+                return Err(HloError {
+                    span: span(t),
+                    kind: HloErrorKind::Unbalanced,
+                });
+            }
+            out.push(text);
         }
         Ok(out)
     }
@@ -719,6 +754,20 @@ impl<'a> Reader<'a> {
         let operands = self.group()?;
         let attributes = self.attributes()?;
         let end = attributes.map_or(operands.end, |a| a.end);
+        // A bracket left open that closes on a later line took the
+        // instructions between for its text (XLA fails there too). They
+        // are not lost in silence: this one fails, and a lenient read
+        // resumes on its next line.
+        if runs_into_next_line(self.src.as_bytes(), start, end) {
+            let (_, line_end) = line_around(self.src.as_bytes(), start);
+            return Err(HloError {
+                span: ByteSpan {
+                    start,
+                    end: line_end,
+                },
+                kind: HloErrorKind::Unbalanced,
+            });
+        }
         let attributes = attributes.unwrap_or(ByteSpan { start: end, end });
         let span = ByteSpan { start, end };
         let operands = ByteSpan {
@@ -775,9 +824,13 @@ impl<'a> Reader<'a> {
                         K::KwFileNames | K::KwFunctionNames | K::KwFileLocations | K::KwStackFrames
                     ) || self.unknown_table_here()
                     {
+                        // Cleared when they read; an error leaves it for
+                        // `next` to resume after them.
                         self.in_tables = true;
                         let index = self.stack_index();
-                        self.in_tables = false;
+                        if index.is_ok() {
+                            self.in_tables = false;
+                        }
                         return index.map(Some);
                     }
                 }
@@ -791,7 +844,6 @@ impl<'a> Reader<'a> {
                 }
                 State::Instructions => {
                     if self.tok.kind == K::Rbrace {
-                        self.closed_at = self.tok.start;
                         self.state = State::Computations;
                         return self.end_computation().map(Some);
                     }
@@ -828,6 +880,8 @@ impl<'a> Iterator for Reader<'a> {
                     self.resume_after_header(header);
                 } else if in_tables {
                     self.resume_at_computation();
+                } else if self.state == State::Instructions {
+                    self.reread_header();
                 }
                 Some(Err(e))
             }
@@ -848,6 +902,70 @@ fn line_around(bytes: &[u8], at: usize) -> (usize, usize) {
         .position(|&b| b == b'\n')
         .map_or(bytes.len(), |i| at + i);
     (start, end)
+}
+
+/// Whether a line is an instruction's: `name =` (or `ROOT name =`) first,
+/// which no header is (`ENTRY? name (…) -> … {`).
+fn is_instruction_line(line: &[u8]) -> bool {
+    let mut rest = line.trim_ascii_start();
+    if let Some(after) = rest.strip_prefix(b"ROOT")
+        && after.first().is_some_and(u8::is_ascii_whitespace)
+    {
+        rest = after.trim_ascii_start();
+    }
+    let name = rest
+        .iter()
+        .position(|&b| b.is_ascii_whitespace() || matches!(b, b'=' | b'(' | b'{'))
+        .unwrap_or(rest.len());
+    name > 0 && rest[name..].trim_ascii_start().starts_with(b"=")
+}
+
+/// Whether the text from `start` to `end` (an instruction, read) goes on,
+/// inside a string or a bracket left open, past a line that a dump writes
+/// as an instruction of its own (`%name =`, `ROOT name =`) or as a
+/// computation's end (`}`). A `{` that ends its line opens a block whose
+/// lines may look so (an inline computation's, a literal's) and belong.
+fn runs_into_next_line(bytes: &[u8], start: usize, end: usize) -> bool {
+    // Open brackets: the bracket, and for `{` whether it ends its line.
+    let mut open: Vec<(u8, bool)> = Vec::new();
+    let (mut in_string, mut escaped) = (false, false);
+    let text = &bytes[start..end];
+    for (k, &b) in text.iter().enumerate() {
+        if in_string && b != b'\n' {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'(' | b'[' => open.push((b, false)),
+            b'{' => {
+                let rest = &text[k + 1..];
+                let line = &rest[..rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len())];
+                open.push((b, line.trim_ascii().is_empty()));
+            }
+            b')' | b']' | b'}' => {
+                open.pop();
+            }
+            b'\n' if in_string || !matches!(open.last(), None | Some((b'{', true))) => {
+                let line_start = start + k + 1;
+                let (_, line_end) = line_around(bytes, line_start);
+                let line = bytes[line_start..line_end].trim_ascii();
+                if line == b"}"
+                    || (line.starts_with(b"%") || line.starts_with(b"ROOT "))
+                        && is_instruction_line(line)
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether a line (or its rest) opens a computation's body: it ends with

@@ -203,10 +203,13 @@ fn damage_to_one_line_costs_that_line_only() {
         if !is_instruction {
             continue;
         }
+        let half = &line[..line.floor_char_boundary(line.len() / 2)];
         for damage in [
             line.replacen('(', "((", 1),
             line.replacen('[', "", 1),
-            format!("{} }} ]", &line[..line.len() / 2]),
+            format!("{half} }} ]"),
+            // Cut: a bracket or string left open, closed lines later.
+            half.to_string(),
         ] {
             let mut edited: Vec<&str> = lines.clone();
             edited[k] = &damage;
@@ -254,6 +257,8 @@ fn damage_between_computations_costs_that_line_only() {
     let entry = at("ENTRY");
     let reduce = at("%fused_reduce");
     let files = at("FileNames") + 1;
+    let locations = at("FileLocations") + 1;
+    let functions = at("FunctionNames") + 1;
     for (what, damaged) in [
         (
             "a stray line before ENTRY",
@@ -271,10 +276,54 @@ fn damage_between_computations_costs_that_line_only() {
             "an open string in FileNames",
             edit(files, lines[files].trim_end_matches('"').into(), false),
         ),
+        (
+            "a string of FunctionNames left open",
+            edit(
+                functions,
+                lines[functions][..lines[functions].len() / 2].into(),
+                false,
+            ),
+        ),
+        (
+            "a record of FileLocations that does not read",
+            edit(
+                locations,
+                lines[locations].replacen("line=", "line=x", 1),
+                false,
+            ),
+        ),
+        ("a stray '{' line", edit(reduce, "{".into(), true)),
+        (
+            "a header without its '{'",
+            edit(reduce, lines[reduce].trim_end_matches('{').into(), false),
+        ),
     ] {
         let (m, errors) = Module::parse_lenient(&damaged);
         assert_eq!(errors.len(), 1, "{what}: {errors:?}");
         assert_eq!(homes(&m), expected, "{what}");
         assert!(m.entry_is_marked(), "{what}");
+    }
+}
+
+/// A `}` that ends a computation early — a line of its own, or inside a
+/// damaged instruction line with more after it — costs that line: the
+/// instructions after it still read (filed, as the reader has no other
+/// computation for them, under the one the `}` closed).
+#[test]
+fn a_stray_closing_brace_costs_its_line_only() {
+    let body = "ENTRY e {\n  a = f32[2]{0} parameter(0)\n";
+    let tail = "  b = f32[2]{0} negate(a)\n  ROOT c = f32[2]{0} negate(b)\n}\n";
+    for stray in ["}\n", "  x = f32[2]{0} negate(a), y=1}, z=2\n"] {
+        let text = format!("{body}{stray}{tail}");
+        let (m, errors) = Module::parse_lenient(&text);
+        let names: Vec<&str> = m.instructions().map(|(_, i)| i.name()).collect();
+        assert!(
+            names.ends_with(&["b", "c"]) && names.starts_with(&["a"]),
+            "{stray:?}: {names:?}"
+        );
+        assert!(
+            !errors.is_empty() && errors.len() <= 2,
+            "{stray:?}: {errors:?}"
+        );
     }
 }
