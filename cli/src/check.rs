@@ -56,13 +56,15 @@ pub fn run(mut input: impl BufRead, output: impl Write) -> Result<Counts, Failur
     let mut out = std::io::BufWriter::with_capacity(1 << 16, output);
     let mut line = Vec::new();
     let mut counts = Counts::default();
-    crate::common::skip_byte_order_mark(&mut input)?;
     loop {
         if input.fill_buf()?.is_empty() {
             break;
         }
         line.clear();
         input.read_until(b'\n', &mut line)?;
+        if counts.lines == 0 {
+            crate::common::strip_byte_order_mark(&mut line);
+        }
         let text = strip_newline(&line);
         let report = check_line(text);
         counts.lines += 1;

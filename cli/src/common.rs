@@ -205,13 +205,13 @@ pub fn shown(line: &str) -> String {
     out
 }
 
-/// Past the byte order mark some editors put first, if `input` starts
-/// with one: line-by-line commands read the first line as the rest do,
-/// as `scan` and `memory` read a file.
-pub fn skip_byte_order_mark(input: &mut impl io::BufRead) -> io::Result<()> {
+/// The first line of input without the byte order mark some editors put
+/// first: line-by-line commands read it as the rest, as `scan` and
+/// `memory` read a file. (On the line read, not the reader's buffer, which
+/// a pipe may fill a byte at a time.)
+pub fn strip_byte_order_mark(line: &mut Vec<u8>) {
     const BOM: &[u8] = "\u{feff}".as_bytes();
-    if input.fill_buf()?.starts_with(BOM) {
-        input.consume(BOM.len());
+    if line.starts_with(BOM) {
+        line.drain(..BOM.len());
     }
-    Ok(())
 }

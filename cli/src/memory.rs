@@ -207,12 +207,14 @@ pub fn main(
         }
         _ => false,
     };
-    report_unread(&errors, text, &name, &mut error_out)?;
+    // Every failure is told before the exit status says the first.
+    let unread = report_unread(&errors, text, &name, &mut error_out);
+    for (k, e) in &context.invalid {
+        let d = report.details(&report.rows[*k]);
+        writeln!(error_out, "{name}: {} {}: {e}", d.name, d.shape)?;
+    }
+    unread?;
     if !context.invalid.is_empty() {
-        for (k, e) in &context.invalid {
-            let d = report.details(&report.rows[*k]);
-            writeln!(error_out, "{name}: {} {}: {e}", d.name, d.shape)?;
-        }
         let count = match context.invalid.len() {
             1 => "1 layout".to_string(),
             n => format!("{n} layouts"),

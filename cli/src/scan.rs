@@ -381,12 +381,13 @@ fn write_summary(
         )?;
     }
     out.flush()?;
-    unread(unread_parts.len(), "the module")?;
+    // Every failure is told before the exit status says the first.
     let invalid = report.invalid_rows();
     for (k, e) in &invalid {
         let d = report.details(&report.rows[*k]);
         writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
     }
+    unread(unread_parts.len(), "the module")?;
     invalid_layouts(invalid.len(), path)
 }
 

@@ -114,11 +114,13 @@ fn json_lines(
     let mut out = std::io::BufWriter::new(output);
     let mut line = Vec::new();
     let (mut errors, mut lines) = (0, 0);
-    crate::common::skip_byte_order_mark(&mut input)?;
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
             break;
+        }
+        if lines == 0 {
+            crate::common::strip_byte_order_mark(&mut line);
         }
         // A line that is not UTF-8 is an error line; the rest go on.
         let text = String::from_utf8_lossy(&line);
