@@ -568,6 +568,15 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
                 .into(),
         );
     }
+    if report.before_partitioning {
+        out.push(
+            "the module is to run on several devices (num_partitions) and is not scheduled, as a \
+             dump from before SPMD partitioning: its arrays are the whole program's, not one \
+             device's, and the figures are estimates (the after_optimizations dump has one \
+             device's)"
+                .into(),
+        );
+    }
     if !report.layouts_assigned {
         out.push(
             "the entry's parameters or result do not have the shapes of the module's \

@@ -50,6 +50,7 @@ impl<'a> Module<'a> {
                 Err(e) => errors.push(e),
             }
         }
+        module.unread = errors.len();
         (module, errors)
     }
 
@@ -60,6 +61,7 @@ impl<'a> Module<'a> {
             attributes: "",
             stack_index: StackIndex::default(),
             computations: Vec::new(),
+            unread: 0,
         }
     }
 

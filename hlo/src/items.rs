@@ -586,9 +586,26 @@ pub struct Module<'a> {
     pub(crate) attributes: &'a str,
     pub(crate) stack_index: StackIndex<'a>,
     pub(crate) computations: Vec<Computation<'a>>,
+    /// Parts that did not read ([`Module::parse_lenient`]'s errors).
+    pub(crate) unread: usize,
 }
 
 impl<'a> Module<'a> {
+    /// How many parts of the text did not read (the errors
+    /// [`Module::parse_lenient`] returned; 0 for [`Module::parse`]): what
+    /// is built from a module with parts missing is not XLA's whole
+    /// account of it.
+    ///
+    /// ```
+    /// use xla_layout_hlo::Module;
+    /// let (m, errors) = Module::parse_lenient("ENTRY e {\n  a = f32[2]{0} parameter(0\n  ROOT b = f32[2]{0} parameter(1)\n}\n");
+    /// assert_eq!(m.unread_parts(), errors.len());
+    /// assert_eq!(m.unread_parts(), 1);
+    /// ```
+    pub fn unread_parts(&self) -> usize {
+        self.unread
+    }
+
     /// The text it was read from.
     pub fn source(&self) -> &'a str {
         self.src

@@ -492,7 +492,9 @@ pub struct Options<'o, 'b> {
     pub backend: Option<Backend>,
     /// The TPU generation (for the size of tuple index tables).
     pub generation: Option<Generation>,
-    /// XLA's buffer assignment for the module.
+    /// XLA's buffer assignment for the module. One that is not this
+    /// module's ([`Report::assignment_fits`]) or not all there is left out
+    /// ([`Report::assignment_unused`] says why).
     pub buffer_assignment: Option<&'o BufferAssignment<'b>>,
     /// XLA's labels of memory spaces (`(color, label)`, from
     /// [`crate::memory_space_labels`]).
@@ -560,6 +562,34 @@ pub struct Report<'m, 'a> {
     /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
     /// ```
     pub layouts_assigned: bool,
+    /// Whether the module is from before SPMD partitioning: it is to run
+    /// on more than one device (`num_partitions` over 1) and not yet
+    /// scheduled, as XLA schedules every module it optimises. Its arrays
+    /// are then the whole program's, not one device's, and every figure of
+    /// the report's [`MemoryAnalysis`] is an estimate.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+    /// let m = Module::parse("HloModule m, num_partitions=4\nENTRY e {\n ROOT p = f32[8,6]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert!(r.before_partitioning);
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
+    /// ```
+    pub before_partitioning: bool,
+    /// Parts of the module that did not read ([`Module::unread_parts`]):
+    /// when any, every figure of the report's [`MemoryAnalysis`] is an
+    /// estimate (what is missing may be an argument, an alias or a
+    /// buffer).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+    /// let text = "HloModule m\nENTRY e {\n  a = f32[8]{0} parameter(0)\n  b = f32[100]{0} parameter(1\n  ROOT n = f32[8]{0} negate(a)\n}\n";
+    /// let (m, _) = Module::parse_lenient(text);
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.unread_parts, 1);
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
+    /// ```
+    pub unread_parts: usize,
     /// jax's `compiled.memory_analysis()`.
     pub memory_analysis: MemoryAnalysis,
     /// Per memory space, in order of space.
@@ -626,6 +656,9 @@ pub enum AssignmentDamage {
     /// It has no allocation for this many of the entry's arguments (their
     /// arrays; XLA allocates every one): cut at a line's end.
     MissingArguments(usize),
+    /// It is another module's, or another compile's
+    /// ([`Report::assignment_fits`] is `false`, and says why).
+    OtherModule,
 }
 
 /// What a row is, for people: computed on demand, for the rows shown.
@@ -673,10 +706,12 @@ impl<'m, 'a> Report<'m, 'a> {
     pub fn new(module: &'m Module<'a>, options: &Options<'_, '_>) -> Report<'m, 'a> {
         let given = options.buffer_assignment;
         let mut report = Self::with_assignment(module, options, given);
-        // Another module's (`assignment_fits` false) is for the caller to
-        // refuse. This module's, but not all of it: leave it out rather
-        // than count its part as the whole.
+        // Another module's, or this module's but not all of it: left out
+        // rather than its numbers taken for this module's whole account.
         let damage = match given {
+            Some(_) if report.assignment_fits() == Some(false) => {
+                Some(AssignmentDamage::OtherModule)
+            }
             Some(ba) if report.assignment_fits() == Some(true) => {
                 let unassigned = report
                     .rows
@@ -698,8 +733,21 @@ impl<'m, 'a> Report<'m, 'a> {
             _ => None,
         };
         if damage.is_some() {
+            let fit = (
+                report.assignment_allocations,
+                report.matched_assigned_values,
+                report.unmatched_assigned_values,
+                report.shape_mismatched_assigned_values,
+            );
             report = Self::with_assignment(module, options, None);
             report.assignment_unused = damage;
+            // How it fit, still: `assignment_fits` says why it was left.
+            (
+                report.assignment_allocations,
+                report.matched_assigned_values,
+                report.unmatched_assigned_values,
+                report.shape_mismatched_assigned_values,
+            ) = fit;
         }
         report
     }
@@ -714,6 +762,11 @@ impl<'m, 'a> Report<'m, 'a> {
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
         let layouts_assigned = layouts_assigned(module);
+        let before_partitioning = !scheduled
+            && module
+                .attribute("num_partitions")
+                .and_then(|n| n.trim().parse::<u64>().ok())
+                .is_some_and(|n| n > 1);
         let entry_marked = module.entry_is_marked();
         // XLA's tuples, read once: (arity, bytes) of each non-empty one
         // (an empty tuple takes 0 bytes everywhere and tells nothing).
@@ -746,6 +799,8 @@ impl<'m, 'a> Report<'m, 'a> {
             tuple_conflict,
             scheduled,
             layouts_assigned,
+            before_partitioning,
+            unread_parts: module.unread_parts(),
             entry_marked,
             memory_analysis: MemoryAnalysis {
                 argument_size_in_bytes: Field::new(0, Source::Exact),
@@ -845,6 +900,11 @@ impl<'m, 'a> Report<'m, 'a> {
     /// let other = BufferAssignment::parse("allocation 0: size 36, parameter 0:\n value: <1 p @0> (size=36,offset=0): f32[9]{0}\n");
     /// assert_eq!(with(&other), Some(false));
     /// assert_eq!(Report::new(&m, &Options::default()).assignment_fits(), None);
+    /// // One that does not fit is not used: the figures are the module's.
+    /// use xla_layout_hlo::memory::{AssignmentDamage, Source};
+    /// let r = Report::new(&m, &Options { buffer_assignment: Some(&theirs), ..Options::default() });
+    /// assert_eq!(r.assignment_unused, Some(AssignmentDamage::OtherModule));
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Exact);
     /// ```
     pub fn assignment_fits(&self) -> Option<bool> {
         self.assignment_allocations.map(|allocations| {
@@ -1563,7 +1623,19 @@ impl<'m, 'a> Report<'m, 'a> {
             _ => Field::new(peak_estimate, Source::Estimated),
         };
 
-        if !self.layouts_assigned || !self.entry_marked {
+        // Rows XLA's validator rejects are counted as 0 bytes.
+        let invalid = self.rows.iter().any(|row| {
+            matches!(
+                d.nodes(row.value.instruction).get(row.value.node as usize).map(|n| n.kind),
+                Some(NodeKind::Array(a)) if !a.valid
+            )
+        });
+        if !self.layouts_assigned
+            || !self.entry_marked
+            || self.before_partitioning
+            || self.unread_parts > 0
+            || invalid
+        {
             for f in [
                 &mut ma.argument_size_in_bytes,
                 &mut ma.output_size_in_bytes,
@@ -1832,13 +1904,21 @@ fn layouts_assigned(module: &Module<'_>) -> bool {
         (Some(Ok(have)), Some(want)) => arrays(&have) == arrays(want),
         _ => true,
     };
-    entry.instructions().iter().all(|i| {
-        let root = entry.root().is_some_and(|r| core::ptr::eq(r, i));
-        let param = (i.opcode() == "parameter")
-            .then(|| i.operands_text().trim().parse::<usize>().ok())
-            .flatten();
-        (!root || same(i, Some(&result))) && param.is_none_or(|n| same(i, params.get(n)))
-    })
+    // Every parameter the signature lists is there (one that did not read
+    // takes its bytes with it).
+    let parameters = entry
+        .instructions()
+        .iter()
+        .filter(|i| i.opcode() == "parameter")
+        .count();
+    parameters == params.len()
+        && entry.instructions().iter().all(|i| {
+            let root = entry.root().is_some_and(|r| core::ptr::eq(r, i));
+            let param = (i.opcode() == "parameter")
+                .then(|| i.operands_text().trim().parse::<usize>().ok())
+                .flatten();
+            (!root || same(i, Some(&result))) && param.is_none_or(|n| same(i, params.get(n)))
+        })
 }
 
 /// How a TPU sizes tuples' index tables: by a generation's rule
