@@ -452,7 +452,12 @@ pub struct Assigned {
     pub count: usize,
 }
 
-/// The moment the most bytes are live, by the schedule.
+/// The moment the most bytes are live, by the schedule. This is the
+/// schedule's peak over every buffer (temporaries included); jax's
+/// `peak_memory_in_bytes` ([`MemoryAnalysis::peak_memory_in_bytes`]) is
+/// another count (on the CPU, arguments, outputs and constants alone; on
+/// a TPU, this estimate without temporary tuples' index tables), so the two
+/// can differ.
 ///
 /// ```
 /// use xla_layout_hlo::{Module, memory::{Options, Report}};
@@ -1734,7 +1739,7 @@ impl<'m, 'a> Report<'m, 'a> {
             }
         };
         let metadata = i.metadata();
-        let shape = node_shape(i.shape_text().unwrap_or(""), row.value.node);
+        let (shape, text) = node_shape(i.shape_text().unwrap_or(""), row.value.node);
         let mut reasons = Vec::new();
         if let Some(Shape::Array(a)) = &shape {
             reasons = padding_reasons(a, self.backend);
@@ -1744,7 +1749,7 @@ impl<'m, 'a> Report<'m, 'a> {
             instruction: i.name(),
             name: d.value_name(row.value),
             opcode: i.opcode(),
-            shape: shape.map(|s| s.to_string()).unwrap_or_default(),
+            shape: text,
             reasons,
             metadata,
             location: metadata.location(m.stack_index()),
@@ -2018,20 +2023,47 @@ pub fn space_name(backend: Backend, s: i64) -> String {
 }
 
 /// The shape of preorder node `node` of the shape `text`.
-fn node_shape(text: &str, node: u32) -> Option<Shape> {
-    let mut count = 0u32;
-    let mut found = None;
-    let _ = parse_shape_events(text.as_bytes(), ParseOptions::default(), |e| match e {
-        ParseEvent::TupleStart { .. } => count += 1,
-        ParseEvent::Leaf { shape, .. } => {
-            if count == node {
-                found = Some(shape.clone());
+fn node_shape(text: &str, node: u32) -> (Option<Shape>, String) {
+    use core::fmt::Write as _;
+    let (mut count, mut depth) = (0u32, 0usize);
+    let (mut found, mut canonical) = (None, String::new());
+    // Within the node's tuple: its depth below the node, plus one.
+    let mut inside = 0usize;
+    let _ = parse_shape_events(text.as_bytes(), ParseOptions::default(), |e| {
+        let at_node = count == node;
+        match &e {
+            ParseEvent::TupleStart { .. } => {
+                if at_node {
+                    inside = depth + 1;
+                }
+                depth += 1;
+                count += 1;
             }
-            count += 1;
+            ParseEvent::Leaf { shape, .. } => {
+                if at_node {
+                    found = Some((*shape).clone());
+                }
+                count += 1;
+            }
+            ParseEvent::TupleEnd => depth -= 1,
         }
-        ParseEvent::TupleEnd => {}
+        // The node's own piece without the separator before it (its place
+        // in the enclosing tuple); what it holds as printed.
+        match &e {
+            ParseEvent::TupleStart { .. } if at_node => canonical.push('('),
+            ParseEvent::Leaf { shape, .. } if at_node => {
+                let _ = write!(canonical, "{shape}");
+            }
+            _ if inside > 0 && !at_node => {
+                let _ = write!(canonical, "{e}");
+            }
+            _ => {}
+        }
+        if matches!(e, ParseEvent::TupleEnd) && inside == depth + 1 {
+            inside = 0;
+        }
     });
-    found
+    (found, canonical)
 }
 
 /// Why `a` is padded on `backend`, one reason per rounding.

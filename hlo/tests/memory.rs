@@ -303,3 +303,30 @@ fn a_tuple_table_takes_what_the_generation_takes() {
     );
     assert_eq!(r.memory_analysis.output_size_in_bytes.bytes, 16 + 32 + 32);
 }
+
+/// Every row of every fixture has its shape in the details, canonical —
+/// a tuple's index table its tuple's (it was empty), an array its own —
+/// and the shape reads back as itself.
+#[test]
+fn every_row_has_its_shape() {
+    for f in fixtures() {
+        let m = Module::parse(&f.text).unwrap();
+        let r = Report::new(&m, &Options::default());
+        for row in &r.rows {
+            let d = r.details(row);
+            if d.instruction.is_empty() {
+                continue; // a reducer's constant, with no instruction of its own
+            }
+            let shape = xla_layout_core::Shape::parse(&d.shape)
+                .unwrap_or_else(|e| panic!("{}: {} {:?}: {e}", f.name, d.name, d.shape));
+            assert_eq!(shape.to_string(), d.shape, "{} {}", f.name, d.name);
+            assert_eq!(
+                row.tuple_table,
+                matches!(shape, xla_layout_core::Shape::Tuple(_)),
+                "{} {}",
+                f.name,
+                d.name
+            );
+        }
+    }
+}
