@@ -17,7 +17,7 @@ impl<'a> Module<'a> {
     /// let m = Module::parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n").unwrap();
     /// assert_eq!((m.name(), m.instructions().count()), (Some("m"), 1));
     /// let err = Module::parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n").unwrap_err();
-    /// assert_eq!(err.to_string(), "expected an instruction name, saw kEof");
+    /// assert_eq!(err.to_string(), "expected an instruction name, saw the end of the text (is it cut short?)");
     /// ```
     pub fn parse(src: &'a str) -> Result<Module<'a>, HloError> {
         let mut module = Module::empty(src);

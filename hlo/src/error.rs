@@ -123,7 +123,21 @@ impl fmt::Display for HloError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             HloErrorKind::Expected { what, saw } => {
-                write!(f, "expected {what}, saw {}", saw.xla_name())
+                // The lexer's names where they say something to a reader
+                // (`kIdent`, `kLbrace`, as XLA's messages name them); the
+                // end and an unreadable token in words.
+                match saw {
+                    TokenKind::Eof => write!(
+                        f,
+                        "expected {what}, saw the end of the text (is it cut short?)"
+                    ),
+                    TokenKind::Error => write!(
+                        f,
+                        "expected {what}, saw text the lexer does not read (a stray character, an \
+                         unclosed string, a number past 64 bits)"
+                    ),
+                    _ => write!(f, "expected {what}, saw {}", saw.xla_name()),
+                }
             }
             HloErrorKind::Shape(e) => write!(f, "bad shape: {}", e.kind()),
             HloErrorKind::Unbalanced => f.write_str(

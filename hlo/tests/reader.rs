@@ -342,7 +342,10 @@ fn errors_point_at_the_problem() {
     let (at, msg) = error("HloModule m\nENTRY e {\n ROOT x = f32[] parameter(0)\n");
     assert_eq!(
         (at, msg.as_str()),
-        ((4, 1), "expected an instruction name, saw kEof")
+        (
+            (4, 1),
+            "expected an instruction name, saw the end of the text (is it cut short?)"
+        )
     );
     let (at, msg) = error("HloModule m, is_scheduled=true\nENTRY e (p: f32[]) f32[] {\n}");
     assert_eq!(
