@@ -134,9 +134,18 @@ impl<'a> Reader<'a> {
     /// ```
     /// # use xla_layout_hlo::Reader;
     /// assert_eq!(Reader::new("").count(), 0); // no module text, no events
+    /// // A byte order mark first is read past.
+    /// assert!(xla_layout_hlo::Module::parse("\u{feff}ENTRY e {\n ROOT p = f32[] parameter(0)\n}").is_ok());
     /// ```
     pub fn new(src: &'a str) -> Reader<'a> {
-        let mut lexer = Lexer::new(src.as_bytes());
+        // Past a byte order mark, as text tools read (places stay the
+        // text's own).
+        let start = if src.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        let mut lexer = Lexer::at(src.as_bytes(), start);
         let tok = lexer.next_token();
         Reader {
             src,
