@@ -54,6 +54,11 @@ pub enum Rule {
     /// The shape of operand `n` (elementwise operations, `select`'s
     /// branches, `while`'s state).
     Operand(usize),
+    /// Operand 0's shape with the higher-precision element type of
+    /// operands 0 and 1 (`ElementType::higher_precision`): binary
+    /// elementwise operations, where XLA lets floating-point precisions
+    /// mix.
+    Binary,
     /// Operand 0's dimensions, `pred` elements (`compare`).
     Predicate,
     /// A tuple of the operands' shapes.
@@ -96,21 +101,21 @@ pub const RULES: &[(&str, Rule)] = &[
     ("count-leading-zeros", Rule::Operand(0)),
     ("opt-barrier", Rule::Operand(0)),
     // Binary elementwise.
-    ("add", Rule::Operand(0)),
-    ("subtract", Rule::Operand(0)),
-    ("multiply", Rule::Operand(0)),
-    ("divide", Rule::Operand(0)),
-    ("remainder", Rule::Operand(0)),
-    ("maximum", Rule::Operand(0)),
-    ("minimum", Rule::Operand(0)),
-    ("power", Rule::Operand(0)),
-    ("atan2", Rule::Operand(0)),
-    ("and", Rule::Operand(0)),
-    ("or", Rule::Operand(0)),
-    ("xor", Rule::Operand(0)),
-    ("shift-left", Rule::Operand(0)),
-    ("shift-right-arithmetic", Rule::Operand(0)),
-    ("shift-right-logical", Rule::Operand(0)),
+    ("add", Rule::Binary),
+    ("subtract", Rule::Binary),
+    ("multiply", Rule::Binary),
+    ("divide", Rule::Binary),
+    ("remainder", Rule::Binary),
+    ("maximum", Rule::Binary),
+    ("minimum", Rule::Binary),
+    ("power", Rule::Binary),
+    ("atan2", Rule::Binary),
+    ("and", Rule::Binary),
+    ("or", Rule::Binary),
+    ("xor", Rule::Binary),
+    ("shift-left", Rule::Binary),
+    ("shift-right-arithmetic", Rule::Binary),
+    ("shift-right-logical", Rule::Binary),
     ("compare", Rule::Predicate),
     // Ternary.
     ("select", Rule::Operand(1)),
@@ -326,6 +331,24 @@ impl<'a> Shapes<'a> {
         };
         let shape = match rule(opcode)? {
             Rule::Operand(k) => return inferred(operand(k)?),
+            Rule::Binary => {
+                let lhs = operand(0)?;
+                let rhs = operand(1)?;
+                if lhs.text() == rhs.text() {
+                    return inferred(lhs);
+                }
+                match (parse(lhs.clone())?, parse(rhs)?) {
+                    // The same element type: operand 0's shape, as written.
+                    (Shape::Array(a), Shape::Array(b)) if a.element_type() == b.element_type() => {
+                        return inferred(lhs);
+                    }
+                    (Shape::Array(a), Shape::Array(b)) => {
+                        let ty = a.element_type().higher_precision(b.element_type())?;
+                        Shape::Array(with_type(&a, ty))
+                    }
+                    _ => return None,
+                }
+            }
             Rule::Predicate => match parse(operand(0)?)? {
                 Shape::Array(a) => Shape::Array(with_type(&a, ElementType::PRED)),
                 _ => return None,
@@ -418,7 +441,8 @@ fn with_type(a: &ArrayShape, ty: ElementType) -> ArrayShape {
 }
 
 /// `dot`: the batch dimensions, then the left operand's free dimensions,
-/// then the right's, in order; the left's element type; default layout.
+/// then the right's, in order; the operands' higher-precision element type
+/// (XLA's `HigherPrecisionElementType`); default layout.
 fn dot<'a>(
     lhs: &Shape,
     rhs: &Shape,
@@ -456,7 +480,10 @@ fn dot<'a>(
             dims.push(n);
         }
     }
-    ArrayShape::try_new(lhs.element_type(), &dims)
-        .ok()
-        .map(Shape::Array)
+    ArrayShape::try_new(
+        lhs.element_type().higher_precision(rhs.element_type())?,
+        &dims,
+    )
+    .ok()
+    .map(Shape::Array)
 }

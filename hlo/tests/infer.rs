@@ -132,6 +132,8 @@ ENTRY e {
   t = tuple(v, d)
   g = get-tuple-element(t), index=1
   n = multiply(f32[2,10] parameter(4), negate(a))
+  m = dot(bf16[2,10]{1,0} parameter(5), b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  h = add(bf16[2,10]{1,0} parameter(6), a)
   c = conditional(p, s, s), branch_computations={Twice, Twice}
   k = call(s), to_apply=Twice
   q = select(p, s, k)
@@ -155,6 +157,9 @@ ENTRY e {
     assert_eq!(shape("g").as_deref(), Some("f32[2,3]{1,0}"));
     // A nested instruction's shape comes from its own operands.
     assert_eq!(shape("n").as_deref(), Some("f32[2,10]"));
+    // Mixed precisions: the higher one, as XLA's HigherPrecisionElementType.
+    assert_eq!(shape("m").as_deref(), Some("f32[2,3]{1,0}"));
+    assert_eq!(shape("h").as_deref(), Some("f32[2,10]{1,0}"));
     assert_eq!(shape("c").as_deref(), Some("f32[]"));
     assert_eq!(shape("k").as_deref(), Some("f32[]"));
     assert_eq!(shape("q").as_deref(), Some("f32[]"));

@@ -2,15 +2,19 @@
 //! proto numbers and storage widths.
 
 /// The element-type table: one row per type, `VARIANT = proto number =>
-/// name, bit width, kind;`. Everything else about a type (the enum, `ALL`,
+/// name, bit width, kind;` (a floating-point kind with its format:
+/// `Float(max exponent, significand bits)`, as `std::numeric_limits`
+/// gives them: ml_dtypes' `finfo` `maxexp` and `nmant + 1`). Everything else about a type (the enum, `ALL`,
 /// names, widths, which family it is in) is generated from its row, so
 /// adding a type XLA adds is one row here (and, if TPUs take it, one entry
 /// in `tpu::TILING_BITS`, measured).
 macro_rules! element_types {
+    (@format) => { None };
+    (@format $max_exponent:literal, $significand:literal) => { Some(($max_exponent, $significand)) };
     (
         $(#[$attr:meta])*
         pub enum ElementType {
-            $( $(#[$doc:meta])* $variant:ident = $number:literal => $name:literal, $bits:expr, $kind:ident; )*
+            $( $(#[$doc:meta])* $variant:ident = $number:literal => $name:literal, $bits:expr, $kind:ident $(($max_exponent:literal, $significand:literal))?; )*
         }
     ) => {
         $(#[$attr])*
@@ -59,6 +63,22 @@ macro_rules! element_types {
             const fn kind(self) -> Kind {
                 match self {
                     $(ElementType::$variant => Kind::$kind,)*
+                }
+            }
+
+            /// A floating-point type's format: (largest exponent, significand
+            /// bits with the implicit one), XLA's `OverflowExponent` and
+            /// `SignificandWidth`; `None` for other types.
+            ///
+            /// ```
+            /// # use xla_layout_core::ElementType;
+            /// assert_eq!(ElementType::BF16.float_format(), Some((128, 8)));
+            /// assert_eq!(ElementType::F8E4M3FN.float_format(), Some((9, 4)));
+            /// assert_eq!(ElementType::S32.float_format(), None);
+            /// ```
+            pub const fn float_format(self) -> Option<(i32, u32)> {
+                match self {
+                    $(ElementType::$variant => element_types!(@format $($max_exponent, $significand)?),)*
                 }
             }
         }
@@ -126,11 +146,11 @@ element_types! {
         /// `u64`.
         U64 = 9 => "u64", Some(64), Unsigned;
         /// `f16`: IEEE half precision.
-        F16 = 10 => "f16", Some(16), Float;
+        F16 = 10 => "f16", Some(16), Float(16, 11);
         /// `f32`.
-        F32 = 11 => "f32", Some(32), Float;
+        F32 = 11 => "f32", Some(32), Float(128, 24);
         /// `f64`.
-        F64 = 12 => "f64", Some(64), Float;
+        F64 = 12 => "f64", Some(64), Float(1024, 53);
         /// The tuple kind; written with parentheses, never by name.
         TUPLE = 13 => "tuple", None, Unnamed;
         /// `opaque` (XLA's `OPAQUE_TYPE`).
@@ -138,58 +158,64 @@ element_types! {
         /// `c64`: a pair of `f32`.
         C64 = 15 => "c64", Some(64), Complex;
         /// `bf16`: bfloat16.
-        BF16 = 16 => "bf16", Some(16), Float;
+        BF16 = 16 => "bf16", Some(16), Float(128, 8);
         /// `token`.
         TOKEN = 17 => "token", None, NotArray;
         /// `c128`: a pair of `f64`.
         C128 = 18 => "c128", Some(128), Complex;
         /// `f8e5m2`.
-        F8E5M2 = 19 => "f8e5m2", Some(8), Float;
+        F8E5M2 = 19 => "f8e5m2", Some(8), Float(16, 3);
         /// `f8e4m3fn`.
-        F8E4M3FN = 20 => "f8e4m3fn", Some(8), Float;
+        F8E4M3FN = 20 => "f8e4m3fn", Some(8), Float(9, 4);
         /// `s4`.
         S4 = 21 => "s4", Some(4), Signed;
         /// `u4`.
         U4 = 22 => "u4", Some(4), Unsigned;
         /// `f8e4m3b11fnuz`.
-        F8E4M3B11FNUZ = 23 => "f8e4m3b11fnuz", Some(8), Float;
+        F8E4M3B11FNUZ = 23 => "f8e4m3b11fnuz", Some(8), Float(5, 4);
         /// `f8e5m2fnuz`.
-        F8E5M2FNUZ = 24 => "f8e5m2fnuz", Some(8), Float;
+        F8E5M2FNUZ = 24 => "f8e5m2fnuz", Some(8), Float(16, 3);
         /// `f8e4m3fnuz`.
-        F8E4M3FNUZ = 25 => "f8e4m3fnuz", Some(8), Float;
+        F8E4M3FNUZ = 25 => "f8e4m3fnuz", Some(8), Float(8, 4);
         /// `s2`.
         S2 = 26 => "s2", Some(2), Signed;
         /// `u2`.
         U2 = 27 => "u2", Some(2), Unsigned;
         /// `f8e4m3`.
-        F8E4M3 = 28 => "f8e4m3", Some(8), Float;
+        F8E4M3 = 28 => "f8e4m3", Some(8), Float(8, 4);
         /// `f8e3m4`.
-        F8E3M4 = 29 => "f8e3m4", Some(8), Float;
+        F8E3M4 = 29 => "f8e3m4", Some(8), Float(4, 5);
         /// `s1`.
         S1 = 30 => "s1", Some(1), Signed;
         /// `u1`.
         U1 = 31 => "u1", Some(1), Unsigned;
         /// `f4e2m1fn`: an MX type, 4 bits.
-        F4E2M1FN = 32 => "f4e2m1fn", Some(4), Float;
+        F4E2M1FN = 32 => "f4e2m1fn", Some(4), Float(3, 2);
         /// `f8e8m0fnu`: an MX scale type.
-        F8E8M0FNU = 33 => "f8e8m0fnu", Some(8), Float;
+        F8E8M0FNU = 33 => "f8e8m0fnu", Some(8), Float(128, 1);
         /// The buffer kind; written `b(...)`, never by name.
         BUFFER = 34 => "buffer", None, Unnamed;
         /// `f6e3m2fn`.
-        F6E3M2FN = 35 => "f6e3m2fn", Some(8), Float;
+        F6E3M2FN = 35 => "f6e3m2fn", Some(8), Float(5, 3);
         /// `f6e2m3fn`.
-        F6E2M3FN = 36 => "f6e2m3fn", Some(8), Float;
+        F6E2M3FN = 36 => "f6e2m3fn", Some(8), Float(3, 4);
     }
 }
 
 // Rows in proto-number order, with no gap: `from_proto_number` indexes
-// `ALL`. A row out of place fails the build here.
+// `ALL`. A row out of place fails the build here, as does a floating-point
+// row without its format (or another with one).
 const _: () = {
     let mut i = 0;
     while i < ElementType::ALL.len() {
+        let t = ElementType::ALL[i];
         assert!(
-            ElementType::ALL[i] as usize == i,
+            t as usize == i,
             "element_types! rows must be in proto-number order, with no gap"
+        );
+        assert!(
+            matches!(t.kind(), Kind::Float) == t.float_format().is_some(),
+            "element_types!: a Float row gives its format, Float(max exponent, significand bits)"
         );
         i += 1;
     }
@@ -357,6 +383,52 @@ impl ElementType {
         match self.bit_width() {
             Some(bits) => bits < 8 && !matches!(self.kind(), Kind::Pred),
             None => false,
+        }
+    }
+
+    /// `primitive_util::HigherPrecisionType`: of two types, the one XLA
+    /// gives a `dot` or an elementwise operation of both — more range
+    /// first (floating-point types before others), then more precision,
+    /// then more bits, then signed before unsigned. `None` where XLA's
+    /// order ties two different types (it refuses such a pair) or for
+    /// types that are not arrays'.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType as T;
+    /// assert_eq!(T::BF16.higher_precision(T::F32), Some(T::F32));
+    /// assert_eq!(T::F16.higher_precision(T::BF16), Some(T::BF16)); // range before precision
+    /// assert_eq!(T::S8.higher_precision(T::F8E4M3FN), Some(T::F8E4M3FN));
+    /// assert_eq!(T::U32.higher_precision(T::S32), Some(T::S32));
+    /// assert_eq!(T::F8E5M2.higher_precision(T::F8E5M2FNUZ), None); // a tie
+    /// assert_eq!(T::F32.higher_precision(T::F32), Some(T::F32));
+    /// ```
+    pub const fn higher_precision(self, other: ElementType) -> Option<ElementType> {
+        // (range, precision, bits, signed), compared in that order.
+        const fn key(t: ElementType) -> Option<(i32, i32, u32, bool)> {
+            let Some(bits) = t.bit_width() else {
+                return None;
+            };
+            let (range, precision) = match t.float_format() {
+                Some((e, s)) => (e, s as i32),
+                None => (-1, -1),
+            };
+            Some((range, precision, bits, t.is_signed_integral()))
+        }
+        let (Some(a), Some(b)) = (key(self), key(other)) else {
+            return None;
+        };
+        let a_higher = a.0 > b.0
+            || a.0 == b.0 && (a.1 > b.1 || a.1 == b.1 && (a.2 > b.2 || a.2 == b.2 && a.3 && !b.3));
+        let b_higher = b.0 > a.0
+            || b.0 == a.0 && (b.1 > a.1 || b.1 == a.1 && (b.2 > a.2 || b.2 == a.2 && b.3 && !a.3));
+        if a_higher {
+            Some(self)
+        } else if b_higher {
+            Some(other)
+        } else if self as u8 == other as u8 {
+            Some(self)
+        } else {
+            None
         }
     }
 
