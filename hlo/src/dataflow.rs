@@ -968,7 +968,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The instruction called `name` (`computation/name` where names
-    /// repeat), as an id.
+    /// repeat), as an id: a pass over the module's instructions, with no
+    /// suggestions for a name not found ([`Module::instruction`] gives
+    /// them). To follow operands, [`Dataflow::operands`] has their ids.
     ///
     /// ```
     /// use xla_layout_hlo::{Module, dataflow::Dataflow};
@@ -978,14 +980,26 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// assert_eq!(d.find("nothing"), None);
     /// ```
     pub fn find(&self, name: &str) -> Option<InstructionId> {
-        let (c, i) = self.module.instruction(name).ok()?;
-        let k = self
-            .module
-            .computations()
-            .iter()
-            .position(|x| core::ptr::eq(x, c))?;
-        let at = c.instructions().iter().position(|x| core::ptr::eq(x, i))?;
-        Some(self.comp_start[k] + at as u32)
+        let (computation, name) = match name.split_once('/') {
+            Some((c, n)) => (Some(c.strip_prefix('%').unwrap_or(c)), n),
+            None => (None, name),
+        };
+        let name = name.strip_prefix('%').unwrap_or(name);
+        let mut found = None;
+        for (k, c) in self.module.computations().iter().enumerate() {
+            if computation.is_some_and(|n| c.name() != n) {
+                continue;
+            }
+            for (at, i) in c.instructions().iter().enumerate() {
+                if i.name() == name {
+                    if found.is_some() {
+                        return None; // in two computations: ambiguous
+                    }
+                    found = Some(self.comp_start[k] + at as u32);
+                }
+            }
+        }
+        found
     }
 
     /// The nodes of instruction `id`'s shape, in preorder (empty when it
