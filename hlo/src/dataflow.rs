@@ -1137,6 +1137,42 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         &self.callees[s..e]
     }
 
+    /// Every computation instruction `id` calls, by any attribute (`calls`,
+    /// `to_apply`, `body`, `condition`, branches, comparators, …), as
+    /// indices into [`Module::computations`], in the order they are written.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n p = f32[8]{0} parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.callees(d.find("r").unwrap()).collect::<Vec<_>>(), [0]);
+    /// assert_eq!(d.callers(0).collect::<Vec<_>>(), [d.find("r").unwrap()]);
+    /// ```
+    pub fn callees(&self, id: InstructionId) -> impl Iterator<Item = usize> + '_ {
+        self.callees_of(id)
+            .iter()
+            .map(|(_, c)| c.computation as usize)
+    }
+
+    /// Every instruction that calls computation `k` (the inverse of
+    /// [`Dataflow::callees`]), as ids, in id order: a pass over the
+    /// module's calls.
+    pub fn callers(&self, k: usize) -> impl Iterator<Item = InstructionId> + '_ {
+        // One id once, though it calls `k` twice (a `conditional`'s
+        // branches): calls are in id order.
+        let mut last = None;
+        self.callees
+            .iter()
+            .filter(move |&&(id, c)| {
+                let new = c.computation as usize == k && last != Some(id);
+                if new {
+                    last = Some(id);
+                }
+                new
+            })
+            .map(|&(id, _)| id)
+    }
+
     /// The computations instruction `id` calls for control flow, as
     /// indices, in the order they run (a loop's condition, then its body).
     ///

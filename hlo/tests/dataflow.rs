@@ -413,3 +413,38 @@ fn nested_tuple_elements_are_found_by_index() {
     assert_eq!(at("t", 3), node_of(&[1]));
     assert_ne!(node_of(&[2, 0]), node_of(&[2, 1]));
 }
+
+/// `callers` is the inverse of `callees` on every dump: each instruction
+/// is among the callers of each computation it calls, once, and calls
+/// every computation it is a caller of; every computation but the entry
+/// of a dump is called by something.
+#[test]
+fn callers_invert_callees_on_every_dump() {
+    for (name, text, _) in fixtures() {
+        let m = Module::parse(&text).unwrap();
+        let d = Dataflow::new(&m);
+        let entry = m.entry_index();
+        for k in 0..m.computations().len() {
+            let callers: Vec<u32> = d.callers(k).collect();
+            let mut unique = callers.clone();
+            unique.dedup();
+            assert_eq!(unique, callers, "{name}: computation {k}");
+            for &id in &callers {
+                assert!(d.callees(id).any(|c| c == k), "{name}");
+            }
+            if Some(k) != entry {
+                assert!(
+                    !callers.is_empty(),
+                    "{name}: {} is called by nothing",
+                    m.computations()[k].name()
+                );
+            }
+        }
+        let ids = m.instructions().count() as u32;
+        for id in 0..ids {
+            for k in d.callees(id) {
+                assert!(d.callers(k).any(|c| c == id), "{name}");
+            }
+        }
+    }
+}
