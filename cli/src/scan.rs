@@ -69,7 +69,13 @@ struct Bytes {
 /// validator rejects, an unbounded dimension, sizes over 64 bits).
 fn array_bytes(shape: &Shape) -> Option<Bytes> {
     let Shape::Array(a) = shape else {
-        return Some(Bytes::default()); // token, opaque: no data
+        // A token holds nothing, an opaque value a pointer: XLA's
+        // `ByteSizeOf` with 64-bit pointers, as the memory report counts.
+        let bytes = shape.xla_byte_size_of(8).ok()?;
+        return Some(Bytes {
+            exact: bytes,
+            elements: bytes,
+        });
     };
     validate(shape).ok()?;
     let tiled = a.tiled().ok()?;

@@ -1264,3 +1264,14 @@ fn bytes_that_are_not_utf8_cost_only_a_note() {
     assert_eq!(v["module"], "jit_train_step");
     assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
 }
+
+/// `scan`'s bytes of what is not an array are XLA's `ByteSizeOf` with
+/// 64-bit pointers, as the memory report counts them: a token none, an
+/// opaque value a pointer, a tuple its elements' sum.
+#[test]
+fn scan_sizes_tokens_and_opaque_values_as_xla() {
+    let text = "ENTRY e {\n t = token[] after-all()\n o = opaque[] custom-call(), custom_call_target=\"x\"\n ROOT p = (f32[2]{0}, opaque[], token[]) tuple(t, o, t)\n}\n";
+    let lines = json_lines(run(&["scan", "-"], text));
+    let bytes: Vec<u64> = lines.iter().map(|l| l["bytes"].as_u64().unwrap()).collect();
+    assert_eq!(bytes, [0, 8, 8 + 8]);
+}
