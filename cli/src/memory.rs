@@ -643,7 +643,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         o,
         "\nmemory_analysis() (as jax's compiled.memory_analysis() reports it):"
     );
-    for (name, f) in fields(report, cx) {
+    for (name, f) in fields(report) {
         let _ = writeln!(
             o,
             "  {name:<29} {:>15} {:>9}  {}",
@@ -825,21 +825,11 @@ fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
     }
 }
 
-/// `memory_analysis()`'s fields as the report shows them: where parts of
-/// the module did not read, what would be exact is an estimate.
-fn fields(report: &Report, cx: &Context) -> impl Iterator<Item = (&'static str, Field)> {
-    let unread = cx.unread > 0 || !cx.invalid.is_empty();
-    report
-        .memory_analysis
-        .fields()
-        .into_iter()
-        .map(move |(name, f)| {
-            let source = match f.source {
-                Source::Exact if unread => Source::Estimated,
-                s => s,
-            };
-            (name, Field { source, ..f })
-        })
+/// `memory_analysis()`'s fields as the report shows them, with the
+/// library's sources (which call none exact where parts of the module did
+/// not read or a layout XLA's validator rejects is counted).
+fn fields(report: &Report) -> impl Iterator<Item = (&'static str, Field)> {
+    report.memory_analysis.fields().into_iter()
 }
 
 fn field_json(f: Field) -> (Value, Value) {
@@ -870,7 +860,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
     let d = report.dataflow();
     let mut ma = serde_json::Map::new();
     let mut src = serde_json::Map::new();
-    for (name, f) in fields(report, cx) {
+    for (name, f) in fields(report) {
         let (b, s) = field_json(f);
         ma.insert(name.into(), b);
         src.insert(name.into(), s);
@@ -1187,7 +1177,7 @@ fn html(report: &Report, cx: &Context) -> String {
         o,
         "<h2>memory_analysis()</h2>\n<div class=\"cards\" id=\"memory-analysis\">"
     );
-    for (name, f) in fields(report, cx) {
+    for (name, f) in fields(report) {
         let _ = writeln!(
             o,
             "<div class=\"card\" data-field=\"{name}\" data-bytes=\"{}\"><div class=\"k\">{name}</div><div class=\"v\">{}</div><div class=\"s {}\">{} · {}</div></div>",
