@@ -935,10 +935,15 @@ fn is_instruction_line(line: &[u8]) -> bool {
 /// computation's end (`}`). A `{` that ends its line opens a block whose
 /// lines may look so (an inline computation's, a literal's) and belong.
 fn runs_into_next_line(bytes: &[u8], start: usize, end: usize) -> bool {
+    let text = &bytes[start..end];
+    // Nearly every instruction is one line: nothing to walk (this runs
+    // on every instruction read).
+    if !text.contains(&b'\n') {
+        return false;
+    }
     // Open brackets: the bracket, and for `{` whether it ends its line.
     let mut open: Vec<(u8, bool)> = Vec::new();
     let (mut in_string, mut escaped) = (false, false);
-    let text = &bytes[start..end];
     for (k, &b) in text.iter().enumerate() {
         if in_string && b != b'\n' {
             match b {
