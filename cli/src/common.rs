@@ -215,3 +215,17 @@ pub fn strip_byte_order_mark(line: &mut Vec<u8>) {
         line.drain(..BOM.len());
     }
 }
+
+/// The failure for layouts XLA's validator rejects (XLA refuses such a
+/// module), after the rest is out.
+pub fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
+    match n {
+        0 => Ok(()),
+        1 => Err(Failure::Input(format!(
+            "{path}: 1 layout that XLA's validator rejects (XLA would refuse the module)"
+        ))),
+        n => Err(Failure::Input(format!(
+            "{path}: {n} layouts that XLA's validator rejects (XLA would refuse the module)"
+        ))),
+    }
+}

@@ -214,15 +214,7 @@ pub fn main(
         writeln!(error_out, "{name}: {} {}: {e}", d.name, d.shape)?;
     }
     unread?;
-    if !context.invalid.is_empty() {
-        let count = match context.invalid.len() {
-            1 => "1 layout".to_string(),
-            n => format!("{n} layouts"),
-        };
-        return Err(Failure::Input(format!(
-            "{name}: {count} that XLA's validator rejects (XLA would refuse the module)"
-        )));
-    }
+    crate::common::invalid_layouts(context.invalid.len(), &name)?;
     for r in [Some(&read), assignment_read.as_ref(), report_read.as_ref()]
         .into_iter()
         .flatten()

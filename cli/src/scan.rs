@@ -235,7 +235,7 @@ fn write_json_lines(
         return Err(empty(path));
     }
     unread(failed, "the module")?;
-    invalid_layouts(invalid, path)
+    crate::common::invalid_layouts(invalid, path)
 }
 
 /// The failure for a file with no computation in it (empty, or a header
@@ -394,21 +394,7 @@ fn write_summary(
         writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
     }
     unread(unread_parts.len(), "the module")?;
-    invalid_layouts(invalid.len(), path)
-}
-
-/// The failure for layouts XLA's validator rejects (XLA refuses such a
-/// module), after the rest is out.
-fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
-    match n {
-        0 => Ok(()),
-        1 => Err(Failure::Input(format!(
-            "{path}: 1 layout that XLA's validator rejects (XLA would refuse the module)"
-        ))),
-        n => Err(Failure::Input(format!(
-            "{path}: {n} layouts that XLA's validator rejects (XLA would refuse the module)"
-        ))),
-    }
+    crate::common::invalid_layouts(invalid.len(), path)
 }
 
 /// The first part of a written shape (its text) that XLA's validator
