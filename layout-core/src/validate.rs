@@ -476,23 +476,29 @@ impl Display for ValidationError {
 
 impl core::error::Error for ValidationError {}
 
-const fn fail(kind: ValidationErrorKind, shape: &ArrayShape) -> Result<(), ValidationError> {
-    Err(ValidationError {
+/// The error for `kind` on `shape`. The rules return only the kind: an
+/// error holds the whole shape, and a `Result` of one in every rule's frame
+/// would cost a firmware stack kilobytes.
+const fn fail(kind: ValidationErrorKind, shape: &ArrayShape) -> ValidationError {
+    ValidationError {
         kind,
         shape: *shape,
         in_buffer: false,
-    })
+    }
 }
 
+/// A rule's verdict.
+type Verdict = Result<(), ValidationErrorKind>;
+
 /// `ValidateNonLayoutProperties` for an array: rules 1–6.
-const fn validate_non_layout(shape: &ArrayShape) -> Result<(), ValidationError> {
+const fn validate_non_layout(shape: &ArrayShape) -> Verdict {
     use ValidationErrorKind as K;
     let ty = shape.element_type();
     if matches!(ty, ElementType::INVALID) {
-        return fail(K::InvalidElementType, shape);
+        return Err(K::InvalidElementType);
     }
     if !ty.is_array_type() {
-        return fail(K::WrongKindForElementType, shape);
+        return Err(K::WrongKindForElementType);
     }
     // Rule 3 wins over rule 4: overflow is only reported after the loop.
     let dims = shape.dims();
@@ -503,7 +509,7 @@ const fn validate_non_layout(shape: &ArrayShape) -> Result<(), ValidationError> 
         let d = dims[i];
         if d != UNBOUNDED {
             if d < 0 {
-                return fail(K::NegativeDimension { index: i, size: d }, shape);
+                return Err(K::NegativeDimension { index: i, size: d });
             }
             match product.checked_mul(d) {
                 Some(p) => product = p,
@@ -513,7 +519,7 @@ const fn validate_non_layout(shape: &ArrayShape) -> Result<(), ValidationError> 
         i += 1;
     }
     if overflow {
-        return fail(K::DimensionsOverflow, shape);
+        return Err(K::DimensionsOverflow);
     }
     // Rule 5: the bytes at the natural width must fit int64 too.
     let width = match ty.byte_width() {
@@ -521,7 +527,7 @@ const fn validate_non_layout(shape: &ArrayShape) -> Result<(), ValidationError> 
         None => 1,
     };
     if product.checked_mul(width).is_none() {
-        return fail(K::SizeMayOverflow, shape);
+        return Err(K::SizeMayOverflow);
     }
     Ok(())
 }
@@ -553,35 +559,35 @@ impl LayoutCheck {
         LayoutCheck::CombinePositions,
     ];
 
-    const fn run(self, layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+    const fn run(self, layout: &Layout, shape: &ArrayShape) -> Verdict {
         match self {
             LayoutCheck::MinorToMajor => check_minor_to_major(layout, shape),
-            LayoutCheck::TailPadding => check_tail_padding(layout, shape),
-            LayoutCheck::SparseLeftovers => check_sparse_leftovers(layout, shape),
-            LayoutCheck::Tiles => check_tiles(layout, shape),
-            LayoutCheck::ElementSize => check_element_size(layout, shape),
+            LayoutCheck::TailPadding => check_tail_padding(layout),
+            LayoutCheck::SparseLeftovers => check_sparse_leftovers(layout),
+            LayoutCheck::Tiles => check_tiles(layout),
+            LayoutCheck::ElementSize => check_element_size(layout),
             LayoutCheck::SplitConfigs => validate_split_configs(layout, shape),
-            LayoutCheck::CombinePositions => check_combine_positions(layout, shape),
+            LayoutCheck::CombinePositions => check_combine_positions(layout),
         }
     }
 }
 
-const fn check_minor_to_major(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+const fn check_minor_to_major(layout: &Layout, shape: &ArrayShape) -> Verdict {
     use ValidationErrorKind as K;
     let rank = shape.rank();
     let m2m = layout.minor_to_major();
     if m2m.len() != rank {
-        return fail(K::MinorToMajorLength, shape);
+        return Err(K::MinorToMajorLength);
     }
     let mut seen = [false; crate::MAX_RANK];
     let mut i = 0;
     while i < m2m.len() {
         let d = m2m[i];
         if d < 0 || d >= rank as i64 {
-            return fail(K::MinorToMajorOutOfBounds, shape);
+            return Err(K::MinorToMajorOutOfBounds);
         }
         if seen[d as usize] {
-            return fail(K::MinorToMajorDuplicate, shape);
+            return Err(K::MinorToMajorDuplicate);
         }
         seen[d as usize] = true;
         i += 1;
@@ -590,50 +596,44 @@ const fn check_minor_to_major(layout: &Layout, shape: &ArrayShape) -> Result<(),
 }
 
 /// Rule 12.
-const fn check_tail_padding(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+const fn check_tail_padding(layout: &Layout) -> Verdict {
     if layout.tail_padding_alignment_in_elements() <= 0 {
-        return fail(ValidationErrorKind::TailPaddingNotPositive, shape);
+        return Err(ValidationErrorKind::TailPaddingNotPositive);
     }
     Ok(())
 }
 
 /// Rules 13–15: fields left over from sparse arrays.
-const fn check_sparse_leftovers(
-    layout: &Layout,
-    shape: &ArrayShape,
-) -> Result<(), ValidationError> {
+const fn check_sparse_leftovers(layout: &Layout) -> Verdict {
     use ValidationErrorKind as K;
     if layout.index_primitive_type().is_some() {
-        return fail(K::IndexPrimitiveType, shape);
+        return Err(K::IndexPrimitiveType);
     }
     if layout.pointer_primitive_type().is_some() {
-        return fail(K::PointerPrimitiveType, shape);
+        return Err(K::PointerPrimitiveType);
     }
     if layout.has_physical_shape() {
-        return fail(K::PhysicalShape, shape);
+        return Err(K::PhysicalShape);
     }
     Ok(())
 }
 
 /// Rules 16–17.
-const fn check_tiles(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+const fn check_tiles(layout: &Layout) -> Verdict {
     use ValidationErrorKind as K;
     let mut t = 0;
     while t < layout.tile_count() {
         let tile = layout.tile(t);
         if tile.is_empty() {
-            return fail(K::EmptyTile { tile: t }, shape);
+            return Err(K::EmptyTile { tile: t });
         }
         let mut j = 0;
         while j < tile.len() {
             if tile[j] <= 0 && tile[j] != COMBINE {
-                return fail(
-                    K::NonPositiveTileDimension {
-                        tile: t,
-                        value: tile[j],
-                    },
-                    shape,
-                );
+                return Err(K::NonPositiveTileDimension {
+                    tile: t,
+                    value: tile[j],
+                });
             }
             j += 1;
         }
@@ -643,26 +643,20 @@ const fn check_tiles(layout: &Layout, shape: &ArrayShape) -> Result<(), Validati
 }
 
 /// Rule 18.
-const fn check_element_size(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+const fn check_element_size(layout: &Layout) -> Verdict {
     if layout.element_size_in_bits() < 0 {
-        return fail(ValidationErrorKind::NegativeElementSize, shape);
+        return Err(ValidationErrorKind::NegativeElementSize);
     }
     Ok(())
 }
 
 /// Beyond XLA: a trailing `*` has no meaning (docs/xla-layouts.md §d.1 step 2.3).
-const fn check_combine_positions(
-    layout: &Layout,
-    shape: &ArrayShape,
-) -> Result<(), ValidationError> {
+const fn check_combine_positions(layout: &Layout) -> Verdict {
     let mut t = 0;
     while t < layout.tile_count() {
         let tile = layout.tile(t);
         if !tile.is_empty() && tile[tile.len() - 1] == COMBINE {
-            return fail(
-                ValidationErrorKind::CombineInMostMinorPosition { tile: t },
-                shape,
-            );
+            return Err(ValidationErrorKind::CombineInMostMinorPosition { tile: t });
         }
         t += 1;
     }
@@ -670,7 +664,7 @@ const fn check_combine_positions(
 }
 
 /// `ValidateLayoutForShape` for an array: rules 9–22, then this crate's rule.
-const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Result<(), ValidationError> {
+const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Verdict {
     let mut i = 0;
     while i < LayoutCheck::ALL.len() {
         if let Err(e) = LayoutCheck::ALL[i].run(layout, shape) {
@@ -721,8 +715,8 @@ impl Iterator for ValidationErrors<'_> {
                     r
                 }
             };
-            if let Err(e) = result {
-                return Some(e);
+            if let Err(kind) = result {
+                return Some(fail(kind, shape));
             }
         }
     }
@@ -749,10 +743,7 @@ pub fn validation_errors(shape: &ArrayShape) -> ValidationErrors<'_> {
 }
 
 /// Rules 19–22. Split dimensions are physical: 0 is the most major.
-const fn validate_split_configs(
-    layout: &Layout,
-    shape: &ArrayShape,
-) -> Result<(), ValidationError> {
+const fn validate_split_configs(layout: &Layout, shape: &ArrayShape) -> Verdict {
     use ValidationErrorKind as K;
     let rank = shape.rank() as i64;
     let mut seen = [false; crate::MAX_RANK];
@@ -760,10 +751,10 @@ const fn validate_split_configs(
     while c < layout.split_config_count() {
         let sc = layout.split_config(c);
         if sc.dimension < 0 || sc.dimension >= rank {
-            return fail(K::SplitDimensionOutOfBounds { config: c }, shape);
+            return Err(K::SplitDimensionOutOfBounds { config: c });
         }
         if seen[sc.dimension as usize] {
-            return fail(K::SplitDimensionDuplicate { config: c }, shape);
+            return Err(K::SplitDimensionDuplicate { config: c });
         }
         seen[sc.dimension as usize] = true;
         let m2m = layout.minor_to_major();
@@ -774,17 +765,14 @@ const fn validate_split_configs(
         while i < sc.indices.len() {
             let index = sc.indices[i];
             if index <= previous {
-                return fail(K::SplitIndicesNotIncreasing { config: c }, shape);
+                return Err(K::SplitIndicesNotIncreasing { config: c });
             }
             if index >= dim_size {
-                return fail(
-                    K::SplitIndexOutOfBounds {
-                        config: c,
-                        index,
-                        dim_size,
-                    },
-                    shape,
-                );
+                return Err(K::SplitIndexOutOfBounds {
+                    config: c,
+                    index,
+                    dim_size,
+                });
             }
             previous = index;
             i += 1;
@@ -805,12 +793,22 @@ const fn validate_split_configs(
 /// assert_eq!(validate_array(&missing).unwrap_err().to_string(), "shape bf16[8,128] does not have a layout");
 /// ```
 pub const fn validate_array(shape: &ArrayShape) -> Result<(), ValidationError> {
+    match check_array(shape, true) {
+        Ok(()) => Ok(()),
+        Err(kind) => Err(fail(kind, shape)),
+    }
+}
+
+/// Every rule on an array, the first failure winning; a missing layout
+/// fails only when `layout_required`.
+const fn check_array(shape: &ArrayShape, layout_required: bool) -> Verdict {
+    if let Err(kind) = validate_non_layout(shape) {
+        return Err(kind);
+    }
     match shape.layout() {
-        Some(_) => validate_array_with_optional_layout(shape),
-        None => match validate_non_layout(shape) {
-            Ok(()) => fail(ValidationErrorKind::MissingLayout, shape),
-            Err(e) => Err(e),
-        },
+        Some(l) => validate_layout(l, shape),
+        None if layout_required => Err(ValidationErrorKind::MissingLayout),
+        None => Ok(()),
     }
 }
 
@@ -824,12 +822,9 @@ pub const fn validate_array(shape: &ArrayShape) -> Result<(), ValidationError> {
 pub const fn validate_array_with_optional_layout(
     shape: &ArrayShape,
 ) -> Result<(), ValidationError> {
-    if let Err(e) = validate_non_layout(shape) {
-        return Err(e);
-    }
-    match shape.layout() {
-        Some(l) => validate_layout(l, shape),
-        None => Ok(()),
+    match check_array(shape, false) {
+        Ok(()) => Ok(()),
+        Err(kind) => Err(fail(kind, shape)),
     }
 }
 

@@ -260,6 +260,36 @@ impl TiledShape {
         shape: &ArrayShape,
         levels: usize,
     ) -> Result<TiledShape, AddressError> {
+        // Built where it is returned: a second 4 KiB copy in this frame
+        // would cost a firmware stack what it cannot spare.
+        let mut out = Ok(TiledShape::BLANK);
+        if let Ok(t) = &mut out
+            && let Err(e) = t.build(shape, levels)
+        {
+            out = Err(e);
+        }
+        out
+    }
+
+    /// No coordinates yet: what [`TiledShape::build`] starts from.
+    const BLANK: TiledShape = TiledShape {
+        rank: 0,
+        dims: [0; MAX_RANK],
+        coords: [NO_COORD; MAX_COORDS],
+        coord_count: 0,
+        order: [0; MAX_COORDS],
+        order_len: 0,
+        strides: [0; MAX_COORDS],
+        extents: [0; MAX_COORDS],
+        slots: 0,
+        allocated_slots: 0,
+        element_bits: 0,
+        element_type: ElementType::INVALID,
+        tile_size: 0,
+    };
+
+    /// [`TiledShape::with_levels`] into `self`, a [`TiledShape::BLANK`].
+    const fn build(&mut self, shape: &ArrayShape, levels: usize) -> Result<(), AddressError> {
         if let Err(e) = validate_array(shape) {
             return Err(AddressError::Invalid(e.kind()));
         }
@@ -268,21 +298,10 @@ impl TiledShape {
             None => unreachable!(), // validate_array requires it
         };
         let rank = shape.rank();
-        let mut t = TiledShape {
-            rank,
-            dims: [0; MAX_RANK],
-            coords: [NO_COORD; MAX_COORDS],
-            coord_count: 0,
-            order: [0; MAX_COORDS],
-            order_len: 0,
-            strides: [0; MAX_COORDS],
-            extents: [0; MAX_COORDS],
-            slots: 0,
-            allocated_slots: 0,
-            element_bits: 0,
-            element_type: shape.element_type(),
-            tile_size: first_tile_size(layout),
-        };
+        let t = self;
+        t.rank = rank;
+        t.element_type = shape.element_type();
+        t.tile_size = first_tile_size(layout);
         let mut d = 0;
         while d < rank {
             let size = shape.dims()[d];
@@ -298,7 +317,7 @@ impl TiledShape {
         while p < rank {
             let logical = m2m[rank - 1 - p] as usize;
             let extent = t.dims[logical];
-            t.order[p] = push(&mut t, CoordOp::Logical(logical), extent) as u16;
+            t.order[p] = push(t, CoordOp::Logical(logical), extent) as u16;
             p += 1;
         }
         t.order_len = rank;
@@ -323,7 +342,7 @@ impl TiledShape {
         if t.bytes_for(t.allocated_slots).is_none() {
             return Err(AddressError::Overflow);
         }
-        Ok(t)
+        Ok(())
     }
 
     /// Step 2 of docs/xla-layouts.md §d.1 for one tile.
