@@ -133,7 +133,7 @@ pub fn check_line(text: &[u8]) -> Value {
         return report(
             &input,
             None,
-            Some((e.to_string(), "parse")),
+            Some((e.with_source(text).to_string(), "parse")),
             Sizes::default(),
         );
     }

@@ -171,7 +171,7 @@ fn write_json_lines(
                 failed += 1;
                 writeln!(errors, "{}", e.render_with(&mut lines, path))?;
                 let (line, column) = lines.line_column(e.span.start);
-                json!({ "error": e.to_string(), "line": line, "column": column })
+                json!({ "error": e.message(text).to_string(), "line": line, "column": column })
             }
             Ok(Event::Computation(c)) => {
                 computations += 1;

@@ -94,7 +94,7 @@ impl HloError {
     /// );
     /// ```
     pub fn render(&self, src: &str, path: &str) -> String {
-        self.span.render(src, path, self)
+        self.span.render(src, path, self.message(src))
     }
 
     /// [`HloError::render`], the position found by `lines`: for the
@@ -115,7 +115,28 @@ impl HloError {
     /// assert_eq!(errors.len(), 2);
     /// ```
     pub fn render_with(&self, lines: &mut LineCursor<'_>, path: &str) -> String {
-        self.span.render_with(lines, path, self)
+        // The message borrows the text the cursor walks: write it first.
+        let message = alloc::format!("{}", self.message(lines.source()));
+        self.span.render_with(lines, path, message)
+    }
+
+    /// `Display`'s text, with what a shape error quotes from `src` (the
+    /// module's text): XLA prints the layout a `P(...)` is refused in.
+    ///
+    /// ```
+    /// use xla_layout_hlo::Module;
+    /// let text = "ENTRY e {\n  ROOT p = f32[4]{0:P(f32[4])} parameter(0)\n}\n";
+    /// let e = Module::parse(text).unwrap_err();
+    /// assert_eq!(
+    ///     e.message(text).to_string(),
+    ///     "bad shape: Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})}"
+    /// );
+    /// ```
+    pub fn message<'a>(&'a self, src: &'a str) -> impl fmt::Display + 'a {
+        fmt::from_fn(move |f| match &self.kind {
+            HloErrorKind::Shape(e) => write!(f, "bad shape: {}", e.primary().message(src)),
+            _ => fmt::Display::fmt(self, f),
+        })
     }
 }
 

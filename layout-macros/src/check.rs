@@ -176,7 +176,7 @@ fn where_to_point(src: &SourceText, d: &Diagnostic) -> (usize, usize) {
         ParseErrorKind::MinorToMajorCount { .. } => {
             (spans.minor_to_major.start, spans.minor_to_major.end)
         }
-        ParseErrorKind::PhysicalShapeOnDenseArray(_) => spans
+        ParseErrorKind::PhysicalShapeOnDenseArray { .. } => spans
             .attribute("P")
             .map_or((d.start, d.end), |s| (s.start, s.end)),
         ParseErrorKind::NotAnArray(_) => (0, src.text.len()),

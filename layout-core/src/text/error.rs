@@ -5,7 +5,7 @@ use core::fmt::{self, Display, Formatter, Write};
 use super::TokenKind;
 #[cfg(feature = "alloc")]
 use super::span::ByteSpan;
-use crate::{CapacityError, ElementType, InlineStr};
+use crate::{CapacityError, ElementType};
 
 /// What a parse diagnostic says.
 ///
@@ -42,9 +42,34 @@ pub enum ParseErrorKind {
         /// The number of minor-to-major entries.
         minor_to_major: usize,
     },
-    /// `Layout has physical shape, but is not for a sparse array: <layout>`
-    /// (the layout's text, kept inline).
-    PhysicalShapeOnDenseArray(InlineStr<256>),
+    /// `Layout has physical shape, but is not for a sparse array: <layout>`.
+    ///
+    /// The error keeps where the layout is in the input, not its text, so
+    /// that a `ParseError` stays small enough for a firmware stack (it is
+    /// rare: XLA refuses every `P`). Messages that have the input
+    /// ([`ParseError::xla_message`], [`ParseError::explain`],
+    /// [`Diagnostic::message`]) print the layout as XLA does; this kind's
+    /// own `Display` can only name the bytes.
+    ///
+    /// ```
+    /// use xla_layout_core::text::{parse_shape, ParseErrorKind};
+    /// let text = "f32[4]{0:P(f32[4])}";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// let ParseErrorKind::PhysicalShapeOnDenseArray { layout_start, layout_end } = *e.kind() else {
+    ///     panic!()
+    /// };
+    /// assert_eq!(&text[layout_start..layout_end], "{0:P(f32[4])}");
+    /// assert_eq!(
+    ///     e.primary().message(text).to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})}"
+    /// );
+    /// ```
+    PhysicalShapeOnDenseArray {
+        /// Where the layout's `{` is in the input.
+        layout_start: usize,
+        /// One past its `}`.
+        layout_end: usize,
+    },
     /// `Extra content after shape` (or `after layout`): text after a
     /// complete shape.
     ExtraContent(&'static str),
@@ -174,10 +199,13 @@ impl Display for ParseErrorKind {
                     "Dimensions size is {rank}, but minor to major size is {minor_to_major}."
                 )
             }
-            Self::PhysicalShapeOnDenseArray(l) => {
+            Self::PhysicalShapeOnDenseArray {
+                layout_start,
+                layout_end,
+            } => {
                 write!(
                     f,
-                    "Layout has physical shape, but is not for a sparse array: {l}"
+                    "Layout has physical shape, but is not for a sparse array: the layout at bytes {layout_start}..{layout_end}"
                 )
             }
             Self::ExtraContent(what) => write!(f, "Extra content after {what}"),
@@ -236,6 +264,58 @@ pub struct Diagnostic {
     pub kind: ParseErrorKind,
 }
 
+impl Diagnostic {
+    /// XLA's message for this diagnostic, with what it quotes from `src`
+    /// (the text it came from, as `&str` or bytes): the kind's `Display`,
+    /// except that a layout XLA prints is printed.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = "f32[4,4]{1,0:T(2,2)P(f32[16])}";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// assert_eq!(
+    ///     e.primary().message(text).to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: {1,0:T(2,2)P(f32[16]{0})}"
+    /// );
+    /// ```
+    pub fn message<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self.kind {
+            ParseErrorKind::PhysicalShapeOnDenseArray {
+                layout_start,
+                layout_end,
+            } => {
+                let text = src
+                    .as_ref()
+                    .get(layout_start..layout_end)
+                    .unwrap_or_default();
+                match super::parse_layout(text) {
+                    Ok(layout) => write!(
+                        f,
+                        "Layout has physical shape, but is not for a sparse array: {layout}"
+                    ),
+                    // Not the text the error came from: name the bytes.
+                    Err(_) => write!(f, "{}", self.kind),
+                }
+            }
+            _ => write!(f, "{}", self.kind),
+        })
+    }
+
+    /// The same diagnostic `by` bytes further into a larger input.
+    fn shifted(&mut self, by: usize) {
+        self.start = self.start.saturating_add(by);
+        self.end = self.end.saturating_add(by);
+        if let ParseErrorKind::PhysicalShapeOnDenseArray {
+            layout_start,
+            layout_end,
+        } = &mut self.kind
+        {
+            *layout_start = layout_start.saturating_add(by);
+            *layout_end = layout_end.saturating_add(by);
+        }
+    }
+}
+
 const MAX_DIAGNOSTICS: usize = 4;
 
 /// A failed parse.
@@ -285,8 +365,7 @@ impl ParseError {
     /// span moved by `by`, so that offsets count from the input's start.
     pub(crate) fn shifted(mut self, by: usize) -> ParseError {
         for d in self.diagnostics.iter_mut().flatten() {
-            d.start = d.start.saturating_add(by);
-            d.end = d.end.saturating_add(by);
+            d.shifted(by);
         }
         self
     }
@@ -357,6 +436,29 @@ impl ParseError {
         })
     }
 
+    /// `Display`'s text, with what the message quotes from `src` (the text
+    /// it came from): the failing message and its byte offset.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = "f32[4]{0:P(f32[4])}";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// assert_eq!(
+    ///     e.with_source(text).to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})} (at byte 19)"
+    /// );
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: the layout at bytes 6..19 (at byte 19)"
+    /// );
+    /// ```
+    pub fn with_source<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
+        fmt::from_fn(move |f| {
+            let p = self.primary();
+            write!(f, "{} (at byte {})", p.message(src), p.start)
+        })
+    }
+
     /// What made the parse fail.
     pub fn kind(&self) -> &ParseErrorKind {
         &self.primary().kind
@@ -389,7 +491,7 @@ impl ParseError {
             start: p.start,
             end: p.end,
         }
-        .render(src, path, &p.kind)
+        .render(src, path, p.message(src))
     }
 
     /// XLA's complete status message for this failure, as
@@ -438,7 +540,7 @@ impl Display for XlaMessage<'_> {
                 f.write_char('\n')?;
             }
             first = false;
-            write_located(f, self.input, d.start, &d.kind)?;
+            write_located(f, self.input, d.start, &d.message(self.input))?;
         }
         Ok(())
     }

@@ -154,9 +154,9 @@ impl Display for Explained<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let d = self.diagnostic;
         let token = token_text(self.src, d.start, d.end);
-        let xla = &d.kind;
+        let xla = d.message(self.src);
         let lexed = Lexer::at(self.src, d.start).next_token();
-        match xla {
+        match &d.kind {
             ParseErrorKind::ExpectedPrimitiveType(TokenKind::Ident) => {
                 write!(f, "unknown element type `{token}`")?;
                 match ElementType::closest_name(token) {
@@ -230,7 +230,7 @@ impl Display for Explained<'_> {
                     Described::at(self.src, d.start, token)
                 )
             }
-            ParseErrorKind::PhysicalShapeOnDenseArray(_) => write!(
+            ParseErrorKind::PhysicalShapeOnDenseArray { .. } => write!(
                 f,
                 "P(shape) physical shapes belong to sparse arrays, which XLA no longer has (XLA: {xla})"
             ),

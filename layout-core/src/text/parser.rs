@@ -21,7 +21,7 @@ use super::span::ByteSpan;
 use super::spans::ShapeSpans;
 use crate::limits::{DEFAULT_MAX_DEPTH, UNBOUNDED};
 use crate::model::ScalarAttributes;
-use crate::{ArrayShape, CapacityError, ElementType, InlineStr, Layout, PhysicalShapeText, Shape};
+use crate::{ArrayShape, CapacityError, ElementType, Layout, PhysicalShapeText, Shape};
 
 /// Options for parsing shape text, built from the default (XLA's
 /// behaviour) with `with_*` methods.
@@ -676,10 +676,12 @@ impl<'a> Parser<'a> {
                 });
                 return Ok(false);
             }
-            if let Some(layout) = shape.layout().filter(|l| l.has_physical_shape()) {
-                let mut text = InlineStr::new();
-                let _ = write!(text, "{layout}"); // a cut-off message beats none
-                self.error(E::PhysicalShapeOnDenseArray(text));
+            if shape.layout().is_some_and(Layout::has_physical_shape) {
+                // Where, not the text: messages print it from the input.
+                self.error(E::PhysicalShapeOnDenseArray {
+                    layout_start: layout_tok.start,
+                    layout_end: self.prev_end,
+                });
                 return Ok(false);
             }
         } else {

@@ -288,14 +288,64 @@ fn minor_to_major_values_are_not_checked_by_the_parser() {
 
 #[test]
 fn physical_shape_rejected_by_parse_shape() {
-    // XLA test RejectDensePhysicalShape.
-    assert_eq!(
-        parse_msg("f32[4]{0:P(f32[4])}"),
-        "Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})}"
+    // XLA test RejectDensePhysicalShape: XLA's message prints the layout.
+    let long = format!("f32[{}]", ["1"; 15].join(","));
+    let long_printed = format!(
+        "{long}{{{}}}",
+        (0..15)
+            .rev()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     );
+    for (text, layout) in [
+        (
+            "f32[4]{0:P(f32[4])}".to_string(),
+            "{0:P(f32[4]{0})}".to_string(),
+        ),
+        (
+            "f32[4,4]{1,0:T(2,2)P(f32[16]{0})}".to_string(),
+            "{1,0:T(2,2)P(f32[16]{0})}".to_string(),
+        ),
+        // Spaces and comments go; the layout is printed as XLA prints it.
+        (
+            "f32[4]{ 0 : P( f32[4] /* c */ ) }".to_string(),
+            "{0:P(f32[4]{0})}".to_string(),
+        ),
+        // Longer than any inline buffer: printed whole from the input.
+        (
+            format!("f32[4]{{0:P({long})}}"),
+            format!("{{0:P({long_printed})}}"),
+        ),
+    ] {
+        let e = parse_err(&text);
+        let message = format!("Layout has physical shape, but is not for a sparse array: {layout}");
+        assert_eq!(e.primary().message(&text).to_string(), message);
+        assert!(
+            e.xla_message(&text).to_string().contains(&message),
+            "{text}"
+        );
+        // The error keeps where the layout is, not its text.
+        let open = text.find('{').unwrap();
+        assert_eq!(
+            parse_msg(&text),
+            format!(
+                "Layout has physical shape, but is not for a sparse array: the layout at bytes {open}..{}",
+                text.len()
+            )
+        );
+    }
+}
+
+/// Inside `tpu(...)` the layout's place counts from the input's start,
+/// like every other offset.
+#[test]
+fn physical_shape_message_inside_a_larger_input() {
+    let text = "   f32[4]{0:P(f32[4])}";
+    let e = xla_layout_core::text::parse_shape_at(text.as_bytes(), 3).unwrap_err();
     assert_eq!(
-        parse_msg("f32[4,4]{1,0:T(2,2)P(f32[16]{0})}"),
-        "Layout has physical shape, but is not for a sparse array: {1,0:T(2,2)P(f32[16]{0})}"
+        e.primary().message(text).to_string(),
+        "Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})}"
     );
 }
 
