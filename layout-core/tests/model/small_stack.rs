@@ -1,9 +1,10 @@
 //! The firmware path — parse, validate, tile, offset — for layouts of rank
-//! up to 8 runs on a 16 KiB stack without an allocator's help (the types
-//! are fixed-size values; docs/firmware.md has their sizes). It holds in
-//! the workspace's test build (incremental); a release or non-incremental
-//! build inlines more and needs 24–28 KiB for the same chain
-//! (docs/firmware.md, "Stack").
+//! up to 8 runs on a small stack without an allocator's help (the types
+//! are fixed-size values; docs/firmware.md has their sizes). A thread asked
+//! for 16 KiB gets at least glibc's minimum plus room for its thread-local
+//! storage, so this is the weaker check; `examples/firmware` measures the
+//! chain on a painted stack of its own in a release build and holds it to
+//! 16 KiB (docs/firmware.md, "Stack").
 
 use xla_layout_core::{ArrayShape, DynView, DynViewMut, TiledShape};
 
@@ -112,7 +113,7 @@ fn sizes_stay_within_budget() {
     assert!(size_of::<Layout>() <= 600);
     assert!(size_of::<TiledShape>() <= 4192);
     assert!(size_of::<Relayout>() <= 16336);
-    assert!(size_of::<ParseError>() <= 1160);
+    assert!(size_of::<ParseError>() <= 168);
     assert!(size_of::<ValidationError>() <= 792);
     assert_eq!(size_of::<DynView<'_, f32>>(), 24);
 }
