@@ -41,8 +41,8 @@ const _: () = {
     assert!(size_of::<ArrayShape>() == pick(752, 744));
     assert!(size_of::<Layout>() == pick(600, 592));
     assert!(size_of::<Shape>() == pick(760, 752));
-    assert!(size_of::<TiledShape>() == pick(4192, 3536));
-    assert!(size_of::<Relayout>() == pick(16336, 13720));
+    assert!(size_of::<TiledShape>() == pick(3392, 2864));
+    assert!(size_of::<Relayout>() == pick(13200, 11096));
     assert!(size_of::<ParseError>() == pick(168, 104));
     assert!(size_of::<ValidationError>() == pick(792, 776));
     assert!(size_of::<Error>() == pick(792, 776));

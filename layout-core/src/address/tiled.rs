@@ -13,10 +13,12 @@ use super::{AddressError, IndexError};
 use crate::limits::{COMBINE, MAX_RANK, MAX_TILE_ENTRIES, UNBOUNDED};
 use crate::{ArrayShape, ElementType, validate_array};
 
-/// The most coordinates a program can hold: the logical ones, then per
-/// tile entry at most a padding dimension, a combination, an outer and an
-/// inner part.
-pub const MAX_COORDS: usize = MAX_RANK + 4 * MAX_TILE_ENTRIES;
+/// The most coordinates a program can hold: the logical ones, then at most
+/// three per tile entry. A tile of `m` entries adds up to `m` padding
+/// dimensions, and each entry either an outer and an inner part (a size)
+/// or one combination (a `*`, combined into the entry after it); the
+/// entries of all tiles together are at most `MAX_TILE_ENTRIES`.
+pub const MAX_COORDS: usize = MAX_RANK + 3 * MAX_TILE_ENTRIES;
 
 /// How one coordinate of the tiling program is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -345,3 +345,52 @@ fn check(c: Case) -> Result<(), TestCaseError> {
     }
     Ok(())
 }
+
+/// `MAX_COORDS` bounds the tiling program (three coordinates per tile
+/// entry beyond the logical ones): a scalar whose tiles take every entry
+/// reaches it — each entry pads the shape by one dimension, then splits
+/// into an outer and an inner part — and tiles with `*` or a rank of 16
+/// stay within it. `push` has no check of its own: this is the proof's test.
+#[test]
+fn tiling_programs_fit_max_coords() {
+    use xla_layout_core::{MAX_COORDS, MAX_RANK, MAX_TILE_ENTRIES, TiledShape};
+    let coords = |text: &str| {
+        let shape = ArrayShape::parse_validated(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let tiled = TiledShape::new(&shape).unwrap_or_else(|e| panic!("{text}: {e}"));
+        tiled.coords().len()
+    };
+    let ones = |n: usize| vec!["1"; n].join(",");
+    let full = MAX_TILE_ENTRIES;
+    assert_eq!(coords(&format!("f32[]{{:T({})}}", ones(full))), 3 * full);
+    assert_eq!(
+        coords(&format!(
+            "f32[]{{:T({})({})}}",
+            ones(full / 2),
+            ones(full / 2)
+        )),
+        // The second tile finds 16 dimensions: it pads none.
+        3 * full / 2 + full
+    );
+    let dims = vec!["2"; MAX_RANK].join(",");
+    let m2m = (0..MAX_RANK)
+        .rev()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    assert_eq!(
+        coords(&format!("f32[{dims}]{{{m2m}:T({})}}", ones(full))),
+        MAX_RANK + 2 * full
+    );
+    let stars = format!("{},1", vec!["*"; full - 1].join(","));
+    assert_eq!(
+        coords(&format!("f32[]{{:T({stars})}}")),
+        full + (full - 1) + 2
+    );
+    for text in [
+        format!("f32[]{{:T({})}}", ones(full)),
+        format!("f32[{dims}]{{{m2m}:T({stars})}}"),
+        format!("f32[3]{{0:T({})(1,1,1,1)(1,1,1,1)(1,1,1,1)}}", ones(4)),
+    ] {
+        assert!(coords(&text) <= MAX_COORDS, "{text}");
+    }
+}
