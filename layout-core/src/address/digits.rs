@@ -16,9 +16,11 @@ use super::tiled::{CoordOp, MAX_COORDS, TiledShape};
 use crate::const_eq::same_u64s;
 use crate::limits::MAX_RANK;
 
-/// At most this many digits in a decomposition: each coordinate of both
-/// layouts adds at most two boundaries.
-pub const MAX_DIGITS: usize = 2 * MAX_COORDS;
+/// At most this many digits in a decomposition, and boundaries of one
+/// dimension: the boundary 1, then at most two for each final coordinate
+/// of either layout, of which each has at most `MAX_RANK +
+/// MAX_TILE_ENTRIES` (see [`MAX_COORDS`]: `max(rank, M) + M − 2S`).
+pub const MAX_DIGITS: usize = 1 + 4 * (MAX_RANK + crate::limits::MAX_TILE_ENTRIES);
 
 /// A final coordinate as `(e_dim / div) mod modulus` (no modulus: `u64::MAX`),
 /// with its stride.

@@ -13,12 +13,20 @@ use super::{AddressError, IndexError};
 use crate::limits::{COMBINE, MAX_RANK, MAX_TILE_ENTRIES, UNBOUNDED};
 use crate::{ArrayShape, ElementType, validate_array};
 
-/// The most coordinates a program can hold: the logical ones, then at most
-/// three per tile entry. A tile of `m` entries adds up to `m` padding
-/// dimensions, and each entry either an outer and an inner part (a size)
-/// or one combination (a `*`, combined into the entry after it); the
-/// entries of all tiles together are at most `MAX_TILE_ENTRIES`.
-pub const MAX_COORDS: usize = MAX_RANK + 3 * MAX_TILE_ENTRIES;
+/// The most coordinates a program can hold: `MAX_RANK + 2·MAX_TILE_ENTRIES`.
+///
+/// Why (docs/xla-layouts.md §d.1's steps, counted): a tile of `m` entries,
+/// `s` of them `*`, adds its padding dimensions `p`, `s` combinations and
+/// an outer and an inner part for each of the `m − s` sizes, and turns the
+/// `m` last dimensions of the shape into `2(m − s)`. So the coordinates
+/// exceed the final dimensions by `Σ(m + s)`, and the final dimensions
+/// are at most `max(rank, M) + M − 2S` (`M`, `S`: the entries and `*` of
+/// all tiles; padding only brings the shape up to a tile's length).
+/// Together: at most `max(rank, M) + 2M − S ≤ MAX_RANK + 2·MAX_TILE_ENTRIES`,
+/// which a scalar with one tile of `MAX_TILE_ENTRIES` sizes reaches (a
+/// test builds it; a search over every rank, tile count, length and number
+/// of `*` finds no more).
+pub const MAX_COORDS: usize = MAX_RANK + 2 * MAX_TILE_ENTRIES;
 
 /// How one coordinate of the tiling program is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

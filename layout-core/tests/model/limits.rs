@@ -346,29 +346,33 @@ fn check(c: Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// `MAX_COORDS` bounds the tiling program (three coordinates per tile
-/// entry beyond the logical ones): a scalar whose tiles take every entry
-/// reaches it — each entry pads the shape by one dimension, then splits
-/// into an outer and an inner part — and tiles with `*` or a rank of 16
-/// stay within it. `push` has no check of its own: this is the proof's test.
+/// `MAX_COORDS` bounds the tiling program (see its proof): a scalar whose
+/// one tile has every entry reaches it — each entry pads the shape by one
+/// dimension, then splits into an outer and an inner part — and tiles
+/// with `*`, over several levels or on a rank of 16 stay within it.
+/// `push` has no check of its own: this is the proof's test.
 #[test]
 fn tiling_programs_fit_max_coords() {
     use xla_layout_core::{MAX_COORDS, MAX_RANK, MAX_TILE_ENTRIES, TiledShape};
     let coords = |text: &str| {
         let shape = ArrayShape::parse_validated(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         let tiled = TiledShape::new(&shape).unwrap_or_else(|e| panic!("{text}: {e}"));
-        tiled.coords().len()
+        (tiled.coords().len(), tiled.dims().len())
     };
     let ones = |n: usize| vec!["1"; n].join(",");
     let full = MAX_TILE_ENTRIES;
-    assert_eq!(coords(&format!("f32[]{{:T({})}}", ones(full))), 3 * full);
+    assert_eq!(
+        coords(&format!("f32[]{{:T({})}}", ones(full))),
+        (MAX_COORDS, 2 * full)
+    );
+    // The second tile finds 16 dimensions: it pads none.
     assert_eq!(
         coords(&format!(
             "f32[]{{:T({})({})}}",
             ones(full / 2),
             ones(full / 2)
-        )),
-        // The second tile finds 16 dimensions: it pads none.
+        ))
+        .0,
         3 * full / 2 + full
     );
     let dims = vec!["2"; MAX_RANK].join(",");
@@ -379,18 +383,42 @@ fn tiling_programs_fit_max_coords() {
         .join(",");
     assert_eq!(
         coords(&format!("f32[{dims}]{{{m2m}:T({})}}", ones(full))),
-        MAX_RANK + 2 * full
+        (MAX_RANK + 2 * full, MAX_RANK + full)
     );
     let stars = format!("{},1", vec!["*"; full - 1].join(","));
     assert_eq!(
-        coords(&format!("f32[]{{:T({stars})}}")),
+        coords(&format!("f32[]{{:T({stars})}}")).0,
         full + (full - 1) + 2
     );
     for text in [
-        format!("f32[]{{:T({})}}", ones(full)),
         format!("f32[{dims}]{{{m2m}:T({stars})}}"),
         format!("f32[3]{{0:T({})(1,1,1,1)(1,1,1,1)(1,1,1,1)}}", ones(4)),
+        format!("f32[{dims}]{{{m2m}:T({})({})}}", ones(8), ones(8)),
     ] {
-        assert!(coords(&text) <= MAX_COORDS, "{text}");
+        assert!(coords(&text).0 <= MAX_COORDS, "{text}");
     }
+}
+
+/// The digit decomposition holds two layouts of the most final
+/// coordinates there can be (32 each: 16 dimensions, each tiled): its
+/// capacity, `MAX_DIGITS`, is sized for that, not from `MAX_COORDS`
+/// (sized from it once, it overflowed here).
+#[test]
+fn bitcasts_of_the_most_final_coordinates() {
+    use xla_layout_core::{Comparison, MAX_RANK, TiledShape};
+    let dims = vec!["4"; MAX_RANK].join(",");
+    let m2m = (0..MAX_RANK)
+        .rev()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let tile = vec!["2"; MAX_RANK].join(",");
+    let text = format!("f32[{dims}]{{{m2m}:T({tile})}}");
+    let t = TiledShape::new(&ArrayShape::parse_validated(&text).unwrap()).unwrap();
+    assert_eq!(t.dims().len(), 2 * MAX_RANK);
+    assert_eq!(t.bitcast_compatible(&t), Comparison::Yes);
+    // The same bytes untiled are another order of them.
+    let plain = format!("f32[{dims}]{{{m2m}}}");
+    let u = TiledShape::new(&ArrayShape::parse_validated(&plain).unwrap()).unwrap();
+    assert_ne!(t.bitcast_compatible(&u), Comparison::Yes);
 }

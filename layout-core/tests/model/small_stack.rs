@@ -111,8 +111,8 @@ fn sizes_stay_within_budget() {
     use xla_layout_core::{Layout, Relayout, ValidationError, text::ParseError};
     assert!(size_of::<ArrayShape>() <= 752);
     assert!(size_of::<Layout>() <= 600);
-    assert!(size_of::<TiledShape>() <= 3392);
-    assert!(size_of::<Relayout>() <= 13200);
+    assert!(size_of::<TiledShape>() <= 2592);
+    assert!(size_of::<Relayout>() <= 11648);
     assert!(size_of::<ParseError>() <= 168);
     assert!(size_of::<ValidationError>() <= 792);
     assert_eq!(size_of::<DynView<'_, f32>>(), 24);
