@@ -94,9 +94,9 @@ pub fn check_line(text: &[u8]) -> Value {
     // `tpu(SHAPE)`: SHAPE with a TPU's default layout, and `SHAPE
     // Layout(major_to_minor=…)`: the layout in JAX's form.
     let other_form = match xla_layout_core::tpu::parse_request(&input) {
-        Some(request) => Some(request.map_err(|e| e.to_string())),
+        Some(request) => Some(request.map_err(|e| e.with_source(&input).to_string())),
         None => xla_layout_core::text::parse_array_with_jax_layout(&input)
-            .map(|parsed| parsed.map_err(|e| e.to_string())),
+            .map(|parsed| parsed.map_err(|e| e.with_source(&input).to_string())),
     };
     if let Some(parsed) = other_form {
         return match parsed {

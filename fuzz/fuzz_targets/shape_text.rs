@@ -41,8 +41,12 @@ fn array(text: &str, data: &[u8]) {
         Ok(a) => a,
         Err(e) => {
             let _ = e.to_string();
+            let _ = e.with_source(data).to_string();
+            let _ = e.xla_message(text).to_string();
             for d in e.diagnostics() {
                 let _ = d.explain(data).to_string();
+                // A refused `P(...)` reparses its layout from the input.
+                let _ = d.message(data).to_string();
             }
             assert!(validated.is_err(), "{text:?} validates but does not parse");
             return;

@@ -540,6 +540,43 @@ impl RequestError {
     }
 }
 
+impl RequestError {
+    /// `Display`'s text, with what a parse error quotes from `src` (the
+    /// request's text: XLA prints the layout a `P(...)` is refused in).
+    ///
+    /// ```
+    /// use xla_layout_core::tpu::parse_request;
+    /// let text = "tpu((f32[4]{0:P(f32[4])}))";
+    /// let e = parse_request(text).unwrap().unwrap_err();
+    /// assert_eq!(
+    ///     e.with_source(text).to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})} (at byte 24)"
+    /// );
+    /// ```
+    pub fn with_source<'a>(&'a self, src: &'a str) -> impl core::fmt::Display + 'a {
+        core::fmt::from_fn(move |f| match self {
+            RequestError::Parse(e) => write!(f, "{}", e.with_source(src)),
+            _ => write!(f, "{self}"),
+        })
+    }
+
+    /// [`RequestError::message`], with what a parse error quotes from
+    /// `src` (see [`RequestError::with_source`]).
+    ///
+    /// ```
+    /// use xla_layout_core::tpu::parse_request;
+    /// let text = "tpu((f32[4]{0:P(f32[4])}))";
+    /// let e = parse_request(text).unwrap().unwrap_err();
+    /// assert!(e.message_in(text).to_string().ends_with("array: {0:P(f32[4]{0})}"));
+    /// ```
+    pub fn message_in<'a>(&'a self, src: &'a str) -> impl core::fmt::Display + 'a {
+        core::fmt::from_fn(move |f| match self {
+            RequestError::Parse(e) => write!(f, "{}", e.primary().message(src)),
+            _ => write!(f, "{}", self.message()),
+        })
+    }
+}
+
 impl core::error::Error for RequestError {}
 
 /// Reads `tpu(SHAPE)` or `tpu(SHAPE, GENERATION)` (default v5e), the form

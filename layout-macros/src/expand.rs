@@ -354,7 +354,15 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
         };
         return match request {
             Ok(shape) => Ok(src.replaced(shape.to_string())),
-            Err(e) => Err(src.error(start, end, message("tpu(...)", &e, &e.message()))),
+            Err(e) => Err(src.error(
+                start,
+                end,
+                message(
+                    "tpu(...)",
+                    &e.with_source(&src.text),
+                    &e.message_in(&src.text),
+                ),
+            )),
         };
     }
     if let Some(shape) = parse_array_with_jax_layout(&src.text) {
@@ -371,7 +379,15 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
                 text.from_jax = true;
                 Ok(text)
             }
-            Err(e) => Err(src.error(start, end, message("JAX layout", &e, &e.message()))),
+            Err(e) => Err(src.error(
+                start,
+                end,
+                message(
+                    "JAX layout",
+                    &e.with_source(&src.text),
+                    &e.message_in(&src.text),
+                ),
+            )),
         };
     }
     Ok(src)

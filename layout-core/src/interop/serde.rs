@@ -29,7 +29,7 @@ impl<'de, T> Visitor<'de> for TextVisitor<T> {
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {
         (self.parse)(text).map_err(|ParseFailure(what, cause)| match cause {
-            Some(e) => E::custom(format_args!("{what} `{text}`: {e}")),
+            Some(e) => E::custom(format_args!("{what} `{text}`: {}", e.with_source(text))),
             None => E::custom(format_args!("{what} `{text}`")),
         })
     }

@@ -102,6 +102,25 @@ impl Error {
         })
     }
 
+    /// `Display`'s text, with what a parse error quotes from `src` (the
+    /// text it came from: XLA prints the layout a `P(...)` is refused in).
+    ///
+    /// ```
+    /// use xla_layout_core::ArrayShape;
+    /// let text = "f32[4]{0:P(f32[4])}";
+    /// let e = ArrayShape::parse_validated(text).unwrap_err();
+    /// assert_eq!(
+    ///     e.with_source(text).to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})} (at byte 19)"
+    /// );
+    /// ```
+    pub fn with_source<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self {
+            Error::Parse(e) => e.with_source(src).fmt(f),
+            Error::Validate(e) => e.fmt(f),
+        })
+    }
+
     /// Which step failed.
     pub const fn stage(&self) -> Stage {
         match self {

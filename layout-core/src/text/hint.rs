@@ -39,6 +39,42 @@ impl Diagnostic {
         }
     }
 
+    /// XLA's message for this diagnostic, with what it quotes from `src`
+    /// (the text it came from, as `&str` or bytes): the kind's `Display`,
+    /// except that a layout XLA prints is printed.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = "f32[4,4]{1,0:T(2,2)P(f32[16])}";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// assert_eq!(
+    ///     e.primary().message(text).to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: {1,0:T(2,2)P(f32[16]{0})}"
+    /// );
+    /// ```
+    pub fn message<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self.kind {
+            ParseErrorKind::PhysicalShapeOnDenseArray {
+                layout_start,
+                layout_end,
+            } => {
+                let text = src
+                    .as_ref()
+                    .get(layout_start..layout_end)
+                    .unwrap_or_default();
+                match super::parse_layout(text) {
+                    Ok(layout) => write!(
+                        f,
+                        "Layout has physical shape, but is not for a sparse array: {layout}"
+                    ),
+                    // Not the text the error came from: name the bytes.
+                    Err(_) => write!(f, "{}", self.kind),
+                }
+            }
+            _ => write!(f, "{}", self.kind),
+        })
+    }
+
     /// Whether this diagnostic is an artefact of XLA's parser that means
     /// nothing to a person: the `expects integer` a `*` tile entry leaves
     /// behind (XLA tries an integer first).

@@ -520,4 +520,42 @@ impl JaxShapeError {
     }
 }
 
+impl JaxShapeError {
+    /// `Display`'s text, with what a parse error of the shape quotes from
+    /// `src` (the whole input: XLA prints the layout a `P(...)` is refused
+    /// in).
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_array_with_jax_layout;
+    /// let text = "(f32[4]{0:P(f32[4])}) Layout(major_to_minor=(0,))";
+    /// let e = parse_array_with_jax_layout(text).unwrap().unwrap_err();
+    /// assert_eq!(
+    ///     e.with_source(text).to_string(),
+    ///     "Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})} (at byte 20)"
+    /// );
+    /// ```
+    pub fn with_source<'a>(&'a self, src: &'a str) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self {
+            JaxShapeError::Shape(e) => write!(f, "{}", e.with_source(src)),
+            _ => write!(f, "{self}"),
+        })
+    }
+
+    /// [`JaxShapeError::message`], with what a parse error of the shape
+    /// quotes from `src` (see [`JaxShapeError::with_source`]).
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_array_with_jax_layout;
+    /// let text = "(f32[4]{0:P(f32[4])}) Layout(major_to_minor=(0,))";
+    /// let e = parse_array_with_jax_layout(text).unwrap().unwrap_err();
+    /// assert!(e.message_in(text).to_string().ends_with("array: {0:P(f32[4]{0})}"));
+    /// ```
+    pub fn message_in<'a>(&'a self, src: &'a str) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self {
+            JaxShapeError::Shape(e) => write!(f, "{}", e.primary().message(src)),
+            _ => write!(f, "{}", self.message()),
+        })
+    }
+}
+
 impl core::error::Error for JaxShapeError {}

@@ -289,15 +289,9 @@ fn minor_to_major_values_are_not_checked_by_the_parser() {
 #[test]
 fn physical_shape_rejected_by_parse_shape() {
     // XLA test RejectDensePhysicalShape: XLA's message prints the layout.
-    let long = format!("f32[{}]", ["1"; 15].join(","));
-    let long_printed = format!(
-        "{long}{{{}}}",
-        (0..15)
-            .rev()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    );
+    // 16 tile entries of 18 digits: a layout of over 300 bytes, past the
+    // 256 an inline copy of the text once held.
+    let tiles = ["999999999999999999"; 16].join(",");
     for (text, layout) in [
         (
             "f32[4]{0:P(f32[4])}".to_string(),
@@ -312,10 +306,10 @@ fn physical_shape_rejected_by_parse_shape() {
             "f32[4]{ 0 : P( f32[4] /* c */ ) }".to_string(),
             "{0:P(f32[4]{0})}".to_string(),
         ),
-        // Longer than any inline buffer: printed whole from the input.
+        // Longer than any inline copy: printed whole from the input.
         (
-            format!("f32[4]{{0:P({long})}}"),
-            format!("{{0:P({long_printed})}}"),
+            format!("f32[4]{{0:T({tiles})P(f32[4])}}"),
+            format!("{{0:T({tiles})P(f32[4]{{0}})}}"),
         ),
     ] {
         let e = parse_err(&text);
