@@ -9,7 +9,7 @@
 //! this program).
 
 use core::hint::black_box;
-use xla_layout::{ArrayShape, TiledShape};
+use xla_layout::{ArrayShape, DynViewMut, Relayout, StaticLayout, TiledShape, layout};
 
 /// The layouts run: rank 8 with TPU tiles, `*`, `E`, `S`, `L` and three
 /// levels of tiles.
@@ -30,7 +30,7 @@ pub const BUDGET: usize = 16 << 10;
 /// whatever lies below. An unoptimised build needs several times the
 /// budget (docs/firmware.md).
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-const SIZE: usize = 128 << 10;
+const SIZE: usize = 1 << 20;
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 const PAINT: u8 = 0xA5;
@@ -69,6 +69,72 @@ extern "C" fn chain() {
     unsafe { core::ptr::addr_of_mut!(SLOTS).write(slots) };
 }
 
+layout! {
+    /// tiled_layout.md figure 1: 15 elements in 24 slots.
+    type Figure1 = f32[3,5]{1,0:T(2,2)};
+    /// Host rows of bf16, as `u16` bits.
+    type Rows = bf16[16,256]{1,0};
+    /// The same array in the TPU's tiles.
+    type Tpu = bf16[16,256]{1,0:T(8,128)(2,1)};
+}
+
+/// Whether the views' and the relayout's results were right.
+static mut OK: [bool; 2] = [false; 2];
+
+/// A runtime view over a tiled form kept in a constant: every element set
+/// to its slot, the padding filled, then read back in logical order.
+extern "C" fn views() {
+    let mut data = [0.0f32; 24];
+    let mut ok = false;
+    if let Ok(mut v) = DynViewMut::new(&Figure1::TILED, &mut data) {
+        for r in 0..3 {
+            for c in 0..5 {
+                let slot = Figure1::TILED.offset(&[r, c]).unwrap_or(0);
+                let _ = v.set(&[r, c], slot as f32);
+            }
+        }
+        v.fill_padding(-1.0);
+        // The 15 elements' slots sum to 124; the other 9 slots are padding.
+        let sum: f32 = v.iter().map(|(_, x)| x).sum();
+        ok = sum == 124.0 && data.iter().filter(|&&x| x == -1.0).count() == 9;
+    }
+    // SAFETY: single-threaded program; nothing else refers to OK.
+    unsafe { (*core::ptr::addr_of_mut!(OK))[0] = black_box(ok) };
+}
+
+/// Host → TPU with a plan made at build time (`Relayout::new` is `const`).
+static PLAN: Relayout = match Relayout::new(&Rows::TILED, &Tpu::TILED) {
+    Ok(plan) => plan,
+    Err(_) => panic!("no plan"),
+};
+
+static mut HOST: [u16; Rows::BYTES / 2] = [0; Rows::BYTES / 2];
+static mut DEVICE: [u16; Tpu::BYTES / 2] = [0; Tpu::BYTES / 2];
+
+/// Every element of a 16×256 bf16 array into the TPU's tiles, checked
+/// against the layout's offsets.
+extern "C" fn relayout() {
+    // SAFETY: single-threaded program; nothing else refers to HOST or
+    // DEVICE while these references live.
+    let (host, device) = unsafe {
+        (
+            &mut *core::ptr::addr_of_mut!(HOST),
+            &mut *core::ptr::addr_of_mut!(DEVICE),
+        )
+    };
+    for (i, x) in host.iter_mut().enumerate() {
+        *x = i as u16;
+    }
+    let mut ok = black_box(&PLAN).copy(host, device, 0).is_ok();
+    for r in 0..16 {
+        for c in 0..256 {
+            ok &= device[Tpu.offset([r, c])] == (r * 256 + c) as u16;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { (*core::ptr::addr_of_mut!(OK))[1] = ok };
+}
+
 /// The chain's results on the program's own stack, to compare.
 pub fn on_this_stack() -> [Option<u64>; LAYOUTS.len()] {
     chain();
@@ -97,23 +163,54 @@ unsafe extern "C" fn call_on_stack(top: *mut u8, f: extern "C" fn()) {
     )
 }
 
-/// The chain's results and the bytes of stack it used.
+/// The bytes of stack `f` uses, run on the painted stack.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-pub fn measure() -> ([Option<u64>; LAYOUTS.len()], usize) {
+fn used_by(f: extern "C" fn()) -> usize {
     let base = core::ptr::addr_of_mut!(STACK).cast::<u8>();
     // SAFETY: single-threaded program; STACK is ours alone, SIZE bytes
-    // from `base`; volatile so the paint is really written before `f`
-    // runs and really read after.
+    // from `base` (its end 16-byte aligned, as `call_on_stack` needs);
+    // volatile so the paint is really written before `f` runs and really
+    // read after.
     unsafe {
         for i in 0..SIZE {
             base.add(i).write_volatile(PAINT);
         }
-        call_on_stack(base.add(SIZE), chain);
+        call_on_stack(base.add(SIZE), f);
+        // The lowest GUARD bytes are never the stack's: a path that
+        // reaches them may have run on below the array, and is refused
+        // (`usize::MAX`) whatever the build.
         let untouched = (0..SIZE)
             .find(|&i| base.add(i).read_volatile() != PAINT)
             .unwrap_or(SIZE);
-        (core::ptr::addr_of!(SLOTS).read(), SIZE - untouched)
+        if untouched < GUARD {
+            usize::MAX
+        } else {
+            SIZE - untouched
+        }
     }
+}
+
+/// The bottom of the painted array kept as a guard (see [`used_by`]).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+const GUARD: usize = 4 << 10;
+
+/// The chain's results and the bytes of stack it used.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub fn measure() -> ([Option<u64>; LAYOUTS.len()], usize) {
+    let used = used_by(chain);
+    // SAFETY: single-threaded program; nothing else refers to SLOTS.
+    (unsafe { core::ptr::addr_of!(SLOTS).read() }, used)
+}
+
+/// The runtime views' and the relayout's results (each checked against
+/// the layout's offsets) and the bytes of stack each used.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub fn measure_views_and_relayout() -> ((bool, usize), (bool, usize)) {
+    let views = used_by(views);
+    let relayout = used_by(relayout);
+    // SAFETY: single-threaded program; nothing else refers to OK.
+    let ok = unsafe { core::ptr::addr_of!(OK).read() };
+    ((ok[0], views), (ok[1], relayout))
 }
 
 /// Elsewhere the program is built, not run (CI cross-builds it for a
@@ -122,4 +219,14 @@ pub fn measure() -> ([Option<u64>; LAYOUTS.len()], usize) {
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 pub fn measure() -> ([Option<u64>; LAYOUTS.len()], usize) {
     (on_this_stack(), 0)
+}
+
+/// Elsewhere, as [`measure`]: run on the program's stack, unmeasured.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+pub fn measure_views_and_relayout() -> ((bool, usize), (bool, usize)) {
+    views();
+    relayout();
+    // SAFETY: single-threaded program; nothing else refers to OK.
+    let ok = unsafe { core::ptr::addr_of!(OK).read() };
+    ((ok[0], 0), (ok[1], 0))
 }
