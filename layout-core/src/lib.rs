@@ -79,8 +79,9 @@ pub use float8;
 #[cfg(feature = "half")]
 pub use half;
 pub use limits::{
-    COMBINE, Capacity, CapacityError, DEFAULT_MAX_DEPTH, MAX_PHYSICAL_SHAPE_TEXT, MAX_RANK,
-    MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_ENTRIES, MAX_TILES, UNBOUNDED,
+    COMBINE, Capacity, CapacityError, DEFAULT_MAX_DEPTH, MAX_PHYSICAL_DEPTH,
+    MAX_PHYSICAL_SHAPE_TEXT, MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_ENTRIES,
+    MAX_TILES, UNBOUNDED,
 };
 pub use model::{
     ArrayShape, Dim, Layout, PhysicalShapeText, Shape, ShapeEvent, ShapeEvents, SplitConfig,

@@ -18,6 +18,11 @@ pub const MAX_SPLIT_INDICES: usize = 16;
 /// The longest canonical text of a `P(...)` physical shape that a layout
 /// keeps. (`P` is a leftover of sparse arrays that XLA always rejects.)
 pub const MAX_PHYSICAL_SHAPE_TEXT: usize = 128;
+/// The deepest `P(...)` nesting parsed. Each level recurses on the stack
+/// (about 3.7 KiB on x86_64, more at `opt-level = "z"`), and XLA refuses
+/// every `P` anyway (its own tests nest none): two levels keep even
+/// hostile text within about 20 KiB before it is refused (docs/firmware.md).
+pub const MAX_PHYSICAL_DEPTH: usize = 2;
 /// XLA's default nesting limit for shapes (docs/xla-layouts.md §a.2): tuples, buffers and
 /// physical shapes inside each other.
 pub const DEFAULT_MAX_DEPTH: usize = 8192;

@@ -98,7 +98,7 @@ pub enum ParseErrorKind {
     TokenOrOpaqueWithDimensionsOrLayout(ElementType),
     /// A fixed capacity of this crate was exceeded.
     Capacity(CapacityError),
-    /// `P(...)` nested more than 8 deep (a limit of this crate; XLA
+    /// `P(...)` nested deeper than [`MAX_PHYSICAL_DEPTH`](crate::MAX_PHYSICAL_DEPTH) (a limit of this crate; XLA
     /// rejects every `P` anyway).
     PhysicalShapeTooDeep,
     /// A tuple, without the `alloc` feature.
@@ -238,7 +238,11 @@ impl Display for ParseErrorKind {
             ),
             Self::Capacity(c) => write!(f, "{c}"),
             Self::PhysicalShapeTooDeep => {
-                f.write_str("P(...) physical shapes nested more than 8 deep (an xla-layout limit)")
+                write!(
+                    f,
+                    "P(...) physical shapes nested more than {} deep (an xla-layout limit)",
+                    crate::limits::MAX_PHYSICAL_DEPTH
+                )
             }
             Self::TupleNeedsAlloc => {
                 f.write_str("tuple shapes need xla-layout-core's `alloc` feature")
@@ -462,7 +466,20 @@ impl ParseError {
     /// `xla::ParseShape(input)` would return it: `Syntax error:` followed
     /// by each recorded error with its line, column, source line and caret
     /// (XLA's column is 0-based on the first line and 1-based after).
-    /// Where XLA aborts instead, the text says so.
+    /// Where XLA aborts instead, the text says so, and so it does where
+    /// the text passes a limit of this crate's, which XLA's parser does
+    /// not have.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = format!("f32[{}]", ["1"; 17].join(","));
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// assert_eq!(
+    ///     e.xla_message(&text).to_string(),
+    ///     "XLA's parser has no such limit; xla-layout refuses this text: \
+    ///      more than 16 dimensions (an xla-layout limit, not an XLA rule)"
+    /// );
+    /// ```
     pub fn xla_message<'a>(&'a self, input: &'a str) -> XlaMessage<'a> {
         XlaMessage {
             error: self,
@@ -490,6 +507,13 @@ impl Display for XlaMessage<'_> {
         }
         if primary.is_xla_abort() {
             return write!(f, "XLA aborts the process: {primary}");
+        }
+        if primary.is_crate_limit() {
+            // XLA would say something else (or accept the text): not its words.
+            return write!(
+                f,
+                "XLA's parser has no such limit; xla-layout refuses this text: {primary}"
+            );
         }
         f.write_str("Syntax error:\n")?;
         if let ParseErrorKind::ExtraContent(_) = primary {

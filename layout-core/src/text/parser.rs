@@ -91,10 +91,6 @@ pub(crate) struct Stop;
 
 pub(crate) type Step<T> = Result<T, Stop>;
 
-/// The deepest `P(...)` nesting handled (each level recurses on the Rust
-/// stack with a whole array in the frame).
-const MAX_PHYSICAL_DEPTH: usize = 8;
-
 pub(crate) struct Parser<'a> {
     src: &'a [u8],
     lexer: Lexer<'a>,
@@ -796,7 +792,7 @@ impl<'a> Parser<'a> {
         }) {
             return Ok(text);
         }
-        if self.physical_depth >= MAX_PHYSICAL_DEPTH {
+        if self.physical_depth >= crate::limits::MAX_PHYSICAL_DEPTH {
             let tok = self.tok;
             return self.stop(tok, E::PhysicalShapeTooDeep);
         }

@@ -331,6 +331,41 @@ fn physical_shape_rejected_by_parse_shape() {
     }
 }
 
+/// `P` nests at most `MAX_PHYSICAL_DEPTH` deep: each level recurses on
+/// the stack, and XLA refuses every `P` anyway.
+#[test]
+fn physical_shapes_nest_at_most_max_physical_depth() {
+    use xla_layout_core::MAX_PHYSICAL_DEPTH;
+    let nested = |levels: usize| {
+        let mut inner = "f32[4]".to_string();
+        for _ in 0..levels {
+            inner = format!("f32[4]{{0:P({inner})}}");
+        }
+        inner
+    };
+    // At the limit: the outermost P is refused as XLA refuses it.
+    let text = nested(MAX_PHYSICAL_DEPTH);
+    assert!(
+        parse_msg(&text).starts_with("Layout has physical shape"),
+        "{text}"
+    );
+    // One more: this crate's limit, said as one.
+    let text = nested(MAX_PHYSICAL_DEPTH + 1);
+    let e = parse_err(&text);
+    assert!(e.kind().is_crate_limit());
+    assert_eq!(
+        e.kind().to_string(),
+        format!(
+            "P(...) physical shapes nested more than {MAX_PHYSICAL_DEPTH} deep (an xla-layout limit)"
+        )
+    );
+    assert!(
+        e.xla_message(&text)
+            .to_string()
+            .starts_with("XLA's parser has no such limit")
+    );
+}
+
 /// Inside `tpu(...)` the layout's place counts from the input's start,
 /// like every other offset.
 #[test]

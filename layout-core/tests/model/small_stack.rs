@@ -117,3 +117,31 @@ fn sizes_stay_within_budget() {
     assert!(size_of::<ValidationError>() <= 792);
     assert_eq!(size_of::<DynView<'_, f32>>(), 24);
 }
+
+/// docs/firmware.md's advice for text from outside: parsing with
+/// `max_depth` 1 refuses a `P`'s inner shape (and tuples, `b(...)`)
+/// before reading into it, whose recursion costs a small stack about
+/// 3.7 KiB a level; ordinary arrays parse as before.
+#[test]
+fn shallow_parsing_refuses_nested_shapes_and_reads_arrays() {
+    use xla_layout_core::text::{ParseOptions, parse_shape_with};
+    let shallow = ParseOptions::default().with_max_depth(1);
+    for text in [
+        "f32[4]{0:P(f32[4]{0:P(f32[4])})}",
+        "(f32[2], s32[])",
+        "b(f32[2]{0})",
+    ] {
+        assert!(
+            parse_shape_with(text.as_bytes(), shallow).is_err(),
+            "{text}"
+        );
+    }
+    for text in LAYOUTS {
+        let shape = parse_shape_with(text.as_bytes(), shallow).unwrap();
+        assert_eq!(
+            shape.as_array(),
+            Some(&ArrayShape::parse(text).unwrap()),
+            "{text}"
+        );
+    }
+}
