@@ -119,6 +119,10 @@ impl Display for Described<'_> {
             Described::End => f.write_str("the end of the shape"),
             Described::Byte(b) => write!(f, "the byte 0x{b:02X}, which is not UTF-8"),
             Described::Text(t) if !t.is_ascii() => write!(f, "`{t}` (shape text is ASCII)"),
+            // A control character shown as itself would be invisible.
+            Described::Text(t) if t.chars().any(char::is_control) => {
+                write!(f, "`{}`", t.escape_debug())
+            }
             Described::Text(t) => write!(f, "`{t}`"),
         }
     }
@@ -219,11 +223,31 @@ impl Display for Explained<'_> {
                 f,
                 "`{token}` is a float literal; XLA expects an integer here (XLA: {xla})"
             ),
+            // Digits the lexer could not take: past 64 bits.
+            ParseErrorKind::ExpectedInteger
+                if !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                write!(
+                    f,
+                    "`{token}` is past the largest integer XLA reads (64 bits) (XLA: {xla})"
+                )
+            }
             ParseErrorKind::ExpectedInteger => write!(
                 f,
                 "expected an integer, found {} (XLA: {xla})",
                 Described::at(self.src, d.start, token)
             ),
+            // A size past int64's largest, written positive: XLA reads its
+            // 64 bits as a signed number, and that is negative.
+            ParseErrorKind::InvalidDimensionSize { index, size }
+                if !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                write!(
+                    f,
+                    "dimension {index} is `{token}`, past the largest size XLA keeps \
+                     (2^63 − 1): XLA reads it as {size} and refuses it with an empty message"
+                )
+            }
             // Still in minor_to_major: `{1,0 T(…)}` or `{1,0;T(…)}` lack the `:`.
             ParseErrorKind::LayoutNotClosed if !past_colon(self.src, d.start) => write!(
                 f,

@@ -979,3 +979,28 @@ fn messages_name_a_byte_that_is_not_utf8() {
         assert!(!explained.contains("the end of the shape"), "{explained}");
     }
 }
+
+/// Numbers XLA cannot keep, and characters a message cannot show as
+/// themselves, are said as such in the explanation for people (XLA's own
+/// words follow unchanged where it has any).
+#[test]
+fn explanations_of_numbers_past_64_bits_and_control_characters() {
+    let explain = |text: &str| parse_err(text).explain(text).to_string();
+    assert_eq!(
+        explain("f32[9223372036854775808]"),
+        "dimension 0 is `9223372036854775808`, past the largest size XLA keeps (2^63 − 1): \
+         XLA reads it as -9223372036854775808 and refuses it with an empty message (at byte 4)"
+    );
+    assert_eq!(
+        explain("f32[-3]"),
+        "dimension 0 has size -3; sizes must be >= 0 (XLA rejects this with an empty message) (at byte 4)"
+    );
+    assert_eq!(
+        explain("f32[2]{0:T(99999999999999999999)}"),
+        "`99999999999999999999` is past the largest integer XLA reads (64 bits) (XLA: expects integer) (at byte 11)"
+    );
+    assert_eq!(
+        explain("f32[2]\u{1}"),
+        "unexpected `\\u{1}` after the shape (XLA: Extra content after shape) (at byte 6)"
+    );
+}
