@@ -42,21 +42,27 @@ impl From<io::Error> for Failure {
 /// type, the attribute order, the rule's hint), with XLA's words kept.
 pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure> {
     if let Some(request) = xla_layout_core::tpu::parse_request(text) {
-        return request.map_err(|e| Failure::Input(format!("'{text}': {}", e.explain(text))));
+        return request
+            .map_err(|e| Failure::Input(format!("'{}': {}", shown(text), e.explain(text))));
     }
     // `SHAPE Layout(major_to_minor=…)`: the layout in JAX's form.
     if let Some(shape) = xla_layout_core::text::parse_array_with_jax_layout(text) {
-        let shape = shape.map_err(|e| Failure::Input(format!("'{text}': {}", e.explain(text))))?;
-        return shape
-            .validate()
-            .map(|()| shape)
-            .map_err(|e| Failure::Input(format!("'{text}': validate error: {}", e.explain())));
+        let shape =
+            shape.map_err(|e| Failure::Input(format!("'{}': {}", shown(text), e.explain(text))))?;
+        return shape.validate().map(|()| shape).map_err(|e| {
+            Failure::Input(format!(
+                "'{}': validate error: {}",
+                shown(text),
+                e.explain()
+            ))
+        });
     }
     match xla_layout_core::Shape::parse_validated(text) {
         Ok(xla_layout_core::Shape::Array(a)) => Ok(a),
         Ok(other) => Err(Failure::Input(format!("'{other}' is not an array shape"))),
         Err(e) => Err(Failure::Input(format!(
-            "'{text}': {} error: {}",
+            "'{}': {} error: {}",
+            shown(text),
             e.stage().as_str(),
             e.explain(text)
         ))),
@@ -79,7 +85,7 @@ pub fn not_a_module(path: &str, text: &str) -> Result<(), Failure> {
 pub fn generation(text: &str) -> Result<xla_layout_core::tpu::Generation, String> {
     xla_layout_core::tpu::Generation::from_name(text).ok_or_else(|| {
         let names = xla_layout_core::tpu::Generation::NAMES;
-        format!("expected {names}, not '{text}'")
+        format!("expected {names}, not '{}'", shown(text))
     })
 }
 
@@ -88,7 +94,7 @@ pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
     text.split(',')
         .map(|n| n.trim().parse::<u64>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("expected comma-separated numbers, not '{text}'"))
+        .map_err(|_| format!("expected comma-separated numbers, not '{}'", shown(text)))
 }
 
 /// A text file's contents (`-` is `stdin`), as UTF-8, without the byte

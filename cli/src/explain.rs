@@ -61,14 +61,20 @@ fn parse_index(text: &str) -> Result<Index, String> {
 fn parse_dims(text: &str) -> Result<(usize, usize), String> {
     match numbers(text)?.as_slice() {
         &[r, c] => Ok((to_usize(r), to_usize(c))),
-        _ => Err(format!("expected two dimensions, ROW,COL, not '{text}'")),
+        _ => Err(format!(
+            "expected two dimensions, ROW,COL, not '{}'",
+            crate::common::shown(text)
+        )),
     }
 }
 
 fn parse_max(text: &str) -> Result<usize, String> {
     match text.trim().parse::<u64>() {
         Ok(n) if n >= 2 => Ok(to_usize(n)),
-        _ => Err(format!("expected a number, at least 2, not '{text}'")),
+        _ => Err(format!(
+            "expected a number, at least 2, not '{}'",
+            crate::common::shown(text)
+        )),
     }
 }
 
@@ -121,12 +127,12 @@ pub fn run(text: &str, options: &Options, mut out: impl Write) -> Result<(), Fai
     let shape = array_argument(text)?;
     let tiled = shape
         .tiled()
-        .map_err(|e| Failure::Input(format!("'{text}': {e}")))?;
+        .map_err(|e| Failure::Input(format!("'{}': {e}", crate::common::shown(text))))?;
     // --dims and --at that do not fit the shape: arguments that parse but
     // do not go together (exit 2).
     let bad = |e: GridError| Failure::Usage {
         command: "explain",
-        message: format!("'{text}': {e}"),
+        message: format!("'{}': {e}", crate::common::shown(text)),
     };
     let mut grid = tiled.offset_grid();
     if let Some((r, c)) = options.dims {

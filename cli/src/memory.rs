@@ -70,14 +70,22 @@ pub struct Args {
 }
 
 fn parse_backend(text: &str) -> Result<Backend, String> {
-    Backend::from_name(text).ok_or_else(|| format!("expected tpu, cpu or gpu, not '{text}'"))
+    Backend::from_name(text).ok_or_else(|| {
+        format!(
+            "expected tpu, cpu or gpu, not '{}'",
+            crate::common::shown(text)
+        )
+    })
 }
 
 fn parse_order(text: &str) -> Result<Order, String> {
     match text {
         "bytes" => Ok(Order::Bytes),
         "padding" => Ok(Order::Padding),
-        _ => Err(format!("expected bytes or padding, not '{text}'")),
+        _ => Err(format!(
+            "expected bytes or padding, not '{}'",
+            crate::common::shown(text)
+        )),
     }
 }
 

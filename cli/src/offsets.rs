@@ -26,7 +26,7 @@ pub fn run(text: &str, output: impl Write) -> Result<(), Failure> {
     let shape = array_argument(text)?;
     let tiled = shape
         .tiled()
-        .map_err(|e| Failure::Input(format!("'{text}': {e}")))?;
+        .map_err(|e| Failure::Input(format!("'{}': {e}", crate::common::shown(text))))?;
     let count = tiled.element_count();
     if count > MAX_ELEMENTS {
         return Err(Failure::Input(format!(

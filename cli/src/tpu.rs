@@ -78,7 +78,7 @@ fn sized(text: &str, generation: Generation) -> Result<Sized, String> {
         Some(request) => request,
         None => default_layout_for(text, generation),
     }
-    .map_err(|e| format!("'{text}': {}", e.with_source(text)))?;
+    .map_err(|e| format!("'{}': {}", crate::common::shown(text), e.with_source(text)))?;
     let tiled = shape.tiled().map_err(|e| format!("'{shape}': {e}"))?;
     Ok(Sized {
         tiled_dims: tiled.dims().to_vec(),

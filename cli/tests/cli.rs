@@ -1275,3 +1275,18 @@ fn scan_sizes_tokens_and_opaque_values_as_xla() {
     let bytes: Vec<u64> = lines.iter().map(|l| l["bytes"].as_u64().unwrap()).collect();
     assert_eq!(bytes, [0, 8, 8 + 8]);
 }
+
+/// A shape argument is quoted back in messages with its control
+/// characters as `�` (they would act on the terminal), and the
+/// explanation names the character escaped.
+#[test]
+fn messages_quote_control_characters_harmlessly() {
+    let out = run(&["explain", "f32[2]\u{1b}[2J"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(
+        err.starts_with("xla-layout: 'f32[2]\u{fffd}[2J': parse error: unexpected `\\u{1b}`"),
+        "{err:?}"
+    );
+}
