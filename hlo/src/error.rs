@@ -115,9 +115,9 @@ impl HloError {
     /// assert_eq!(errors.len(), 2);
     /// ```
     pub fn render_with(&self, lines: &mut LineCursor<'_>, path: &str) -> String {
-        // The message borrows the text the cursor walks: write it first.
-        let message = alloc::format!("{}", self.message(lines.source()));
-        self.span.render_with(lines, path, message)
+        // The text outlives the cursor's borrow: the message can quote it.
+        let src = lines.source();
+        self.span.render_with(lines, path, self.message(src))
     }
 
     /// `Display`'s text, with what a shape error quotes from `src` (the

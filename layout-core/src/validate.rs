@@ -698,11 +698,8 @@ impl Iterator for ValidationErrors<'_> {
                 None => validate_non_layout(shape),
                 Some(check) => {
                     let Some(layout) = shape.layout() else {
-                        return (check == 0).then_some(ValidationError {
-                            kind: ValidationErrorKind::MissingLayout,
-                            shape: *shape,
-                            in_buffer: false,
-                        });
+                        return (check == 0)
+                            .then(|| fail(ValidationErrorKind::MissingLayout, shape));
                     };
                     let check = *LayoutCheck::ALL.get(check)?;
                     if matches!(check, LayoutCheck::SplitConfigs) && !self.minor_to_major_ok {
