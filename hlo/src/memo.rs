@@ -14,6 +14,13 @@ const SLOTS: usize = 128;
 /// not evict each other on every instruction.
 const WAYS: usize = 2;
 
+/// The longest text remembered: a shape is recognised by scanning at most
+/// this far (and one byte more) for its end, so that each instruction's
+/// quick look costs a bounded number of bytes even where many
+/// instructions share one line. Longer shapes are parsed each time, in
+/// time linear in their text.
+pub(crate) const MAX_TEXT: usize = 4096;
+
 /// The slot that always holds `token[]`, the shape of "no shape".
 pub(crate) const NO_SHAPE: usize = SLOTS;
 
@@ -65,8 +72,12 @@ impl<'a> ShapeMemo<'a> {
         &mut self.shapes[slot]
     }
 
-    /// Records that `slot` now holds the parse of `text`.
+    /// Records that `slot` now holds the parse of `text` (unless the text
+    /// is longer than [`MAX_TEXT`]).
     pub(crate) fn remember(&mut self, slot: usize, text: &'a str) {
+        if text.len() > MAX_TEXT {
+            return;
+        }
         if let Some(t) = self.texts.get_mut(slot) {
             *t = Some(text);
             self.last_used[slot / WAYS] = (slot % WAYS) as u8;

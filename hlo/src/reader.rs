@@ -14,7 +14,7 @@ use xla_layout_core::text::{
 
 use crate::error::{HloError, HloErrorKind};
 use crate::items::{Computation, FileLocation, Instruction, StackFrame, StackIndex};
-use crate::memo::{NO_SHAPE, ShapeMemo};
+use crate::memo::{self, NO_SHAPE, ShapeMemo};
 
 /// One step of a module, in text order.
 ///
@@ -472,11 +472,20 @@ impl<'a> Reader<'a> {
     /// consumed exactly, so the same bytes parse the same way; the only
     /// way text after a shape joins it is a layout (`{`), and a comment
     /// could hide one, so a `{` or `/` next sends the shape the slow way.
+    /// Remembered texts are at most [`memo::MAX_TEXT`] bytes, so the look
+    /// stops there: text with no space that far cannot be one (and many
+    /// instructions on one line cost no more than on lines of their own).
     fn known_shape_before_space(&mut self, start: usize) -> Option<&'a str> {
         let bytes = self.src.as_bytes();
         let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
         let rest = bytes.get(start..)?;
-        let end = start + rest.iter().position(is_space).unwrap_or(rest.len());
+        let window = &rest[..rest.len().min(memo::MAX_TEXT + 1)];
+        let end = start
+            + match window.iter().position(is_space) {
+                Some(len) => len,
+                None if rest.len() <= memo::MAX_TEXT => rest.len(),
+                None => return None,
+            };
         let next = bytes[end..].iter().find(|b| !is_space(b));
         if end == start || matches!(next, Some(b'{' | b'/')) {
             return None;
@@ -689,8 +698,16 @@ impl<'a> Reader<'a> {
         self.header = Some((false, None));
         if is_entry {
             if self.seen_entry {
+                let at = span(self.lex());
+                // Its name, when there is one, keeps its body together
+                // under it (as any other computation's whose header does
+                // not read: `resume_after_header`).
+                if matches!(self.tok.kind, K::Name | K::Ident) {
+                    let t = self.lex();
+                    self.header = Some((false, Some(self.token_text(t))));
+                }
                 return Err(HloError {
-                    span: span(self.tok),
+                    span: at,
                     kind: HloErrorKind::SecondEntry,
                 });
             }
@@ -958,9 +975,13 @@ fn runs_into_next_line(bytes: &[u8], start: usize, end: usize) -> bool {
             b'"' => in_string = true,
             b'(' | b'[' => open.push((b, false)),
             b'{' => {
-                let rest = &text[k + 1..];
-                let line = &rest[..rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len())];
-                open.push((b, line.trim_ascii().is_empty()));
+                // Whether only blanks follow on its line: looking past the
+                // blanks alone keeps the whole walk linear (each run of
+                // blanks is looked at once, after the `{` before it).
+                let next = text[k + 1..]
+                    .iter()
+                    .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r' | b'\x0C'));
+                open.push((b, matches!(next, None | Some(b'\n'))));
             }
             b')' | b']' | b'}' => {
                 open.pop();
