@@ -32,11 +32,13 @@ pub struct Args {
 
 /// Runs `check` with `args`.
 pub fn main(args: &Args, input: impl BufRead, output: impl Write) -> Result<(), Failure> {
-    let counts = run(input, output)?;
+    let mut counts = Counts::default();
+    // Stdout closed early (`| head`): the lines read so far decide.
+    let closed = crate::common::closed_early(run(input, output, &mut counts))?;
     if args.strict && counts.invalid > 0 {
         return Err(Failure::Input(format!(
-            "check --strict: {} of {} lines are not valid shapes",
-            counts.invalid, counts.lines
+            "check --strict: {} are not valid shapes",
+            crate::common::of_lines(counts.invalid, counts.lines, closed)
         )));
     }
     Ok(())
@@ -51,11 +53,11 @@ pub struct Counts {
     pub invalid: u64,
 }
 
-/// Runs `check` from `input` to `output`.
-pub fn run(mut input: impl BufRead, output: impl Write) -> Result<Counts, Failure> {
+/// Runs `check` from `input` to `output`, counting into `counts` (which
+/// hold the lines read so far when it fails).
+fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, output);
     let mut line = Vec::new();
-    let mut counts = Counts::default();
     loop {
         if input.fill_buf()?.is_empty() {
             break;
@@ -78,7 +80,7 @@ pub fn run(mut input: impl BufRead, output: impl Write) -> Result<Counts, Failur
         }
     }
     out.flush()?;
-    Ok(counts)
+    Ok(())
 }
 
 fn strip_newline(line: &[u8]) -> &[u8] {

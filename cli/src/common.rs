@@ -184,6 +184,49 @@ pub fn bytes(n: u64) -> String {
 
 /// The failure for `n` parts of `what` that did not read, if any (the
 /// rest was read and written: the exit status says it is incomplete).
+/// Whether `written` failed only because the reader of stdout closed it
+/// early (`| head`): the command then stops writing, and its exit status
+/// still says what it found in what it read (1 for a failure found
+/// before the close; a closed pipe alone exits 0).
+pub fn closed_early(written: Result<(), Failure>) -> Result<bool, Failure> {
+    match written {
+        Ok(()) => Ok(false),
+        Err(Failure::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// What the lines read say where stdout was closed before the end: "3
+/// of 10 lines" and "3 of the 10 lines read before stdout was closed".
+pub fn of_lines(n: u64, lines: u64, closed: bool) -> String {
+    match closed {
+        false => format!("{n} of {lines} lines"),
+        true => format!("{n} of the {lines} lines read before stdout was closed"),
+    }
+}
+
+/// `12345678` as `12,345,678` (any unsigned integer up to 128 bits: sums
+/// of 64-bit sizes are taken in 128).
+pub fn group(n: impl Into<u128>) -> String {
+    let digits = n.into().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `part` as a percentage of `whole` (0 of nothing).
+pub fn percent(part: impl Into<u128>, whole: impl Into<u128>) -> f64 {
+    match whole.into() {
+        0 => 0.0,
+        whole => 100.0 * part.into() as f64 / whole as f64,
+    }
+}
+
 pub fn unread(n: usize, what: &str) -> Result<(), Failure> {
     match n {
         0 => Ok(()),
@@ -224,6 +267,29 @@ pub fn strip_byte_order_mark(line: &mut Vec<u8>) {
 
 /// The failure for layouts XLA's validator rejects (XLA refuses such a
 /// module), after the rest is out.
+/// The failure for `n` instructions whose shape is neither written nor
+/// inferred (each told on stderr first): their bytes are in no figure.
+pub fn unshaped(n: usize, path: &str) -> Result<(), Failure> {
+    match n {
+        0 => Ok(()),
+        1 => Err(Failure::Input(format!(
+            "{path}: 1 instruction has no shape written and none inferred: its bytes are not counted"
+        ))),
+        n => Err(Failure::Input(format!(
+            "{path}: {n} instructions have no shape written and none inferred: their bytes are not counted"
+        ))),
+    }
+}
+
+/// What stderr says of one instruction whose shape is neither written nor
+/// inferred.
+pub fn unshaped_message(name: &str, opcode: &str) -> String {
+    format!(
+        "{name} has no shape written, and xla-layout does not infer it ({opcode}, or an operand \
+         whose shape is unknown)"
+    )
+}
+
 pub fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
     match n {
         0 => Ok(()),

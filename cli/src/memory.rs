@@ -15,7 +15,7 @@ use xla_layout_hlo::memory::{
 };
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
-use crate::common::{Failure, read_text, unread};
+use crate::common::{Failure, group, read_text, unread};
 
 /// Where a compiled program's bytes go, and why they are padded.
 ///
@@ -192,22 +192,20 @@ pub fn main(
         invalid: report.invalid_rows(),
     };
     let mut out = std::io::BufWriter::new(&mut out);
-    if let Some(path) = &args.html {
-        let page = html(&report, &context);
-        if to_stdout {
-            out.write_all(page.as_bytes())?;
-            out.flush()?;
-            return Ok(());
-        }
+    let page = args.html.as_ref().map(|_| html(&report, &context));
+    if let (Some(path), Some(page), false) = (&args.html, &page, to_stdout) {
         std::fs::write(path, page)
             .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
     }
-    if args.json {
-        write_json(&report, &context, &mut out)?;
-    } else {
-        text_report(&report, &context, &mut out)?;
+    let written = match &page {
+        Some(page) if to_stdout => out.write_all(page.as_bytes()),
+        _ if args.json => write_json(&report, &context, &mut out),
+        _ => text_report(&report, &context, &mut out),
     }
-    out.flush()?;
+    .and_then(|()| out.flush());
+    // Stdout closed early (`| head`), or the page went to it: the
+    // failures below are told and decide the exit status all the same.
+    crate::common::closed_early(written.map_err(Failure::Io))?;
     let damaged = match (&report.assignment_unused, &assignment, &files.assignment) {
         (Some(damage), Some(ba), Some(path)) => {
             report_damage(*damage, ba, assignment_text, path, &mut error_out)?;
@@ -221,8 +219,31 @@ pub fn main(
         let d = report.details(&report.rows[*k]);
         writeln!(error_out, "{name}: {} {}: {e}", d.name, d.shape)?;
     }
+    let d = report.dataflow();
+    let mut lines = xla_layout_core::text::LineCursor::new(text);
+    for &id in d.unshaped() {
+        if let Some((_, i)) = d.instruction(id) {
+            let message = crate::common::unshaped_message(i.name(), i.opcode());
+            writeln!(
+                error_out,
+                "{}",
+                i.span().render_with(&mut lines, &name, message)
+            )?;
+        }
+    }
+    if report.sizes_past_int64 {
+        writeln!(
+            error_out,
+            "{name}: its sizes add up past int64 (XLA's size type): the totals stop at the \
+             64-bit limit and are not the compiler's numbers"
+        )?;
+    }
     unread?;
     crate::common::invalid_layouts(context.invalid.len(), &name)?;
+    crate::common::unshaped(d.unshaped().len(), &name)?;
+    if report.sizes_past_int64 {
+        return Err(Failure::Input(format!("{name}: sizes past int64")));
+    }
     for r in [Some(&read), assignment_read.as_ref(), report_read.as_ref()]
         .into_iter()
         .flatten()
@@ -405,19 +426,6 @@ pub fn human(bytes: u64) -> String {
     format!("{value:.2}{unit}")
 }
 
-/// `12345678` as `12,345,678`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// `bytes / data`, or nothing without data.
 fn expansion(data: u64, bytes: u64) -> Option<f64> {
     (data > 0).then(|| bytes as f64 / data as f64)
@@ -438,6 +446,7 @@ fn source_text(s: Source) -> &'static str {
         Source::Exact => "exact",
         Source::BufferAssignment => "XLA's buffer assignment",
         Source::Estimated => "estimated",
+        Source::PastInt64 => "past int64: capped",
         _ => s.name(),
     }
 }
@@ -548,6 +557,23 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         out.push(format!(
             "{parts} left out (below, on stderr): the figures are estimates"
         ));
+    }
+    if report.unshaped_instructions > 0 {
+        let count = match report.unshaped_instructions {
+            1 => "1 instruction has".to_string(),
+            n => format!("{n} instructions have"),
+        };
+        out.push(format!(
+            "{count} no shape written and none inferred (below, on stderr): left out, and the \
+             figures are estimates"
+        ));
+    }
+    if report.sizes_past_int64 {
+        out.push(
+            "the module's sizes add up past int64 (XLA's size type): the totals stop at the \
+             64-bit limit and are not the compiler's numbers"
+                .into(),
+        );
     }
     let unknown = report.dataflow().module().unknown_opcodes();
     if !unknown.is_empty() {
@@ -935,6 +961,8 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             .map(|(op, n)| json!({"opcode": op, "instructions": n}))
             .collect::<Vec<_>>(),
         "unread_parts": cx.unread,
+        "unshaped_instructions": report.unshaped_instructions,
+        "sizes_past_int64": report.sizes_past_int64,
         "warnings": warnings(report, cx),
         "memory_analysis": ma,
         "memory_analysis_source": src,

@@ -12,7 +12,7 @@ use xla_layout_hlo::infer::Shapes;
 use xla_layout_hlo::memory::{Options, Report, Row};
 use xla_layout_hlo::{Event, Module, Reader};
 
-use crate::common::{Failure, read_text, unread};
+use crate::common::{Failure, group, percent, read_text, unread};
 
 /// Read an HLO module dump: every instruction as JSON, or its values by size.
 ///
@@ -161,6 +161,7 @@ fn write_json_lines(
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     let mut computation = "";
     let (mut failed, mut computations, mut invalid) = (0usize, 0usize, 0usize);
+    let (mut closed, mut unshaped) = (false, 0usize);
     let mut shapes = Shapes::new();
     // Errors come in text order: their lines are counted once overall
     // (from the start each time, an error on every line is quadratic).
@@ -189,6 +190,15 @@ fn write_json_lines(
                 // ever built.
                 let shape = shapes.instruction(&i);
                 let inferred = shape.as_ref().is_some_and(|s| s.is_inferred());
+                if shape.is_none() {
+                    unshaped += 1;
+                    let message = crate::common::unshaped_message(i.name(), i.opcode());
+                    writeln!(
+                        errors,
+                        "{}",
+                        i.span().render_with(&mut lines, path, message)
+                    )?;
+                }
                 let (shape, bytes) =
                     match shape.as_ref().and_then(|s| shape_text_and_bytes(s.text())) {
                         Some((text, bytes)) => (Some(text), bytes.map(|b| b.exact)),
@@ -227,15 +237,22 @@ fn write_json_lines(
             }
             Ok(_) => continue,
         };
-        serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
-        out.write_all(b"\n")?;
+        let written = serde_json::to_writer(&mut out, &line)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"));
+        // Stdout closed early (`| head`): what was read so far decides.
+        if crate::common::closed_early(written.map_err(Failure::Io))? {
+            closed = true;
+            break;
+        }
     }
-    out.flush()?;
-    if computations == 0 && failed == 0 {
+    closed = closed || crate::common::closed_early(out.flush().map_err(Failure::Io))?;
+    if computations == 0 && failed == 0 && !closed {
         return Err(empty(path));
     }
     unread(failed, "the module")?;
-    crate::common::invalid_layouts(invalid, path)
+    crate::common::invalid_layouts(invalid, path)?;
+    crate::common::unshaped(unshaped, path)
 }
 
 /// The failure for a file with no computation in it (empty, or a header
@@ -310,91 +327,106 @@ fn write_summary(
             .then(names[a].cmp(&names[b]))
     });
     let mut out = std::io::BufWriter::new(out);
-    let instructions = module.instructions().count();
-    writeln!(
-        out,
-        "{}: {} computations ({} fusion bodies or reducers), {instructions} instructions, {} values",
-        module.name().unwrap_or(path),
-        module.computations().len(),
-        inlined,
-        rows.len()
-    )?;
-    writeln!(
-        out,
-        "values: the arrays XLA's dataflow defines, outside fusion bodies and reducers; results\n\
-         that forward another value (bitcast, get-tuple-element, tuple, while, call,\n\
-         conditional, copy-done, async-done, parameters of called computations, ...) define\n\
-         none; tuple results count per element; values that share a buffer are listed each\n\
-         (xla-layout memory has the full report, buffers included)\n"
-    )?;
-    writeln!(
-        out,
-        "{:>15} {:>13} {:>6}  {:<5} value and shape",
-        "bytes", "padding", "pad%", "space"
-    )?;
-    // `--top 0` lists every value, as `memory --top 0` does.
-    let top = if top == 0 { rows.len() } else { top };
-    for &k in order.iter().take(top) {
-        let r = rows[k];
-        let shape = report.details(r).shape;
-        let padding = r.padding_bytes();
+    let written = (|| -> std::io::Result<()> {
+        let instructions = module.instructions().count();
         writeln!(
             out,
-            "{:>15} {:>13} {:>5.1}%  S({})  {}  {}",
-            group(r.bytes),
-            group(padding),
-            percent(padding, r.bytes),
-            r.space,
-            names[k],
-            shape
+            "{}: {} computations ({} fusion bodies or reducers), {instructions} instructions, {} values",
+            module.name().unwrap_or(path),
+            module.computations().len(),
+            inlined,
+            rows.len()
         )?;
-    }
-    if rows.len() > top {
-        writeln!(out, "{:>15} ({} more)", "...", rows.len() - top)?;
-    }
-    let total: u64 = rows.iter().map(|r| r.bytes).fold(0u64, u64::saturating_add);
-    let padding: u64 = rows
-        .iter()
-        .map(|r| r.padding_bytes())
-        .fold(0u64, u64::saturating_add);
-    writeln!(
-        out,
-        "\ntotal {} bytes in {} values, {} of them ({:.1}%) padding{}",
-        group(total),
-        rows.len(),
-        group(padding),
-        percent(padding, total),
-        // Not a footprint: say so where a reader would take it for one.
-        if buffers < rows.len() {
-            format!(
-                "\n(a sum over values: they share {buffers} buffers, so this is more than \
-                 the memory they take; xla-layout memory gives that)"
-            )
-        } else {
-            String::new()
+        writeln!(
+            out,
+            "values: the arrays XLA's dataflow defines, outside fusion bodies and reducers; results\n\
+             that forward another value (bitcast, get-tuple-element, tuple, while, call,\n\
+             conditional, copy-done, async-done, parameters of called computations, ...) define\n\
+             none; tuple results count per element; values that share a buffer are listed each\n\
+             (xla-layout memory has the full report, buffers included)\n"
+        )?;
+        writeln!(
+            out,
+            "{:>15} {:>13} {:>6}  {:<5} value and shape",
+            "bytes", "padding", "pad%", "space"
+        )?;
+        // `--top 0` lists every value, as `memory --top 0` does.
+        let top = if top == 0 { rows.len() } else { top };
+        for &k in order.iter().take(top) {
+            let r = rows[k];
+            let shape = report.details(r).shape;
+            let padding = r.padding_bytes();
+            writeln!(
+                out,
+                "{:>15} {:>13} {:>5.1}%  S({})  {}  {}",
+                group(r.bytes),
+                group(padding),
+                percent(padding, r.bytes),
+                r.space,
+                names[k],
+                shape
+            )?;
         }
-    )?;
-    if undefined > 0 {
-        let values = if undefined == 1 {
-            "value has"
-        } else {
-            "values have"
-        };
+        if rows.len() > top {
+            writeln!(out, "{:>15} ({} more)", "...", rows.len() - top)?;
+        }
+        // Summed in 128 bits: values near int64's limit add up past 64
+        // bits, and a capped sum would be a wrong number.
+        let total: u128 = rows.iter().map(|r| u128::from(r.bytes)).sum();
+        let padding: u128 = rows.iter().map(|r| u128::from(r.padding_bytes())).sum();
         writeln!(
             out,
-            "{undefined} {values} no defined size (a layout XLA's validator rejects, or an \
-             unbounded dimension)"
+            "\ntotal {} bytes in {} values, {} of them ({:.1}%) padding{}",
+            group(total),
+            rows.len(),
+            group(padding),
+            percent(padding, total),
+            // Not a footprint: say so where a reader would take it for one.
+            if buffers < rows.len() {
+                format!(
+                    "\n(a sum over values: they share {buffers} buffers, so this is more than \
+                     the memory they take; xla-layout memory gives that)"
+                )
+            } else {
+                String::new()
+            }
         )?;
-    }
-    out.flush()?;
+        if undefined > 0 {
+            let values = if undefined == 1 {
+                "value has"
+            } else {
+                "values have"
+            };
+            writeln!(
+                out,
+                "{undefined} {values} no defined size (a layout XLA's validator rejects, or an \
+                 unbounded dimension)"
+            )?;
+        }
+        out.flush()
+    })();
+    // Stdout closed early (`| head`): the failures below still count.
+    crate::common::closed_early(written.map_err(Failure::Io))?;
     // Every failure is told before the exit status says the first.
     let invalid = report.invalid_rows();
     for (k, e) in &invalid {
         let d = report.details(&report.rows[*k]);
         writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
     }
+    let d = report.dataflow();
+    for &id in d.unshaped() {
+        if let Some((_, i)) = d.instruction(id) {
+            let message = crate::common::unshaped_message(i.name(), i.opcode());
+            writeln!(
+                errors,
+                "{}",
+                i.span().render_with(&mut lines, path, message)
+            )?;
+        }
+    }
     unread(unread_parts.len(), "the module")?;
-    crate::common::invalid_layouts(invalid.len(), path)
+    crate::common::invalid_layouts(invalid.len(), path)?;
+    crate::common::unshaped(d.unshaped().len(), path)
 }
 
 /// The first part of a written shape (its text) that XLA's validator
@@ -413,25 +445,4 @@ fn first_invalid(text: &str) -> Option<String> {
         }
     });
     first
-}
-
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
-}
-
-/// `12345678` as `12,345,678`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -40,10 +40,19 @@ pub fn main(args: &Args, input: impl BufRead, mut output: impl Write) -> Result<
             Ok(output.flush()?)
         }
         None => {
-            let (errors, lines) = json_lines(input, output, args.generation)?;
+            let mut counts = (0, 0);
+            // Stdout closed early (`| head`): the lines read so far decide.
+            let closed = crate::common::closed_early(json_lines(
+                input,
+                output,
+                args.generation,
+                &mut counts,
+            ))?;
+            let (errors, lines) = counts;
             if args.strict && errors > 0 {
                 return Err(Failure::Input(format!(
-                    "tpu --strict: {errors} of {lines} lines have no default layout"
+                    "tpu --strict: {} have no default layout",
+                    crate::common::of_lines(errors, lines, closed)
                 )));
             }
             Ok(())
@@ -105,21 +114,22 @@ fn write_human(out: &mut impl Write, s: &Sized) -> std::io::Result<()> {
 }
 
 /// One JSON object per input line; a bad line gets an error object and
-/// the rest go on. Returns (error lines, lines).
+/// the rest go on. Counts (error lines, lines) into the last argument,
+/// which holds those read so far when it fails.
 fn json_lines(
     mut input: impl BufRead,
     output: impl Write,
     generation: Generation,
-) -> Result<(u64, u64), Failure> {
+    (errors, lines): &mut (u64, u64),
+) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::new(output);
     let mut line = Vec::new();
-    let (mut errors, mut lines) = (0, 0);
     loop {
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        if lines == 0 {
+        if *lines == 0 {
             crate::common::strip_byte_order_mark(&mut line);
         }
         // A line that is not UTF-8 is an error line; the rest go on.
@@ -142,11 +152,11 @@ fn json_lines(
                 Err(e) => json!({ "input": text, "error": e }),
             },
         };
-        lines += 1;
-        errors += u64::from(value.get("error").is_some());
+        *lines += 1;
+        *errors += u64::from(value.get("error").is_some());
         serde_json::to_writer(&mut out, &value).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
-    Ok((errors, lines))
+    Ok(())
 }

@@ -1290,3 +1290,161 @@ fn messages_quote_control_characters_harmlessly() {
         "{err:?}"
     );
 }
+
+/// Runs `args` with stdout closed at once (as `| head -0` would) and
+/// `stdin` written from another thread: the command stops writing.
+fn run_closed(args: &[&str], stdin: Vec<u8>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut input = child.stdin.take().unwrap();
+    // The command stops reading when stdout closes: a broken pipe here
+    // is expected.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// A closed stdout stops a command, but what it found in what it read
+/// still decides the exit status (a trial found `check --strict | head`
+/// exiting 0 after an invalid first line, and `memory | head` losing its
+/// warnings): 1, with the failure told, where a failure was found; 0,
+/// quietly, where none was.
+#[test]
+fn a_closed_stdout_keeps_the_failures_found() {
+    let many = |first: &str, each: &str| {
+        let mut text = format!("{first}\n");
+        text.push_str(&format!("{each}\n").repeat(200_000));
+        text.into_bytes()
+    };
+    let err = |out: &Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    let out = run_closed(&["check", "--strict"], many("junk", "f32[2]"));
+    assert_eq!(out.status.code(), Some(1), "{}", err(&out));
+    assert!(
+        err(&out).contains("check --strict: 1 of the ")
+            && err(&out).contains("read before stdout was closed"),
+        "{}",
+        err(&out)
+    );
+    let out = run_closed(&["check", "--strict"], many("f32[2]", "f32[2]"));
+    assert_eq!((out.status.code(), err(&out)), (Some(0), String::new()));
+    let out = run_closed(&["tpu", "--strict"], many("f32[2]{0}", "f32[2]"));
+    assert_eq!(out.status.code(), Some(1), "{}", err(&out));
+    assert!(
+        err(&out).contains("tpu --strict: 1 of the "),
+        "{}",
+        err(&out)
+    );
+    // A module whose second line does not read, then many instructions.
+    let mut module = String::from("HloModule m\nENTRY e {\n  a = f32[2]{0} parameter(0\n");
+    for k in 0..20_000 {
+        module.push_str(&format!("  x{k} = f32[2]{{0}} parameter({k})\n"));
+    }
+    module.push_str("  ROOT r = f32[2]{0} negate(x0)\n}\n");
+    let out = run_closed(&["scan", "-"], module.into_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", err(&out));
+    assert!(err(&out).contains("-:3:"), "{}", err(&out));
+    let out = run_closed(&["memory", "-"], UNSHAPED.as_bytes().to_vec());
+    assert_eq!(out.status.code(), Some(1), "{}", err(&out));
+    assert!(
+        err(&out).contains("tr has no shape written"),
+        "{}",
+        err(&out)
+    );
+}
+
+/// A module whose `transpose` has no shape written (XLA infers it; this
+/// reader does not) and whose root's operand is that transpose.
+const UNSHAPED: &str = "HloModule m2, entry_computation_layout={(f32[8,128]{1,0})->f32[128,8]{1,0}}
+ENTRY %main (p: f32[8,128]) -> f32[128,8] {
+  %p = f32[8,128]{1,0} parameter(0)
+  %tr = transpose(%p), dimensions={1,0}
+  ROOT %r = negate(%tr)
+}
+";
+
+/// Instructions with no shape written and none inferred are told, each
+/// at its line, and fail the command: their bytes are in no figure
+/// (`memory` gave `output_size_in_bytes 0 … exact` with exit 0).
+#[test]
+fn shapes_neither_written_nor_inferred_are_told() {
+    let err = |out: &Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    for args in [
+        &["scan", "-"][..],
+        &["scan", "-", "--summary"],
+        &["memory", "-"],
+    ] {
+        let out = run(args, UNSHAPED);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", err(&out));
+        for at in [
+            "-:4:3: tr has no shape written",
+            "-:5:3: r has no shape written",
+        ] {
+            assert!(err(&out).contains(at), "{args:?}: {}", err(&out));
+        }
+        assert!(
+            err(&out).contains("2 instructions have no shape written and none inferred"),
+            "{args:?}: {}",
+            err(&out)
+        );
+    }
+    let report = String::from_utf8(run(&["memory", "-"], UNSHAPED).stdout).unwrap();
+    assert!(
+        report.contains("2 instructions have no shape written"),
+        "{report}"
+    );
+    assert!(
+        report.contains("output_size_in_bytes                        0        0B  estimated"),
+        "{report}"
+    );
+}
+
+/// Sizes that add up past int64 (each array within it) are not capped in
+/// silence: `memory` marks every figure and fails; `scan --summary`
+/// sums in 128 bits.
+#[test]
+fn sizes_past_int64_are_not_capped_in_silence() {
+    let big = "u8[4611686018427387904]{0}"; // 2^62 bytes
+    let mut module = String::from("HloModule m\nENTRY e {\n");
+    for k in 0..5 {
+        module.push_str(&format!("  p{k} = {big} parameter({k})\n"));
+    }
+    module.push_str(&format!(
+        "  a = {big} add(p0, p1)\n  b = {big} add(a, p2)\n"
+    ));
+    module.push_str(&format!("  ROOT c = {big} add(b, p3)\n}}\n"));
+    let out = run(&["memory", "-"], &module);
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    let argument = report
+        .lines()
+        .find(|l| l.contains("argument_size_in_bytes"))
+        .unwrap();
+    assert!(argument.ends_with("past int64: capped"), "{argument}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("its sizes add up past int64"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value =
+        serde_json::from_slice(&run(&["memory", "-", "--json"], &module).stdout).unwrap();
+    assert_eq!(
+        json["memory_analysis_source"]["argument_size_in_bytes"],
+        "past-int64"
+    );
+    assert_eq!(json["sizes_past_int64"], true);
+    // 8 values of 2^62 bytes: 2^65.
+    let summary = stdout(&run(&["scan", "-", "--summary"], &module));
+    assert!(
+        summary.contains("\ntotal 36,893,488,147,419,103,232 bytes in 8 values"),
+        "{summary}"
+    );
+}

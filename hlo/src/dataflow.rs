@@ -490,6 +490,8 @@ pub struct Dataflow<'m, 'a> {
     /// Per computation: where its own flattened instructions start and
     /// end in `schedule` (`NONE` when it is not in it).
     comp_span: Vec<(u32, u32)>,
+    /// Instructions whose shape is neither written nor inferred.
+    unshaped: Vec<InstructionId>,
 }
 
 /// The shapes of a module's instructions, parsed once per distinct text.
@@ -733,6 +735,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut shapes = Vec::with_capacity(n);
         let mut operand_start = Vec::with_capacity(n + 1);
         let mut operand_ids = Vec::with_capacity(n * 2);
+        let mut unshaped = Vec::new();
         let mut callees = Vec::new();
         let mut id = 0u32;
         for (k, c) in computations.iter().enumerate() {
@@ -749,9 +752,15 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     }
                     (None, Some(s)) => match s.instruction(i) {
                         Some(t) => memo.inferred(String::from(t.text())),
-                        None => (0, 0),
+                        None => {
+                            unshaped.push(id);
+                            (0, 0)
+                        }
                     },
-                    (None, None) => (0, 0),
+                    (None, None) => {
+                        unshaped.push(id);
+                        (0, 0)
+                    }
                 };
                 shapes.push(range);
                 operand_start.push(operand_ids.len() as u32);
@@ -793,12 +802,28 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             embedded_constants: Vec::new(),
             schedule: Vec::new(),
             comp_span: vec![(NONE, NONE); computations.len()],
+            unshaped,
         };
         d.contexts = d.call_contexts();
         d.define_and_join();
         d.finish();
         d.flatten();
         d
+    }
+
+    /// The instructions whose shape is neither written nor inferred (an
+    /// opcode whose shape rule is not among [`crate::infer`]'s, or operands
+    /// whose shapes are unknown): they define no value, so their bytes are
+    /// in no sum.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = f32[8,128]{1,0} parameter(0)\n t = transpose(p), dimensions={1,0}\n ROOT n = negate(t)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.unshaped(), [d.find("t").unwrap(), d.find("n").unwrap()]);
+    /// ```
+    pub fn unshaped(&self) -> &[InstructionId] {
+        &self.unshaped
     }
 
     /// The module analysed.

@@ -124,13 +124,17 @@ pub enum Source {
     Exact,
     /// Read from XLA's buffer-assignment text: the compiler's own number.
     BufferAssignment,
+    /// The module's sizes add up past int64, XLA's size type
+    /// ([`Report::sizes_past_int64`]): the sum stops at the 64-bit limit
+    /// instead of wrapping, and is no compiler's number.
+    PastInt64,
     /// An estimate: the compiler's number is not determined by what the
     /// dump holds (docs/memory-report.md says how far off it is).
     Estimated,
 }
 
 impl Source {
-    /// `"exact"`, `"buffer-assignment"`, `"estimated"`.
+    /// `"exact"`, `"buffer-assignment"`, `"estimated"`, `"past-int64"`.
     ///
     /// ```
     /// # use xla_layout_hlo::memory::Source;
@@ -141,6 +145,7 @@ impl Source {
             Source::Exact => "exact",
             Source::BufferAssignment => "buffer-assignment",
             Source::Estimated => "estimated",
+            Source::PastInt64 => "past-int64",
         }
     }
 }
@@ -595,6 +600,37 @@ pub struct Report<'m, 'a> {
     /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
     /// ```
     pub unread_parts: usize,
+    /// Instructions whose shape is neither written nor inferred
+    /// ([`Dataflow::unshaped`]): they define no value, so their bytes are
+    /// in no sum, and when any, every figure of the report's
+    /// [`MemoryAnalysis`] is an estimate.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+    /// let text = "ENTRY e {\n p = f32[8,128]{1,0} parameter(0)\n t = transpose(p), dimensions={1,0}\n ROOT n = negate(t)\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.unshaped_instructions, 2);
+    /// assert_eq!(r.memory_analysis.output_size_in_bytes.source, Source::Estimated);
+    /// ```
+    pub unshaped_instructions: usize,
+    /// Whether the module's sizes add up past int64, XLA's size type: its
+    /// values' bytes, or the buffer assignment's allocations, sum past
+    /// `i64::MAX` (each array may fit; XLA cannot account for them all).
+    /// Every sum here then stops at the 64-bit limit rather than wrap, and
+    /// every figure of the report's [`MemoryAnalysis`] is
+    /// [`Source::PastInt64`].
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+    /// let big = "u8[4611686018427387904]{0}"; // 2^62 bytes
+    /// let text = format!("ENTRY e {{\n a = {big} parameter(0)\n b = {big} parameter(1)\n ROOT c = {big} add(a, b)\n}}");
+    /// let m = Module::parse(&text).unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert!(r.sizes_past_int64);
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::PastInt64);
+    /// ```
+    pub sizes_past_int64: bool,
     /// jax's `compiled.memory_analysis()`.
     pub memory_analysis: MemoryAnalysis,
     /// Per memory space, in order of space.
@@ -764,6 +800,7 @@ impl<'m, 'a> Report<'m, 'a> {
         ba: Option<&BufferAssignment<'_>>,
     ) -> Report<'m, 'a> {
         let dataflow = Dataflow::new(module);
+        let unshaped = dataflow.unshaped().len();
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
         let layouts_assigned = layouts_assigned(module);
@@ -806,6 +843,8 @@ impl<'m, 'a> Report<'m, 'a> {
             layouts_assigned,
             before_partitioning,
             unread_parts: module.unread_parts(),
+            unshaped_instructions: unshaped,
+            sizes_past_int64: false,
             entry_marked,
             memory_analysis: MemoryAnalysis {
                 argument_size_in_bytes: Field::new(0, Source::Exact),
@@ -835,7 +874,34 @@ impl<'m, 'a> Report<'m, 'a> {
         let live = report.liveness();
         report.build_spaces(&live, options.space_labels, ba);
         report.memory_analysis(ba);
+        report.mark_past_int64(ba);
         report
+    }
+
+    /// Sets [`Report::sizes_past_int64`], and with it every figure's
+    /// source: summed in 128 bits, so that the test itself cannot wrap.
+    fn mark_past_int64(&mut self, ba: Option<&BufferAssignment<'_>>) {
+        let rows: u128 = self.rows.iter().map(|r| u128::from(r.bytes)).sum();
+        let allocations: u128 = ba.map_or(0, |ba| {
+            ba.allocations.iter().map(|a| u128::from(a.size)).sum()
+        });
+        self.sizes_past_int64 = rows.max(allocations) > i64::MAX as u128;
+        if self.sizes_past_int64 {
+            let ma = &mut self.memory_analysis;
+            for f in [
+                &mut ma.argument_size_in_bytes,
+                &mut ma.output_size_in_bytes,
+                &mut ma.alias_size_in_bytes,
+                &mut ma.temp_size_in_bytes,
+                &mut ma.host_argument_size_in_bytes,
+                &mut ma.host_output_size_in_bytes,
+                &mut ma.host_alias_size_in_bytes,
+                &mut ma.host_temp_size_in_bytes,
+                &mut ma.peak_memory_in_bytes,
+            ] {
+                f.source = Source::PastInt64;
+            }
+        }
     }
 
     /// The generation given ([`Options::generation`]) and a tuple of XLA's
@@ -1639,6 +1705,7 @@ impl<'m, 'a> Report<'m, 'a> {
             || !self.entry_marked
             || self.before_partitioning
             || self.unread_parts > 0
+            || self.unshaped_instructions > 0
             || invalid
         {
             for f in [
