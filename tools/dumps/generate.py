@@ -9,12 +9,12 @@ versions actually used are recorded in manifest.json):
 
 Setup (once):
 
-    python3 -m venv /work/venv-jax
-    /work/venv-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.52 numpy==2.4.6
+    python3 -m venv .venv-jax
+    .venv-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.52 numpy==2.4.6
 
 Command (from the repository root; about 45 s on 2 cores):
 
-    /work/venv-jax/bin/python tools/dumps/generate.py [OUT_DIR] [--fixtures DIR] [--only NAME ...] [--jobs N]
+    .venv-jax/bin/python tools/dumps/generate.py [OUT_DIR] [--fixtures DIR] [--only NAME ...] [--jobs N]
 
   OUT_DIR      where the full XLA dumps go, one sub-directory per program, plus
                a manifest.json for all programs (default /tmp/xla-dumps; a

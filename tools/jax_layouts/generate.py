@@ -5,8 +5,9 @@ Writes tests/data/jax_layouts.jsonl: one object per case,
 {"shape": XLA shape text with layout, "jax": repr of jax's Layout}, for
 entry parameters compiled offline for a TPU v5e topology (no TPU needed).
 
-    /work/venv-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.52
-    /work/venv-jax/bin/python tools/jax_layouts/generate.py
+    python3 -m venv .venv-jax
+    .venv-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.52
+    .venv-jax/bin/python tools/jax_layouts/generate.py
 
 Versions used: jax 0.10.2, jaxlib 0.10.2, libtpu 0.0.52.
 """

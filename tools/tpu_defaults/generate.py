@@ -7,8 +7,8 @@ Measured with: jax 0.10.2, jaxlib 0.10.2, libtpu 0.0.52 (Python 3.11).
 
 Regenerate (about 4 minutes on 2 cores; each generation is ~46,500 cases in ~120 compiles):
 
-  python -m venv /work/venv-jax && /work/venv-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.52
-  /work/venv-jax/bin/python tools/tpu_defaults/generate.py \
+  python -m venv .venv-jax && .venv-jax/bin/pip install jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.52
+  .venv-jax/bin/python tools/tpu_defaults/generate.py \
       --out /tmp/tpu_defaults/full.jsonl \
       --sample-out layout-core/tests/data/tpu_defaults.jsonl
   python3 tools/tpu_defaults/rule.py check /tmp/tpu_defaults/full.jsonl

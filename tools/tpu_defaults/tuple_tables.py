@@ -6,7 +6,7 @@ Each program returns an n-tuple (n outputs) or carries an n-tuple through a
 while loop; the size of every tuple-shaped value (`(...)`) is read from the
 compile's buffer assignment, with the tuple's arity from its shape.
 
-  /work/venv-jax/bin/python tools/tpu_defaults/tuple_tables.py \\
+  .venv-jax/bin/python tools/tpu_defaults/tuple_tables.py \\
       > layout-core/tests/data/tpu_tuple_tables.jsonl
 
 Measured with jax 0.10.2, jaxlib 0.10.2, libtpu 0.0.52. Output: one JSON
