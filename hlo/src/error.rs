@@ -46,6 +46,12 @@ pub enum HloErrorKind {
     SecondEntry,
     /// An instruction over 4 GiB long (instructions keep 32-bit offsets).
     InstructionTooLong,
+    /// An instruction's line where a computation's header belongs:
+    /// between computations, or before the first. Its header line is
+    /// lost, or a stray `}` closed its computation early; read leniently,
+    /// it goes on in the computation before when that one had no `ROOT`
+    /// yet, else in a computation of its own with no name.
+    InstructionOutsideComputation,
 }
 
 /// An error of the HLO reader: what, and where (byte offsets into the
@@ -172,6 +178,10 @@ impl fmt::Display for HloError {
             HloErrorKind::InstructionTooLong => {
                 f.write_str("an instruction is over 4 GiB long, more than this reader keeps")
             }
+            HloErrorKind::InstructionOutsideComputation => f.write_str(
+                "an instruction outside any computation (its computation's header line lost, \
+                 or a stray '}' before it?)",
+            ),
         }
     }
 }

@@ -99,6 +99,13 @@ pub struct Reader<'a> {
     /// An event to give before reading on: a computation whose header did
     /// not read but whose body follows.
     pending: Option<Event<'a>>,
+    /// Whether the computation being read has had its `ROOT`.
+    root_seen: bool,
+    /// Whether instructions met between computations begin one whose
+    /// header is lost (the last one closed had its `ROOT`, or none has
+    /// opened yet) rather than go on with the last one (closed early by
+    /// a stray `}`): see [`Reader::resume_after_header`].
+    between_whole: bool,
     /// While the stack-frame tables are read (after an error there,
     /// reading resumes at the first computation).
     in_tables: bool,
@@ -157,6 +164,8 @@ impl<'a> Reader<'a> {
             seen_entry: false,
             header: None,
             pending: None,
+            root_seen: false,
+            between_whole: true,
             in_tables: false,
             shapes: ShapeMemo::new(),
             current: NO_SHAPE,
@@ -236,6 +245,16 @@ impl<'a> Reader<'a> {
             if bytes[line_start..self.item_start].trim_ascii().is_empty() {
                 self.lexer = Lexer::at(bytes, line_start);
                 self.tok = self.lexer.next_token();
+            }
+            // After a computation that had its `ROOT` (or before any),
+            // these are another computation's, whose header is lost: they
+            // go under one with no name, not the one before.
+            if self.between_whole {
+                let at = ByteSpan {
+                    start: line_start,
+                    end: line_start,
+                };
+                self.pending = Some(Event::Computation(Computation::new("", false, "", at)));
             }
             return;
         }
@@ -696,6 +715,23 @@ impl<'a> Reader<'a> {
         let start = self.tok.start;
         let is_entry = self.tok.kind == K::KwEntry;
         self.header = Some((false, None));
+        // An instruction's line where a header belongs: said as such (the
+        // header before it lost, or its computation closed early).
+        let (line_start, line_end) = line_around(self.src.as_bytes(), start);
+        if !is_entry
+            && is_instruction_line(&self.src.as_bytes()[line_start..line_end])
+            && self.src.as_bytes()[line_start..start]
+                .trim_ascii()
+                .is_empty()
+        {
+            return Err(HloError {
+                span: ByteSpan {
+                    start,
+                    end: line_end,
+                },
+                kind: HloErrorKind::InstructionOutsideComputation,
+            });
+        }
         if is_entry {
             if self.seen_entry {
                 let at = span(self.lex());
@@ -742,6 +778,7 @@ impl<'a> Reader<'a> {
         let start = self.tok.start;
         let is_root = self.tok.kind == K::KwRoot;
         if is_root {
+            self.root_seen = true;
             self.lex();
         }
         let name = match self.tok.kind {
@@ -833,6 +870,16 @@ impl<'a> Reader<'a> {
         Ok(Event::EndComputation { execution_thread })
     }
 
+    /// Keeps [`Reader::root_seen`] and [`Reader::between_whole`] with the
+    /// events given.
+    fn note(&mut self, event: &Event<'a>) {
+        match event {
+            Event::Computation(_) => (self.root_seen, self.between_whole) = (false, false),
+            Event::EndComputation { .. } => self.between_whole = self.root_seen,
+            _ => {}
+        }
+    }
+
     fn step(&mut self) -> Step<Option<Event<'a>>> {
         loop {
             self.item_start = self.tok.start;
@@ -886,13 +933,19 @@ impl<'a> Iterator for Reader<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(event) = self.pending.take() {
+            self.note(&event);
             return Some(Ok(event));
         }
         if self.state == State::Done {
             return None;
         }
         match self.step() {
-            Ok(event) => event.map(Ok),
+            Ok(event) => {
+                if let Some(event) = &event {
+                    self.note(event);
+                }
+                event.map(Ok)
+            }
             Err(e) => {
                 // Resume on the line after the item that failed (not
                 // after the error: an unclosed bracket can reach far

@@ -335,10 +335,12 @@ fn a_stray_closing_brace_costs_its_line_only() {
 /// errors are reported. Slow in a debug build (44,676 modules):
 /// `cargo test --release -p xla-layout-hlo --test dumps -- --ignored
 /// --nocapture damage_sweep`. Measured 2026-11-26: lost or misfiled
-/// [4701, 0, 0, 987, 73, 0] by kind (the deleted lines are headers, whose
-/// bodies join the computation before), 30,279 errors; before the
-/// reader's recovery between computations, [9586, 22402, 17897, 31760,
-/// 22331, 4701] and 201,863.
+/// [0, 0, 0, 987, 73, 0] by kind, and [4701, 0, 0, 0, 0, 0] filed under
+/// a computation with no name (the deleted lines are headers: their
+/// bodies keep together, and their names are nowhere else), 30,279
+/// errors; before those unnamed computations the 4,701 joined the
+/// computation before (misfiled); before the reader's recovery between
+/// computations, [9586, 22402, 17897, 31760, 22331, 4701] and 201,863.
 #[test]
 #[ignore]
 fn damage_sweep() {
@@ -350,7 +352,9 @@ fn damage_sweep() {
     };
     let mut texts: Vec<String> = fixtures().into_iter().map(|(_, t)| t).collect();
     texts.push(include_str!("../../examples/dumps/train_step.tpu.hlo").to_string());
-    let (mut lost, mut errors) = ([0usize; 6], 0usize);
+    // Filed under another computation (or nowhere), and under one with
+    // no name (their header line lost: the name is nowhere else).
+    let (mut lost, mut unnamed, mut errors) = ([0usize; 6], [0usize; 6], 0usize);
     for text in &texts {
         let Ok(whole) = Module::parse(text) else {
             continue;
@@ -381,14 +385,19 @@ fn damage_sweep() {
                 errors += e.len();
                 let got = homes(&m);
                 for (name, computation) in &want {
-                    if !line.contains(&format!("{name} = ")) && got.get(name) != Some(computation) {
-                        lost[kind] += 1;
+                    if line.contains(&format!("{name} = ")) {
+                        continue;
+                    }
+                    match got.get(name) {
+                        Some(c) if c == computation => {}
+                        Some(c) if c.is_empty() => unnamed[kind] += 1,
+                        _ => lost[kind] += 1,
                     }
                 }
             }
         }
     }
-    println!("lost or misfiled by kind: {lost:?}; errors: {errors}");
+    println!("lost or misfiled by kind: {lost:?}; unnamed: {unnamed:?}; errors: {errors}");
     assert!(lost.iter().sum::<usize>() <= 6_000, "{lost:?}");
     assert!(errors <= 31_000, "{errors}");
 }

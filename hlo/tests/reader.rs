@@ -672,3 +672,66 @@ fn long_lines_read_in_linear_time() {
     let took = started.elapsed();
     assert!(took.as_secs() < 30, "{took:?}");
 }
+
+/// Instructions where a header belongs are said to be outside any
+/// computation; read leniently, they go on in the computation before when
+/// that one had no `ROOT` yet (a stray `}` closed it early), and otherwise
+/// (its header line lost, or before the first computation) into one of
+/// their own with no name, not the one before, and not dropped.
+#[test]
+fn instructions_outside_computations_are_not_misfiled() {
+    let layout = |m: &Module<'_>| -> Vec<(String, Vec<String>)> {
+        m.computations()
+            .iter()
+            .map(|c| {
+                let names = c.instructions().iter().map(|i| i.name().to_string());
+                (c.name().to_string(), names.collect())
+            })
+            .collect()
+    };
+    let entry = "ENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT q = f32[2]{0} negate(p)\n}\n";
+    let lost_header = format!(
+        "HloModule m\nc1 {{\n  a = f32[2]{{0}} parameter(0)\n  ROOT b = f32[2]{{0}} negate(a)\n}}\n  x = f32[2]{{0}} parameter(0)\n  ROOT y = f32[2]{{0}} negate(x)\n}}\n{entry}"
+    );
+    let stray_close = format!(
+        "HloModule m\nc1 {{\n  a = f32[2]{{0}} parameter(0)\n}}\n  b = f32[2]{{0}} parameter(1)\n  ROOT c = f32[2]{{0}} add(a, b)\n}}\n{entry}"
+    );
+    let before_any = format!(
+        "HloModule m\n  x = f32[2]{{0}} parameter(0)\n  ROOT y = f32[2]{{0}} negate(x)\n}}\n{entry}"
+    );
+    let s = |v: &[&str]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    for (text, line, want) in [
+        (
+            &lost_header,
+            6,
+            vec![
+                ("c1", s(&["a", "b"])),
+                ("", s(&["x", "y"])),
+                ("e", s(&["p", "q"])),
+            ],
+        ),
+        (
+            &stray_close,
+            5,
+            vec![("c1", s(&["a", "b", "c"])), ("e", s(&["p", "q"]))],
+        ),
+        (
+            &before_any,
+            2,
+            vec![("", s(&["x", "y"])), ("e", s(&["p", "q"]))],
+        ),
+    ] {
+        let (m, errors) = Module::parse_lenient(text);
+        assert_eq!(errors.len(), 1, "{text}: {errors:?}");
+        assert_eq!(errors[0].kind, HloErrorKind::InstructionOutsideComputation);
+        assert_eq!(errors[0].line_column(text), (line, 3));
+        let want: Vec<(String, Vec<String>)> =
+            want.into_iter().map(|(c, n)| (c.to_string(), n)).collect();
+        assert_eq!(layout(&m), want, "{text}");
+        // Strict reading stops there, with the same error.
+        assert_eq!(
+            Module::parse(text).unwrap_err().kind,
+            HloErrorKind::InstructionOutsideComputation
+        );
+    }
+}
