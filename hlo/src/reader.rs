@@ -226,7 +226,9 @@ impl<'a> Reader<'a> {
     /// * a line that is an instruction's (`name = …`, `ROOT name = …`),
     ///   after a `}` that ended the computation early (a stray `}` line, or
     ///   one inside a damaged line): it is read as one, and instructions
-    ///   follow, as before the `}`;
+    ///   follow, as before the `}`, when that computation had no `ROOT`
+    ///   yet; after one that had (its header line lost, so its name too),
+    ///   or before any, they follow in a computation named `""`;
     /// * a header that opens a body (ends with `{`), or whose name was read
     ///   and whose next line is an instruction's: its instructions follow,
     ///   under its name (with no name read, the body is skipped to its
