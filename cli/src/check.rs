@@ -19,6 +19,8 @@ use crate::common::Failure;
 /// Each object is {"input", "ok", "canonical", "error", "stage" ("parse",
 /// "validate" or null), "bytes", "xla_array_size", "xla_byte_size_of",
 /// "physical_elements" (the slot count), "size_error"}, in input order.
+/// The sizes are an array's: null for a tuple, token[] and opaque[]
+/// (scan, sizing a dump's values, sums a tuple's arrays).
 /// A malformed line gets its object and the rest go on. A line may also
 /// be tpu(SHAPE) or SHAPE Layout(major_to_minor=...).
 #[derive(Debug, clap::Args)]
