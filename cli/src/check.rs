@@ -61,11 +61,17 @@ fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Resu
     let mut out = std::io::BufWriter::with_capacity(1 << 16, output);
     let mut line = Vec::new();
     loop {
-        if input.fill_buf()?.is_empty() {
+        if input
+            .fill_buf()
+            .map_err(crate::common::stdin_failed)?
+            .is_empty()
+        {
             break;
         }
         line.clear();
-        input.read_until(b'\n', &mut line)?;
+        input
+            .read_until(b'\n', &mut line)
+            .map_err(crate::common::stdin_failed)?;
         if counts.lines == 0 {
             crate::common::strip_byte_order_mark(&mut line);
         }
@@ -77,7 +83,11 @@ fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Resu
         }
         serde_json::to_writer(&mut out, &report).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
-        if input.fill_buf()?.is_empty() {
+        if input
+            .fill_buf()
+            .map_err(crate::common::stdin_failed)?
+            .is_empty()
+        {
             out.flush()?;
         }
     }

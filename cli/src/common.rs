@@ -105,9 +105,7 @@ pub fn numbers(text: &str) -> Result<Vec<u64>, String> {
 pub fn read_text(path: &std::path::Path, mut stdin: impl io::Read) -> Result<Text, Failure> {
     let (bytes, name) = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
-        stdin
-            .read_to_end(&mut bytes)
-            .map_err(|e| Failure::Input(format!("cannot read stdin: {e}")))?;
+        stdin.read_to_end(&mut bytes).map_err(stdin_failed)?;
         (bytes, "stdin".to_string())
     } else {
         let bytes = std::fs::read(path)
@@ -225,6 +223,12 @@ pub fn percent(part: impl Into<u128>, whole: impl Into<u128>) -> f64 {
         0 => 0.0,
         whole => 100.0 * part.into() as f64 / whole as f64,
     }
+}
+
+/// A failure to read stdin, said as such (`cannot read stdin: Is a
+/// directory`).
+pub fn stdin_failed(e: std::io::Error) -> Failure {
+    Failure::Input(format!("cannot read stdin: {e}"))
 }
 
 pub fn unread(n: usize, what: &str) -> Result<(), Failure> {

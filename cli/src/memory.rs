@@ -360,12 +360,16 @@ fn locate(args: &Args) -> Result<Files, Failure> {
                             .into_owned()
                     })
                     .collect();
-                return Err(Failure::Input(format!(
-                    "{} holds {} modules; choose one with --module TEXT:\n  {}",
-                    dump.display(),
-                    names.len(),
-                    names.join("\n  ")
-                )));
+                // Which one is the caller's to say: a usage error.
+                return Err(Failure::Usage {
+                    command: "memory",
+                    message: format!(
+                        "{} holds {} modules; choose one with --module TEXT:\n  {}",
+                        dump.display(),
+                        names.len(),
+                        names.join("\n  ")
+                    ),
+                });
             }
         }
     } else if args.module.is_some() {

@@ -126,7 +126,11 @@ fn json_lines(
     let mut line = Vec::new();
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        if input
+            .read_until(b'\n', &mut line)
+            .map_err(crate::common::stdin_failed)?
+            == 0
+        {
             break;
         }
         if *lines == 0 {

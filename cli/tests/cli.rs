@@ -1448,3 +1448,18 @@ fn sizes_past_int64_are_not_capped_in_silence() {
         "{summary}"
     );
 }
+
+/// A stdin that cannot be read (a directory) is said as such, exit 1.
+#[test]
+fn an_unreadable_stdin_is_named() {
+    for command in ["check", "tpu"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+            .arg(command)
+            .stdin(std::fs::File::open(env!("CARGO_MANIFEST_DIR")).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("xla-layout: cannot read stdin: "), "{command}: {err}");
+    }
+}

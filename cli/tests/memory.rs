@@ -582,7 +582,7 @@ fn dump_directories_stdin_and_errors() {
 
     // A directory with several modules: choose one.
     let out = run(&["memory", DUMPS], b"");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("choose one with --module"), "{err}");
     assert!(err.contains("tpu_pallas.hlo"), "{err}");
