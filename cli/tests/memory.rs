@@ -124,6 +124,8 @@ fn json_is_one_stable_object() {
             "layouts_assigned",
             "unknown_opcodes",
             "unread_parts",
+            "unshaped_instructions",
+            "sizes_past_int64",
             "warnings",
             "memory_analysis",
             "memory_analysis_source",
