@@ -1460,6 +1460,9 @@ fn an_unreadable_stdin_is_named() {
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{command}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.starts_with("xla-layout: cannot read stdin: "), "{command}: {err}");
+        assert!(
+            err.starts_with("xla-layout: cannot read stdin: "),
+            "{command}: {err}"
+        );
     }
 }

@@ -431,13 +431,10 @@ impl<'a> Shapes<'a> {
     }
 }
 
-/// `a` with elements of type `ty` (same dimensions and layout).
+/// `a` with elements of type `ty`: same dimensions and layout, but for
+/// the element size XLA drops ([`ArrayShape::with_element_type`]).
 fn with_type(a: &ArrayShape, ty: ElementType) -> ArrayShape {
-    let mut dims = [xla_layout_core::Dim::Static(0); xla_layout_core::MAX_RANK];
-    for (d, slot) in dims.iter_mut().enumerate().take(a.rank()) {
-        *slot = a.dim(d);
-    }
-    ArrayShape::from_dims(ty, &dims[..a.rank()]).with_layout(a.layout_or_default())
+    a.with_layout(a.layout_or_default()).with_element_type(ty)
 }
 
 /// `dot`: the batch dimensions, then the left operand's free dimensions,

@@ -232,3 +232,27 @@ fn copies_of_a_large_shape_stay_bounded() {
     text.push_str("  ROOT r = copy(t)\n}\n");
     assert_bounded(&text);
 }
+
+/// A `compare` of packed operands: XLA's `ChangeElementType` drops the
+/// element size (`E(4)`) for a type it does not pack, so the inferred
+/// `pred` result is not packed (with `E(4)` kept, XLA's validator would
+/// reject it, and the memory report would count it as 0 bytes).
+#[test]
+fn a_changed_element_type_drops_the_packed_size() {
+    let text = "ENTRY e {
+  a = s4[4]{0:E(4)} parameter(0)
+  b = s4[4]{0:E(4)} parameter(1)
+  c = compare(a, b), direction=LT
+  ROOT n = negate(a)
+}
+";
+    let got = shapes_of(text);
+    let shape = |name: &str| {
+        got.iter()
+            .find(|(n, _, _)| n == name)
+            .and_then(|(_, s, _)| s.clone())
+    };
+    assert_eq!(shape("c").as_deref(), Some("pred[4]{0}"));
+    // The same type: kept.
+    assert_eq!(shape("n").as_deref(), Some("s4[4]{0:E(4)}"));
+}

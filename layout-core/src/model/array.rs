@@ -249,6 +249,29 @@ impl ArrayShape {
         self
     }
 
+    /// This shape with elements of `ty`, as XLA's `ShapeUtil::ChangeElementType`
+    /// makes it (a `convert`'s or a `compare`'s result): the same
+    /// dimensions and layout, except that the layout's element size
+    /// (`E(n)`) is dropped unless `ty` is one XLA packs
+    /// ([`ElementType::is_packable`]): a packed size is the operand's
+    /// type's, not the result's.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ArrayShape, ElementType};
+    /// let s4 = ArrayShape::parse("s4[4]{0:E(4)}").unwrap();
+    /// assert_eq!(s4.with_element_type(ElementType::PRED).to_string(), "pred[4]{0}");
+    /// assert_eq!(s4.with_element_type(ElementType::U4).to_string(), "u4[4]{0:E(4)}");
+    /// ```
+    pub const fn with_element_type(mut self, ty: ElementType) -> ArrayShape {
+        self.element_type = ty;
+        if let Some(layout) = self.layout
+            && !ty.is_packable()
+        {
+            self.layout = Some(layout.with_element_size_in_bits(0));
+        }
+        self
+    }
+
     /// This shape with no layout at all (XLA's "layout not set"; printing
     /// then shows no braces, and [`crate::validate`] reports it).
     ///
