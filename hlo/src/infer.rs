@@ -463,21 +463,23 @@ fn dot<'a>(
     };
     let (lb, lc) = (list("lhs_batch_dims")?, list("lhs_contracting_dims")?);
     let (rb, rc) = (list("rhs_batch_dims")?, list("rhs_contracting_dims")?);
+    // Each dimension as the operand has it, bounded (`<=n`) or not, as
+    // XLA's `InferDotOpShape` keeps it.
     let mut dims = Vec::new();
     for &d in &lb {
-        dims.push(*lhs.dims().get(d)?);
+        dims.push((d < lhs.rank()).then(|| lhs.dim(d))?);
     }
-    for (d, &n) in lhs.dims().iter().enumerate() {
+    for d in 0..lhs.rank() {
         if !lb.contains(&d) && !lc.contains(&d) {
-            dims.push(n);
+            dims.push(lhs.dim(d));
         }
     }
-    for (d, &n) in rhs.dims().iter().enumerate() {
+    for d in 0..rhs.rank() {
         if !rb.contains(&d) && !rc.contains(&d) {
-            dims.push(n);
+            dims.push(rhs.dim(d));
         }
     }
-    ArrayShape::try_new(
+    ArrayShape::try_from_dims(
         lhs.element_type().higher_precision(rhs.element_type())?,
         &dims,
     )

@@ -256,3 +256,18 @@ fn a_changed_element_type_drops_the_packed_size() {
     // The same type: kept.
     assert_eq!(shape("n").as_deref(), Some("s4[4]{0:E(4)}"));
 }
+
+/// A `dot` keeps a bounded dimension bounded (`<=4`), as XLA's
+/// `InferDotOpShape` does: it took the bound as a static size.
+#[test]
+fn a_dot_keeps_bounded_dimensions() {
+    let text = "ENTRY e {
+  a = f32[<=4,8]{1,0} parameter(0)
+  b = f32[8,<=3]{1,0} parameter(1)
+  ROOT d = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+";
+    let got = shapes_of(text);
+    let d = got.iter().find(|(n, _, _)| n == "d").unwrap();
+    assert_eq!(d.1.as_deref(), Some("f32[<=4,<=3]{1,0}"));
+}
