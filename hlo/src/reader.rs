@@ -248,10 +248,12 @@ impl<'a> Reader<'a> {
                 self.lexer = Lexer::at(bytes, line_start);
                 self.tok = self.lexer.next_token();
             }
-            // After a computation that had its `ROOT` (or before any),
-            // these are another computation's, whose header is lost: they
-            // go under one with no name, not the one before.
-            if self.between_whole {
+            // After a computation that had its `ROOT` (or before any), and
+            // with a `ROOT` of their own before their block ends, these are
+            // another computation's, whose header is lost: they go under
+            // one with no name, not the one before. (Without a `ROOT` of
+            // their own, a stray `}` cut the one before after its `ROOT`.)
+            if self.between_whole && block_has_root(bytes, line_start) {
                 let at = ByteSpan {
                     start: line_start,
                     end: line_start,
@@ -718,21 +720,27 @@ impl<'a> Reader<'a> {
         let is_entry = self.tok.kind == K::KwEntry;
         self.header = Some((false, None));
         // An instruction's line where a header belongs: said as such (the
-        // header before it lost, or its computation closed early).
-        let (line_start, line_end) = line_around(self.src.as_bytes(), start);
-        if !is_entry
-            && is_instruction_line(&self.src.as_bytes()[line_start..line_end])
-            && self.src.as_bytes()[line_start..start]
-                .trim_ascii()
-                .is_empty()
-        {
-            return Err(HloError {
-                span: ByteSpan {
-                    start,
-                    end: line_end,
-                },
-                kind: HloErrorKind::InstructionOutsideComputation,
-            });
+        // header before it lost, or its computation closed early). Only a
+        // header that begins its line is looked at, found by looking back
+        // over blanks alone: many headers on one line cost no more.
+        let bytes = self.src.as_bytes();
+        let blanks = bytes[..start]
+            .iter()
+            .rev()
+            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
+            .count();
+        let line_start = start - blanks;
+        if !is_entry && (line_start == 0 || bytes[line_start - 1] == b'\n') {
+            let (_, line_end) = line_around(bytes, start);
+            if is_instruction_line(&bytes[line_start..line_end]) {
+                return Err(HloError {
+                    span: ByteSpan {
+                        start,
+                        end: line_end,
+                    },
+                    kind: HloErrorKind::InstructionOutsideComputation,
+                });
+            }
         }
         if is_entry {
             if self.seen_entry {
@@ -1054,6 +1062,30 @@ fn runs_into_next_line(bytes: &[u8], start: usize, end: usize) -> bool {
             }
             _ => {}
         }
+    }
+    false
+}
+
+/// Whether the lines from `from` hold a `ROOT` instruction before their
+/// block ends (at a line that starts with `}`, a header's line, or the
+/// text's end): the body of a computation whose header line is lost has
+/// one, as XLA writes every body with its `ROOT`.
+fn block_has_root(bytes: &[u8], from: usize) -> bool {
+    let mut at = from;
+    while at < bytes.len() {
+        let end = bytes[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| at + i);
+        let line = bytes[at..end].trim_ascii();
+        let instruction = is_instruction_line(line);
+        if line.starts_with(b"}") || opens_body(line) && !instruction {
+            return false;
+        }
+        if instruction && line.starts_with(b"ROOT") {
+            return true;
+        }
+        at = end + 1;
     }
     false
 }

@@ -649,7 +649,9 @@ fn a_second_entry_keeps_its_body_under_its_name() {
 /// each instruction or each `{`: many instructions on one line (each
 /// shape's quick look scanned to the next blank), and many `{` on a line
 /// of an instruction that spans lines (each looked for its line's end).
-/// 20,000 of either took 3.3 s and 0.1 s in a release build, growing
+/// And many computations on one line (each header looked for its line's
+/// ends: 40,000 took 28 s). 20,000 of the first two took 3.3 s and 0.1 s
+/// in a release build, growing
 /// fourfold with each doubling; the bound below is far above the linear
 /// time and far below the quadratic one in a debug build.
 #[test]
@@ -663,9 +665,16 @@ fn long_lines_read_in_linear_time() {
     let spans = format!(
         "ENTRY e {{\n  a = f32[2]{{0}} parameter(0), x=({braces}\n)\n  ROOT b = f32[2]{{0}} negate(a)\n}}\n"
     );
+    // Many computations on one line: each header looks back over blanks
+    // only for its line's start.
+    let headers: String = (0..n)
+        .map(|i| format!("comp_{i} {{ ROOT a{i} = f32[] parameter(0) }} "))
+        .collect();
+    let headers = format!("HloModule m\n{headers}\nENTRY e {{\n ROOT p = f32[] parameter(0)\n}}\n");
     let started = std::time::Instant::now();
     let m = Module::parse(&text).unwrap();
     assert_eq!(m.computations()[0].instructions().len(), n + 1);
+    assert_eq!(Module::parse(&headers).unwrap().computations().len(), n + 1);
     let m = Module::parse(&spans).unwrap();
     let a = &m.computations()[0].instructions()[0];
     assert_eq!(a.attribute("x").map(str::len), Some(braces.len() + 3));
@@ -696,6 +705,11 @@ fn instructions_outside_computations_are_not_misfiled() {
     let stray_close = format!(
         "HloModule m\nc1 {{\n  a = f32[2]{{0}} parameter(0)\n}}\n  b = f32[2]{{0}} parameter(1)\n  ROOT c = f32[2]{{0}} add(a, b)\n}}\n{entry}"
     );
+    // A stray `}` after a `ROOT` that is not the last instruction: the
+    // rest has no `ROOT` of its own, so it is the computation's still.
+    let after_root = format!(
+        "HloModule m\nc1 {{\n  a = f32[2]{{0}} parameter(0)\n  ROOT b = f32[2]{{0}} negate(a)\n}}\n  c = f32[2]{{0}} negate(a)\n}}\n{entry}"
+    );
     let before_any = format!(
         "HloModule m\n  x = f32[2]{{0}} parameter(0)\n  ROOT y = f32[2]{{0}} negate(x)\n}}\n{entry}"
     );
@@ -713,6 +727,11 @@ fn instructions_outside_computations_are_not_misfiled() {
         (
             &stray_close,
             5,
+            vec![("c1", s(&["a", "b", "c"])), ("e", s(&["p", "q"]))],
+        ),
+        (
+            &after_root,
+            6,
             vec![("c1", s(&["a", "b", "c"])), ("e", s(&["p", "q"]))],
         ),
         (
