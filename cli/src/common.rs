@@ -180,8 +180,6 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// The failure for `n` parts of `what` that did not read, if any (the
-/// rest was read and written: the exit status says it is incomplete).
 /// Whether `written` failed only because the reader of stdout closed it
 /// early (`| head`): the command then stops writing, and its exit status
 /// still says what it found in what it read (1 for a failure found
@@ -231,6 +229,8 @@ pub fn stdin_failed(e: std::io::Error) -> Failure {
     Failure::Input(format!("cannot read stdin: {e}"))
 }
 
+/// The failure for `n` parts of `what` that did not read, if any (the
+/// rest was read and written: the exit status says it is incomplete).
 pub fn unread(n: usize, what: &str) -> Result<(), Failure> {
     match n {
         0 => Ok(()),
@@ -269,18 +269,28 @@ pub fn strip_byte_order_mark(line: &mut Vec<u8>) {
     }
 }
 
-/// The failure for layouts XLA's validator rejects (XLA refuses such a
-/// module), after the rest is out.
+/// How many instructions with no shape are named one by one on stderr:
+/// each message quotes its line, and thousands on one line would be
+/// quadratic output; the failure gives the count.
+pub const MAX_UNSHAPED_TOLD: usize = 20;
+
 /// The failure for `n` instructions whose shape is neither written nor
-/// inferred (each told on stderr first): their bytes are in no figure.
+/// inferred (the first [`MAX_UNSHAPED_TOLD`] told on stderr first): their
+/// bytes are in no figure.
 pub fn unshaped(n: usize, path: &str) -> Result<(), Failure> {
+    let more = if n > MAX_UNSHAPED_TOLD {
+        format!(" (the first {MAX_UNSHAPED_TOLD} are named above)")
+    } else {
+        String::new()
+    };
     match n {
         0 => Ok(()),
         1 => Err(Failure::Input(format!(
             "{path}: 1 instruction has no shape written and none inferred: its bytes are not counted"
         ))),
         n => Err(Failure::Input(format!(
-            "{path}: {n} instructions have no shape written and none inferred: their bytes are not counted"
+            "{path}: {n} instructions have no shape written and none inferred: their bytes are not \
+             counted{more}"
         ))),
     }
 }
@@ -294,6 +304,8 @@ pub fn unshaped_message(name: &str, opcode: &str) -> String {
     )
 }
 
+/// The failure for layouts XLA's validator rejects (XLA refuses such a
+/// module), after the rest is out.
 pub fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
     match n {
         0 => Ok(()),

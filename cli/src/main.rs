@@ -105,13 +105,13 @@ fn main() -> ExitCode {
             &args,
             io::stdin().lock(),
             Stdout(io::stdout().lock()),
-            io::stderr().lock(),
+            Stderr(io::stderr().lock()),
         ),
         Command::Memory(args) => memory::main(
             &args,
             io::stdin().lock(),
             Stdout(io::stdout().lock()),
-            io::stderr().lock(),
+            Stderr(io::stderr().lock()),
         ),
         Command::Tpu(args) => tpu::main(&args, io::stdin().lock(), Stdout(io::stdout().lock())),
     };
@@ -146,6 +146,24 @@ impl<W: Write> Write for Stdout<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.0.flush().map_err(writing)
+    }
+}
+
+/// Standard error for a command's messages: a write that fails (stderr
+/// closed, as by `2>&1 | head`) is dropped, so that the command goes on to
+/// its exit status (a message that cannot be shown must not turn a
+/// failure into a closed pipe's exit 0).
+struct Stderr<W>(W);
+
+impl<W: Write> Write for Stderr<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let _ = self.0.write_all(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
     }
 }
 

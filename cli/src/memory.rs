@@ -221,7 +221,7 @@ pub fn main(
     }
     let d = report.dataflow();
     let mut lines = xla_layout_core::text::LineCursor::new(text);
-    for &id in d.unshaped() {
+    for &id in d.unshaped().iter().take(crate::common::MAX_UNSHAPED_TOLD) {
         if let Some((_, i)) = d.instruction(id) {
             let message = crate::common::unshaped_message(i.name(), i.opcode());
             writeln!(

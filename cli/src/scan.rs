@@ -192,6 +192,8 @@ fn write_json_lines(
                 let inferred = shape.as_ref().is_some_and(|s| s.is_inferred());
                 if shape.is_none() {
                     unshaped += 1;
+                }
+                if shape.is_none() && unshaped <= crate::common::MAX_UNSHAPED_TOLD {
                     let message = crate::common::unshaped_message(i.name(), i.opcode());
                     writeln!(
                         errors,
@@ -414,7 +416,7 @@ fn write_summary(
         writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
     }
     let d = report.dataflow();
-    for &id in d.unshaped() {
+    for &id in d.unshaped().iter().take(crate::common::MAX_UNSHAPED_TOLD) {
         if let Some((_, i)) = d.instruction(id) {
             let message = crate::common::unshaped_message(i.name(), i.opcode());
             writeln!(

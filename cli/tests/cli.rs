@@ -1396,6 +1396,35 @@ fn shapes_neither_written_nor_inferred_are_told() {
             err(&out)
         );
     }
+    // Many: the first 20 named (each quotes its line: thousands on one
+    // line were quadratic output), and the count.
+    let many: String = (0..30)
+        .map(|k| format!("%t{k}=transpose(p),dimensions={{0}} "))
+        .collect();
+    let module = format!(
+        "ENTRY e {{\n  p = f32[4]{{0}} parameter(0)\n  {many}\n  ROOT r = f32[4]{{0}} negate(p)\n}}\n"
+    );
+    for args in [
+        &["scan", "-"][..],
+        &["scan", "-", "--summary"],
+        &["memory", "-"],
+    ] {
+        let out = run(args, &module);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = err(&out);
+        assert_eq!(
+            err.matches("has no shape written").count(),
+            20,
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(
+                "30 instructions have no shape written and none inferred: their bytes \
+                          are not counted (the first 20 are named above)"
+            ),
+            "{args:?}: {err}"
+        );
+    }
     let report = String::from_utf8(run(&["memory", "-"], UNSHAPED).stdout).unwrap();
     assert!(
         report.contains("2 instructions have no shape written"),
@@ -1464,5 +1493,28 @@ fn an_unreadable_stdin_is_named() {
             err.starts_with("xla-layout: cannot read stdin: "),
             "{command}: {err}"
         );
+    }
+}
+
+/// Stderr closed too (`2>&1 | head`): the messages are lost, the exit
+/// status is not (it was 0 where a message's write failed first).
+#[test]
+fn a_closed_stderr_keeps_the_exit_status() {
+    for args in [
+        &["memory", "-"][..],
+        &["scan", "-", "--summary"],
+        &["scan", "-"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let _ = child.stdin.take().unwrap().write_all(UNSHAPED.as_bytes());
+        assert_eq!(child.wait().unwrap().code(), Some(1), "{args:?}");
     }
 }

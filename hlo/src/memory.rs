@@ -603,7 +603,8 @@ pub struct Report<'m, 'a> {
     /// Instructions whose shape is neither written nor inferred
     /// ([`Dataflow::unshaped`]): they define no value, so their bytes are
     /// in no sum, and when any, every figure of the report's
-    /// [`MemoryAnalysis`] is an estimate.
+    /// [`MemoryAnalysis`] that comes from the module is an estimate (those
+    /// read from XLA's buffer assignment stay XLA's).
     ///
     /// ```
     /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
