@@ -77,7 +77,7 @@ impl Mode {
     /// what its digits reach. At least the size; at most XLA's tile
     /// padding, and less when a tile is larger than the whole dimension
     /// (its digit is then the index itself, and padding beyond the last
-    /// element is not part of the form).
+    /// element is not part of the form); 0 for a dimension of size 0.
     pub fn size(&self) -> u64 {
         // A padded size fits in 64 bits (XLA's sizes are int64, tiles
         // add less than a tile); saturating keeps a wrap impossible.
@@ -294,8 +294,11 @@ impl TiledShape {
                 if div != place {
                     return Err(NotHierarchical::TilesDoNotNest);
                 }
+                // A dimension of size 0 has no index: its top digit
+                // counts 0, so the mode's size is 0 and every index is
+                // out of bounds, as `TiledShape::offset` has it.
                 let count = if modulus == UNBOUNDED_MOD {
-                    size.div_ceil(div).max(1)
+                    size.div_ceil(div)
                 } else {
                     modulus
                 };
@@ -309,6 +312,15 @@ impl TiledShape {
             }
             if mode.len == 0 {
                 *mode = empty;
+            }
+            if size == 0 && mode.size() != 0 {
+                // No digit counts the dimension (a size-0 dimension with
+                // no tile of its own): one digit of 0.
+                *mode = Mode {
+                    shape: [0; MAX_MODE_DEPTH],
+                    stride: [0; MAX_MODE_DEPTH],
+                    len: 1,
+                };
             }
         }
         Ok(out)
@@ -337,10 +349,21 @@ impl TiledShape {
     /// // A `*` that changes nothing: row-major.
     /// assert_eq!(t("f32[8,8,64]{2,1,0:T(*,16,64)}").logical_strides().unwrap().as_slice(), [512, 64, 1]);
     /// assert!(t("f32[8,8,64]{2,1,0:T(*,2,32)}").logical_strides().is_err());
+    /// // No element: any strides step it.
+    /// assert!(t("f32[0,5]{1,0:T(2,2)}").logical_strides().is_ok());
     /// ```
     pub fn logical_strides(&self) -> Result<PerDim, NotStrided> {
+        // An array with no element: any strides step it (none is reached),
+        // so it always has some: its digits' lowest strides.
+        let empty = self.logical_dims().contains(&0);
         let h = match self.hierarchical() {
             Ok(h) => h,
+            Err(_) if empty => {
+                return Ok(PerDim {
+                    len: self.rank(),
+                    values: [0; MAX_RANK],
+                });
+            }
             // A `*` may change nothing (`T(*,16,64)` on `[8,8,64]`).
             Err(NotHierarchical::Combine) => {
                 return self
@@ -354,9 +377,11 @@ impl TiledShape {
             values: [0; MAX_RANK],
         };
         for (d, (mode, &extent)) in h.modes().iter().zip(self.logical_dims()).enumerate() {
-            out.values[d] = mode
-                .single_stride(extent)
-                .ok_or(NotStrided::Tiled { dim: d })?;
+            out.values[d] = match mode.single_stride(extent) {
+                Some(s) => s,
+                None if empty => mode.stride()[0],
+                None => return Err(NotStrided::Tiled { dim: d }),
+            };
         }
         Ok(out)
     }

@@ -212,11 +212,16 @@ impl ArrayShape {
     /// tiling level on rank ≥ 2 and disagrees elsewhere
     /// (`f32[8]{0:T(2,2)}` index 5: XLA 5, exact 9).
     ///
+    /// An index past a dimension's size is refused, as one of the wrong
+    /// rank is (XLA's function only debug-checks them: what it gives is
+    /// some other element's slot).
+    ///
     /// ```
     /// # use xla_layout_core::ArrayShape;
     /// let s = ArrayShape::parse_validated("f32[8]{0:T(2,2)}").unwrap();
     /// assert_eq!(s.xla_linear_index(&[5]), Ok(5));
     /// assert_eq!(s.tiled().unwrap().offset(&[5]), Ok(9));
+    /// assert!(s.xla_linear_index(&[8]).is_err());
     /// ```
     pub const fn xla_linear_index(&self, index: &[u64]) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {
@@ -228,6 +233,17 @@ impl ArrayShape {
             return Err(AddressError::UndefinedInXla(
                 "LinearIndex with an index of the wrong rank",
             ));
+        }
+        let dims = self.dims();
+        let mut d = 0;
+        while d < rank {
+            // Sizes are never negative in a shape that validates.
+            if index[d] >= dims[d] as u64 {
+                return Err(AddressError::UndefinedInXla(
+                    "LinearIndex with an index past its dimension's size",
+                ));
+            }
+            d += 1;
         }
         if rank == 0 {
             return Ok(0);

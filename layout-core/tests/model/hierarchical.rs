@@ -176,3 +176,36 @@ fn tpu_formats_in_cute_notation() {
         NotHierarchical::TilesDoNotNest
     );
 }
+
+/// A dimension of size 0 has no index: its mode's size is 0, so every
+/// index is out of bounds through the form as through
+/// `TiledShape::offset` (the form counted it as 1 and gave slots in a
+/// layout of 0 slots); such layouts still have strides (no element is
+/// reached, so any stride steps it).
+#[test]
+fn empty_dimensions_have_no_index() {
+    for text in [
+        "f32[0]{0}",
+        "f32[0,5]{1,0}",
+        "f32[0,5]{1,0:T(2,2)}",
+        "f32[5,0]{1,0:T(2,2)}",
+        "bf16[0,256]{1,0:T(8,128)(2,1)}",
+    ] {
+        let t = ArrayShape::parse_validated(text).unwrap().tiled().unwrap();
+        let h = t.hierarchical().unwrap();
+        for (d, m) in h.modes().iter().enumerate() {
+            let size = t.logical_dims()[d];
+            assert_eq!(m.size() == 0, size == 0, "{text}: dim {d}: {h}");
+        }
+        let rank = t.rank();
+        for index in [vec![0; rank], vec![1; rank], vec![4; rank]] {
+            assert!(t.offset(&index).is_err(), "{text}");
+            assert!(h.offset(&index).is_err(), "{text}: {index:?} through {h}");
+        }
+        assert!(
+            t.logical_strides().is_ok(),
+            "{text}: {:?}",
+            t.logical_strides()
+        );
+    }
+}
