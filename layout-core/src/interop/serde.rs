@@ -1,7 +1,9 @@
 //! Shapes, layouts and element types as their XLA text in any `serde`
 //! format: a shape is the string XLA prints (`"bf16[8,128]{1,0:T(8,128)(2,1)}"`),
 //! so that files stay readable and grep-able, and a shape read back is
-//! validated as XLA would validate it. A bare layout is parsed only: most
+//! validated as XLA would validate it, and parsed strictly: text XLA's
+//! parser reads past (`S(300)`, which it keeps in 8 bits as `S(44)`) is
+//! refused rather than read as another shape. A bare layout is parsed only: most
 //! of XLA's rules need the shape it belongs to.
 
 use core::fmt;
@@ -64,11 +66,30 @@ macro_rules! as_text {
     )*};
 }
 
+/// The text parsed strictly ([`crate::text::ParseOptions::with_strict`]):
+/// what XLA's parser records and reads past (`S(300)` kept in 8 bits as
+/// `S(44)`, `{0:E}`) would come back as another shape than the text says,
+/// so it is refused, as `layout!` refuses it.
+fn strictly(text: &str, what: &'static str) -> Result<(), ParseFailure> {
+    let strict = crate::text::ParseOptions::default().with_strict(true);
+    crate::text::parse_shape_with(text.as_bytes(), strict)
+        .map(|_| ())
+        .map_err(|e| ParseFailure(what, Some(e.into())))
+}
+
 as_text! {
     ArrayShape, "an XLA array shape such as \"f32[8,128]{1,0}\"",
-        |t| ArrayShape::parse_validated(t).map_err(|e| ParseFailure("invalid array shape", Some(e)));
+        |t| {
+            let what = "invalid array shape";
+            ArrayShape::parse_validated(t).map_err(|e| ParseFailure(what, Some(e)))
+                .and_then(|s| strictly(t, what).map(|()| s))
+        };
     Shape, "an XLA shape such as \"(f32[2]{0}, s32[])\"",
-        |t| Shape::parse_validated(t).map_err(|e| ParseFailure("invalid shape", Some(e)));
+        |t| {
+            let what = "invalid shape";
+            Shape::parse_validated(t).map_err(|e| ParseFailure(what, Some(e)))
+                .and_then(|s| strictly(t, what).map(|()| s))
+        };
     Layout, "an XLA layout such as \"{1,0:T(8,128)}\"",
         |t| Layout::parse(t).map_err(|e| ParseFailure("invalid layout", Some(e.into())));
     ElementType, "an XLA element type name such as \"bf16\"",

@@ -244,6 +244,17 @@ mod serde_text {
         assert!(serde_json::from_str::<ArrayShape>("17").is_err());
         let e = serde_json::from_str::<ElementType>("\"f33\"").unwrap_err();
         assert!(e.to_string().contains("unknown element type `f33`"), "{e}");
+        // Text XLA's parser reads past, into another shape (`S(300)` kept
+        // in 8 bits is `S(44)`): refused, not read as that other shape.
+        for text in ["f32[3,5]{1,0:S(300)}", "(f32[2]{0:S(300)}, s32[])"] {
+            let json = format!("\"{text}\"");
+            assert!(
+                serde_json::from_str::<xla_layout_core::Shape>(&json).is_err(),
+                "{text}"
+            );
+        }
+        let e = serde_json::from_str::<ArrayShape>("\"f32[3,5]{1,0:S(300)}\"").unwrap_err();
+        assert!(e.to_string().contains("invalid array shape"), "{e}");
     }
 }
 
