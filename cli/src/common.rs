@@ -295,13 +295,36 @@ pub fn unshaped(n: usize, path: &str) -> Result<(), Failure> {
     }
 }
 
-/// What stderr says of one instruction whose shape is neither written nor
-/// inferred.
-pub fn unshaped_message(name: &str, opcode: &str) -> String {
-    format!(
-        "{name} has no shape written, and xla-layout does not infer it ({opcode}, or an operand \
-         whose shape is unknown)"
-    )
+/// Names, at its line, one instruction whose shape is neither written
+/// nor inferred.
+pub fn tell_unshaped(
+    errors: &mut impl Write,
+    lines: &mut xla_layout_core::text::LineCursor<'_>,
+    path: &str,
+    i: &xla_layout_hlo::Instruction<'_>,
+) -> io::Result<()> {
+    let message = format!(
+        "{} has no shape written, and xla-layout does not infer it ({}, or an operand whose \
+         shape is unknown)",
+        i.name(),
+        i.opcode()
+    );
+    writeln!(errors, "{}", i.span().render_with(lines, path, message))
+}
+
+/// [`tell_unshaped`] for the first [`MAX_UNSHAPED_TOLD`] of a module's.
+pub fn tell_unshaped_of(
+    errors: &mut impl Write,
+    lines: &mut xla_layout_core::text::LineCursor<'_>,
+    path: &str,
+    d: &xla_layout_hlo::dataflow::Dataflow<'_, '_>,
+) -> io::Result<()> {
+    for &id in d.unshaped().iter().take(MAX_UNSHAPED_TOLD) {
+        if let Some((_, i)) = d.instruction(id) {
+            tell_unshaped(errors, lines, path, i)?;
+        }
+    }
+    Ok(())
 }
 
 /// The failure for layouts XLA's validator rejects (XLA refuses such a

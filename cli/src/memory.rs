@@ -221,16 +221,7 @@ pub fn main(
     }
     let d = report.dataflow();
     let mut lines = xla_layout_core::text::LineCursor::new(text);
-    for &id in d.unshaped().iter().take(crate::common::MAX_UNSHAPED_TOLD) {
-        if let Some((_, i)) = d.instruction(id) {
-            let message = crate::common::unshaped_message(i.name(), i.opcode());
-            writeln!(
-                error_out,
-                "{}",
-                i.span().render_with(&mut lines, &name, message)
-            )?;
-        }
-    }
+    crate::common::tell_unshaped_of(&mut error_out, &mut lines, &name, d)?;
     if report.sizes_past_int64 {
         writeln!(
             error_out,

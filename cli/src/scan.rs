@@ -194,12 +194,7 @@ fn write_json_lines(
                     unshaped += 1;
                 }
                 if shape.is_none() && unshaped <= crate::common::MAX_UNSHAPED_TOLD {
-                    let message = crate::common::unshaped_message(i.name(), i.opcode());
-                    writeln!(
-                        errors,
-                        "{}",
-                        i.span().render_with(&mut lines, path, message)
-                    )?;
+                    crate::common::tell_unshaped(&mut errors, &mut lines, path, &i)?;
                 }
                 let (shape, bytes) =
                     match shape.as_ref().and_then(|s| shape_text_and_bytes(s.text())) {
@@ -416,16 +411,7 @@ fn write_summary(
         writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
     }
     let d = report.dataflow();
-    for &id in d.unshaped().iter().take(crate::common::MAX_UNSHAPED_TOLD) {
-        if let Some((_, i)) = d.instruction(id) {
-            let message = crate::common::unshaped_message(i.name(), i.opcode());
-            writeln!(
-                errors,
-                "{}",
-                i.span().render_with(&mut lines, path, message)
-            )?;
-        }
-    }
+    crate::common::tell_unshaped_of(&mut errors, &mut lines, path, d)?;
     unread(unread_parts.len(), "the module")?;
     crate::common::invalid_layouts(invalid.len(), path)?;
     crate::common::unshaped(d.unshaped().len(), path)

@@ -1294,6 +1294,12 @@ fn messages_quote_control_characters_harmlessly() {
 /// Runs `args` with stdout closed at once (as `| head -0` would) and
 /// `stdin` written from another thread: the command stops writing.
 fn run_closed(args: &[&str], stdin: Vec<u8>) -> Output {
+    run_closing(args, stdin, false)
+}
+
+/// [`run_closed`], with stderr closed too when `stderr` (its output is
+/// then empty).
+fn run_closing(args: &[&str], stdin: Vec<u8>, stderr: bool) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
         .args(args)
         .stdin(Stdio::piped())
@@ -1302,6 +1308,9 @@ fn run_closed(args: &[&str], stdin: Vec<u8>) -> Output {
         .spawn()
         .unwrap();
     drop(child.stdout.take());
+    if stderr {
+        drop(child.stderr.take());
+    }
     let mut input = child.stdin.take().unwrap();
     // The command stops reading when stdout closes: a broken pipe here
     // is expected.
@@ -1505,16 +1514,7 @@ fn a_closed_stderr_keeps_the_exit_status() {
         &["scan", "-", "--summary"],
         &["scan", "-"],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        drop(child.stderr.take());
-        let _ = child.stdin.take().unwrap().write_all(UNSHAPED.as_bytes());
-        assert_eq!(child.wait().unwrap().code(), Some(1), "{args:?}");
+        let out = run_closing(args, UNSHAPED.as_bytes().to_vec(), true);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
     }
 }
