@@ -222,14 +222,19 @@ fn bad_usage_says_how_to_use_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Usage:"));
 }
 
-fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
+/// The CLI started with `args`, its standard streams piped.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_xla-layout"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
     // The command may refuse its arguments before reading stdin: a broken
     // pipe here is then expected.
     let _ = child.stdin.take().unwrap().write_all(stdin);
@@ -1300,13 +1305,7 @@ fn run_closed(args: &[&str], stdin: Vec<u8>) -> Output {
 /// [`run_closed`], with stderr closed too when `stderr` (its output is
 /// then empty).
 fn run_closing(args: &[&str], stdin: Vec<u8>, stderr: bool) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(args);
     drop(child.stdout.take());
     if stderr {
         drop(child.stderr.take());
