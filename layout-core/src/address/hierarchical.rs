@@ -354,7 +354,8 @@ impl TiledShape {
     /// ```
     pub fn logical_strides(&self) -> Result<PerDim, NotStrided> {
         // An array with no element: any strides step it (none is reached),
-        // so it always has some: its digits' lowest strides.
+        // so it always has some: its digits' lowest strides (zeros where it
+        // has no hierarchical form).
         let empty = self.logical_dims().contains(&0);
         let h = match self.hierarchical() {
             Ok(h) => h,
