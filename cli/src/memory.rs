@@ -223,11 +223,7 @@ pub fn main(
     let mut lines = xla_layout_core::text::LineCursor::new(text);
     crate::common::tell_unshaped_of(&mut error_out, &mut lines, &name, d)?;
     if report.sizes_past_int64 {
-        writeln!(
-            error_out,
-            "{name}: its sizes add up past int64 (XLA's size type): the totals stop at the \
-             64-bit limit and are not the compiler's numbers"
-        )?;
+        writeln!(error_out, "{name}: {PAST_INT64}")?;
     }
     unread?;
     crate::common::invalid_layouts(context.invalid.len(), &name)?;
@@ -489,6 +485,10 @@ fn backend_text(report: &Report, args: &Args) -> String {
 
 /// What the reader should know before trusting the figures, in the order
 /// the text report prints them (each after "warning: ").
+/// What the report and stderr say of sizes past int64.
+const PAST_INT64: &str = "the module's sizes add up past int64 (XLA's size type): the totals \
+                          stop at the 64-bit limit and are not the compiler's numbers";
+
 fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     let mut out = Vec::new();
     // The buffer assignment knows the generation better than --tpu.
@@ -564,11 +564,7 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         ));
     }
     if report.sizes_past_int64 {
-        out.push(
-            "the module's sizes add up past int64 (XLA's size type): the totals stop at the \
-             64-bit limit and are not the compiler's numbers"
-                .into(),
-        );
+        out.push(PAST_INT64.into());
     }
     let unknown = report.dataflow().module().unknown_opcodes();
     if !unknown.is_empty() {

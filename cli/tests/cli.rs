@@ -1467,7 +1467,7 @@ fn sizes_past_int64_are_not_capped_in_silence() {
         .unwrap();
     assert!(argument.ends_with("past int64: capped"), "{argument}");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("its sizes add up past int64"),
+        String::from_utf8_lossy(&out.stderr).contains(": the module's sizes add up past int64"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

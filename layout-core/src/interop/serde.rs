@@ -66,30 +66,31 @@ macro_rules! as_text {
     )*};
 }
 
-/// The text parsed strictly ([`crate::text::ParseOptions::with_strict`]):
-/// what XLA's parser records and reads past (`S(300)` kept in 8 bits as
-/// `S(44)`, `{0:E}`) would come back as another shape than the text says,
-/// so it is refused, as `layout!` refuses it.
-fn strictly(text: &str, what: &'static str) -> Result<(), ParseFailure> {
+/// The text parsed strictly ([`crate::text::ParseOptions::with_strict`])
+/// and validated: what XLA's parser records and reads past (`S(300)` kept
+/// in 8 bits as `S(44)`, `{0:E}`) would come back as another shape than
+/// the text says, so it is refused, as `layout!` refuses it.
+fn strictly(text: &str, what: &'static str) -> Result<Shape, ParseFailure> {
     let strict = crate::text::ParseOptions::default().with_strict(true);
-    crate::text::parse_shape_with(text.as_bytes(), strict)
-        .map(|_| ())
-        .map_err(|e| ParseFailure(what, Some(e.into())))
+    let fail = |e: crate::text::Error| ParseFailure(what, Some(e));
+    let shape =
+        crate::text::parse_shape_with(text.as_bytes(), strict).map_err(|e| fail(e.into()))?;
+    crate::validate(&shape).map_err(|e| fail(e.into()))?;
+    Ok(shape)
 }
 
 as_text! {
     ArrayShape, "an XLA array shape such as \"f32[8,128]{1,0}\"",
         |t| {
             let what = "invalid array shape";
-            ArrayShape::parse_validated(t).map_err(|e| ParseFailure(what, Some(e)))
-                .and_then(|s| strictly(t, what).map(|()| s))
+            match strictly(t, what)? {
+                Shape::Array(a) => Ok(a),
+                // Not an array: the array parser says why.
+                _ => Err(ParseFailure(what, ArrayShape::parse(t).err().map(Into::into))),
+            }
         };
     Shape, "an XLA shape such as \"(f32[2]{0}, s32[])\"",
-        |t| {
-            let what = "invalid shape";
-            Shape::parse_validated(t).map_err(|e| ParseFailure(what, Some(e)))
-                .and_then(|s| strictly(t, what).map(|()| s))
-        };
+        |t| strictly(t, "invalid shape");
     Layout, "an XLA layout such as \"{1,0:T(8,128)}\"",
         |t| Layout::parse(t).map_err(|e| ParseFailure("invalid layout", Some(e.into())));
     ElementType, "an XLA element type name such as \"bf16\"",
