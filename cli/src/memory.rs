@@ -268,12 +268,27 @@ fn report_damage(
     if ba.cut_short {
         writeln!(to, "{path}: ends inside a line (cut short?)")?;
     }
-    if let AssignmentDamage::MissingArguments(n) = damage {
-        writeln!(
+    match damage {
+        AssignmentDamage::MissingArguments(n) => writeln!(
             to,
             "{path}: no allocation for {n} of the entry's argument arrays, which XLA allocates \
              each (cut short?)"
-        )?;
+        )?,
+        AssignmentDamage::ValuePastAllocation(n) => writeln!(
+            to,
+            "{path}: a value of allocation {n} runs past the allocation's size, where XLA \
+             places each value inside (an edited line?)"
+        )?,
+        AssignmentDamage::DiffersFromModule {
+            field,
+            module,
+            assignment,
+        } => writeln!(
+            to,
+            "{path}: its allocations give {field} {assignment}, the module's shapes give \
+             exactly {module} (an allocation or value missing or edited?)"
+        )?,
+        _ => {}
     }
     Ok(())
 }
@@ -525,6 +540,16 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
             AssignmentDamage::MissingArguments(n) => {
                 format!("it has no allocation for {n} of the entry's argument arrays")
             }
+            AssignmentDamage::ValuePastAllocation(n) => {
+                format!("a value runs past the end of its allocation {n}")
+            }
+            AssignmentDamage::DiffersFromModule {
+                field,
+                module,
+                assignment,
+            } => format!(
+                "its {field} is {assignment} bytes where the module's own exact figure is {module}"
+            ),
             _ => "it is not all there".to_string(),
         };
         out.push(format!(

@@ -689,8 +689,9 @@ fn tuple_tables_of_no_known_generation_are_estimated() {
 }
 
 /// A buffer assignment that is not all of XLA's account — cut inside a
-/// line, a line that does not read, or cut at a line's end so that an
-/// argument has no allocation — is not used: a part of it would pass for
+/// line, a line that does not read, cut at a line's end so that an
+/// argument has no allocation, an allocation missing or edited so that
+/// its sums contradict the module's exact ones — is not used: a part of it would pass for
 /// XLA's whole (a truncated file gave arguments of 0 bytes as "XLA's
 /// buffer assignment"). The report comes from the module alone, with jax's
 /// argument and output figures, warns, names the lines on stderr, and the
@@ -750,6 +751,23 @@ fn a_damaged_buffer_assignment_is_not_used() {
     let at = whole.find("allocation 1:").unwrap();
     let (_, err) = with("ba_lines.txt", &whole[..at]);
     assert!(err.contains("no allocation for"), "{err}");
+    // An output's allocation deleted, every line whole: the output
+    // figure no longer adds up to the module's (it passed as XLA's).
+    let output = "allocation 15: size 8192, page 0, maybe-live-out:\n value: <79 copy-start.1{0} @0> (size=8192,offset=0): f32[3,500]{1,0:T(4,128)}\n";
+    assert!(whole.contains(output));
+    let (_, err) = with("ba_no_output.txt", &whole.replacen(output, "", 1));
+    assert!(
+        err.contains("give output_size_in_bytes") && err.contains("exactly"),
+        "{err}"
+    );
+    // An allocation's size edited below its value's.
+    let small = whole.replacen("allocation 15: size 8192,", "allocation 15: size 8000,", 1);
+    assert_ne!(small, whole);
+    let (_, err) = with("ba_small.txt", &small);
+    assert!(
+        err.contains("a value of allocation 15 runs past"),
+        "{err}"
+    );
     // The whole one is used, and agrees.
     let v = json(&["memory", &module, "--json"]);
     assert_eq!(v["buffer_assignment_used"], true);

@@ -50,6 +50,32 @@ pub struct Allocation<'a> {
     pub values: core::ops::Range<usize>,
 }
 
+impl Allocation<'_> {
+    /// Whether one of its values in `ba` (phis aside: XLA lists a loop's
+    /// phi with its whole shape) ends past its size: a line was edited,
+    /// since XLA places each value inside its allocation.
+    ///
+    /// ```
+    /// use xla_layout_hlo::BufferAssignment;
+    /// let ba = BufferAssignment::parse(
+    ///     "allocation 0: size 16, maybe-live-out:\n value: <1 a @0> (size=16,offset=0): f32[4]{0}\n",
+    /// );
+    /// assert!(!ba.allocations[0].values_past_end(&ba));
+    /// let edited = BufferAssignment::parse(
+    ///     "allocation 0: size 12, maybe-live-out:\n value: <1 a @0> (size=16,offset=0): f32[4]{0}\n",
+    /// );
+    /// assert!(edited.allocations[0].values_past_end(&edited));
+    /// ```
+    pub fn values_past_end(&self, ba: &BufferAssignment<'_>) -> bool {
+        ba.values
+            .get(self.values.clone())
+            .unwrap_or_default()
+            .iter()
+            .filter(|v| !v.phi)
+            .any(|v| v.offset.checked_add(v.size).is_none_or(|end| end > self.size))
+    }
+}
+
 /// One value of an allocation: `value: <ID name{index} @color> (size=…,offset=…): shape`.
 ///
 /// ```
