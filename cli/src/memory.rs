@@ -311,6 +311,27 @@ fn report_unread(
     unread(errors.len(), name)
 }
 
+/// A space's bar: arguments, outputs not donated, constants, and the
+/// temporary heap — XLA's where its buffer assignment was read, else the
+/// report's estimate — so that the bar agrees with the text report.
+fn bar_parts(s: &Space) -> [u64; 4] {
+    [
+        s.arguments,
+        s.outputs.saturating_sub(s.aliased),
+        s.constants,
+        s.assigned.map_or(s.temp_heap, |a| a.temp),
+    ]
+}
+
+/// A space's temporary heap for the table: XLA's, or marked as the
+/// report's estimate.
+fn heap_cell(s: &Space) -> String {
+    match s.assigned {
+        Some(a) => format!("XLA's heap {}", human(a.temp)),
+        None => format!("heap ≈ {}, estimated", human(s.temp_heap)),
+    }
+}
+
 /// What the printers need besides the report.
 struct Context<'a> {
     args: &'a Args,
@@ -1256,12 +1277,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let widest = report
         .spaces
         .iter()
-        .map(|s| {
-            s.arguments
-                .saturating_add(s.outputs.saturating_sub(s.aliased))
-                .saturating_add(s.constants)
-                .saturating_add(s.temp_heap)
-        })
+        .map(|s| bar_parts(s).iter().copied().fold(0u64, u64::saturating_add))
         .max()
         .unwrap_or(1)
         .max(1);
@@ -1275,12 +1291,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let shares = padding_shares(report);
     for (k, s) in report.spaces.iter().enumerate() {
         let y = 8.0 + k as f64 * row_h;
-        let parts = [
-            s.arguments,
-            s.outputs.saturating_sub(s.aliased),
-            s.constants,
-            s.temp_heap,
-        ];
+        let parts = bar_parts(s);
         let total: u64 = parts.iter().copied().fold(0u64, u64::saturating_add);
         let _ = writeln!(
             o,
@@ -1344,7 +1355,7 @@ fn html(report: &Report, cx: &Context) -> String {
             human(s.constants),
             human(s.temporaries),
             human(s.temp_peak),
-            human(s.temp_heap),
+            heap_cell(s),
             human(s.live_peak),
             human(s.buffer_bytes.saturating_sub(s.data_bytes)),
             s.assigned

@@ -264,6 +264,23 @@ fn html_is_one_self_contained_page() {
         .filter(|n| n.attribute("class") == Some("space"))
         .count();
     assert_eq!(spaces, v["spaces"].as_array().unwrap().len());
+    // Each space's bar adds its arguments, outputs not donated, constants
+    // and XLA's temporary heap (its buffer assignment was read), as the
+    // text report does: not the report's estimate of the heap.
+    let totals: Vec<u64> = by_id("spaces")
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("space"))
+        .map(|n| n.attribute("data-total").unwrap().parse().unwrap())
+        .collect();
+    let mut estimated_differs = false;
+    for (s, total) in v["spaces"].as_array().unwrap().iter().zip(totals) {
+        let n = |k: &str| s[k].as_u64().unwrap();
+        let xla_heap = s["xla_allocations"]["temp"].as_u64().unwrap();
+        let own = n("arguments") + n("outputs") - n("aliased") + n("constants");
+        assert_eq!(total, own + xla_heap, "{s}");
+        estimated_differs |= xla_heap != n("temp_heap");
+    }
+    assert!(estimated_differs, "the fixture tells the two heaps apart");
     let bars: Vec<u64> = by_id("buffers")
         .descendants()
         .filter(|n| n.attribute("class") == Some("buffer"))
