@@ -330,3 +330,31 @@ fn every_row_has_its_shape() {
         }
     }
 }
+
+/// The live bytes over the schedule are what the peak is the most of: the
+/// same buffers counted the same way (a TPU's temporary tuple tables left
+/// out of both), so a chart of them tops out at the peak, at its step.
+#[test]
+fn the_peak_is_the_most_of_the_live_bytes() {
+    let mut peaks = 0;
+    for f in fixtures() {
+        let m = Module::parse(&f.text).unwrap();
+        let ba = BufferAssignment::parse(&f.assignment);
+        for ba in [None, Some(&ba)] {
+            let r = Report::new(
+                &m,
+                &Options {
+                    generation: generation(&f.program),
+                    buffer_assignment: ba,
+                    ..Options::default()
+                },
+            );
+            let Some(p) = &r.peak else { continue };
+            let live = r.live_bytes(&p.spaces);
+            assert_eq!(live.iter().max(), Some(&p.bytes), "{}", f.name);
+            assert_eq!(live[p.at as usize], p.bytes, "{}", f.name);
+            peaks += 1;
+        }
+    }
+    assert!(peaks >= 40, "{peaks}");
+}
