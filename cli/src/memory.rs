@@ -640,7 +640,14 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
                 .into(),
         );
     }
-    if !report.layouts_assigned {
+    if report.entry_incomplete {
+        out.push(
+            "the entry computation has no ROOT, or fewer parameters than its \
+             entry_computation_layout lists, where XLA writes them all: the dump is cut short \
+             or edited, and the figures are estimates"
+                .into(),
+        );
+    } else if !report.layouts_assigned {
         out.push(
             "the entry's parameters or result do not have the shapes of the module's \
              entry_computation_layout, as in a dump from before optimisation: its arrays are \
@@ -990,6 +997,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "scheduled": report.scheduled,
         "entry_marked": report.entry_marked,
         "layouts_assigned": report.layouts_assigned,
+        "entry_incomplete": report.entry_incomplete,
         "unknown_opcodes": report
             .dataflow()
             .module()

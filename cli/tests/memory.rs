@@ -122,6 +122,7 @@ fn json_is_one_stable_object() {
             "scheduled",
             "entry_marked",
             "layouts_assigned",
+            "entry_incomplete",
             "unknown_opcodes",
             "unread_parts",
             "unshaped_instructions",
@@ -500,8 +501,31 @@ fn a_dump_cut_short_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the ENTRY computation did not read"), "{err}");
     assert!(err.contains("<stdin>:") || err.contains("-:"), "{err}");
-    // Cut just after a computation's closing brace, before ENTRY.
+    // Cut at a line's end inside ENTRY: no ROOT, parameters missing. Not
+    // taken for a module from before optimisation.
     let entry = String::from_utf8_lossy(&text).find("\nENTRY").unwrap();
+    let five = text[entry..]
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(5)
+        .unwrap()
+        .0;
+    let out = run(&["memory", "-", "--json"], &text[..entry + five + 1]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["entry_incomplete"], true);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("the dump is cut short or edited"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("before optimisation"), "{warnings}");
+    assert_eq!(
+        v["memory_analysis_source"]["output_size_in_bytes"],
+        "estimated"
+    );
+    // Cut just after a computation's closing brace, before ENTRY.
     let out = run(&["memory", "-"], &text[..entry + 1]);
     estimated_with(&out, "no computation is marked ENTRY");
 }
@@ -519,6 +543,7 @@ fn a_module_from_before_optimisation_is_only_estimated() {
     );
     let v = json(&["memory", &module, "--json"]);
     assert_eq!(v["layouts_assigned"], false);
+    assert_eq!(v["entry_incomplete"], false);
     let v = json(&["memory", &format!("{DUMPS}/tpu_odd_shapes.hlo"), "--json"]);
     assert_eq!(v["layouts_assigned"], true);
 }
@@ -781,10 +806,7 @@ fn a_damaged_buffer_assignment_is_not_used() {
     let small = whole.replacen("allocation 15: size 8192,", "allocation 15: size 8000,", 1);
     assert_ne!(small, whole);
     let (_, err) = with("ba_small.txt", &small);
-    assert!(
-        err.contains("a value of allocation 15 runs past"),
-        "{err}"
-    );
+    assert!(err.contains("a value of allocation 15 runs past"), "{err}");
     // The whole one is used, and agrees.
     let v = json(&["memory", &module, "--json"]);
     assert_eq!(v["buffer_assignment_used"], true);

@@ -72,7 +72,11 @@ impl Allocation<'_> {
             .unwrap_or_default()
             .iter()
             .filter(|v| !v.phi)
-            .any(|v| v.offset.checked_add(v.size).is_none_or(|end| end > self.size))
+            .any(|v| {
+                v.offset
+                    .checked_add(v.size)
+                    .is_none_or(|end| end > self.size)
+            })
     }
 }
 

@@ -581,6 +581,22 @@ pub struct Report<'m, 'a> {
     /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
     /// ```
     pub layouts_assigned: bool,
+    /// Whether the entry lacks a part XLA always writes: its `ROOT`, or a
+    /// parameter its `entry_computation_layout` lists. The dump was cut
+    /// short or edited (not one from before optimisation, which
+    /// [`Report::layouts_assigned`] tells), and every figure of the
+    /// report's [`MemoryAnalysis`] is an estimate.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+    /// let cut = "HloModule m, entry_computation_layout={(f32[8]{0}, f32[8]{0})->f32[8]{0}}\n\
+    ///            ENTRY e {\n p = f32[8]{0} parameter(0)\n n = f32[8]{0} negate(p)\n}";
+    /// let (m, _) = Module::parse_lenient(cut);
+    /// let r = Report::new(&m, &Options::default());
+    /// assert!(r.entry_incomplete);
+    /// assert_eq!(r.memory_analysis.output_size_in_bytes.source, Source::Estimated);
+    /// ```
+    pub entry_incomplete: bool,
     /// Whether the module is from before SPMD partitioning: it is to run
     /// on more than one device (`num_partitions` over 1) and not yet
     /// scheduled, as XLA schedules every module it optimises. Its arrays
@@ -871,6 +887,7 @@ impl<'m, 'a> Report<'m, 'a> {
             tuple_conflict,
             scheduled,
             layouts_assigned,
+            entry_incomplete: entry_incomplete(module),
             before_partitioning,
             unread_parts: module.unread_parts(),
             unshaped_instructions: unshaped,
@@ -1729,6 +1746,7 @@ impl<'m, 'a> Report<'m, 'a> {
             )
         });
         if !self.layouts_assigned
+            || self.entry_incomplete
             || !self.entry_marked
             || self.before_partitioning
             || self.unread_parts > 0
@@ -1786,8 +1804,16 @@ impl<'m, 'a> Report<'m, 'a> {
         let checked = [
             ("argument_size_in_bytes", ma.argument_size_in_bytes, arg),
             ("output_size_in_bytes", ma.output_size_in_bytes, out),
-            ("host_argument_size_in_bytes", ma.host_argument_size_in_bytes, host_arg),
-            ("host_output_size_in_bytes", ma.host_output_size_in_bytes, host_out),
+            (
+                "host_argument_size_in_bytes",
+                ma.host_argument_size_in_bytes,
+                host_arg,
+            ),
+            (
+                "host_output_size_in_bytes",
+                ma.host_output_size_in_bytes,
+                host_out,
+            ),
         ];
         self.assignment_differs = checked
             .into_iter()
@@ -1996,17 +2022,7 @@ pub enum Order {
 /// do not: the signature has the device's layouts, the instructions
 /// default ones (and, before partitioning, the global dimensions).
 fn layouts_assigned(module: &Module<'_>) -> bool {
-    let signature = module
-        .attribute("entry_computation_layout")
-        .and_then(|v| v.trim().strip_prefix('{')?.strip_suffix('}'))
-        .and_then(|v| v.rsplit_once("->"))
-        .and_then(|(params, result)| {
-            Some((
-                Shape::parse(params.trim()).ok()?,
-                Shape::parse(result.trim()).ok()?,
-            ))
-        });
-    let (Some((Shape::Tuple(params), result)), Some(entry)) = (signature, module.entry()) else {
+    let (Some((params, result)), Some(entry)) = (signature(module), module.entry()) else {
         return true;
     };
     let arrays = |s: &Shape| -> Vec<String> {
@@ -2042,6 +2058,37 @@ fn layouts_assigned(module: &Module<'_>) -> bool {
                 .flatten();
             (!root || same(i, Some(&result))) && param.is_none_or(|n| same(i, params.get(n)))
         })
+}
+
+/// The entry's parameters and result as the module's
+/// `entry_computation_layout` gives them, when it reads.
+fn signature(module: &Module<'_>) -> Option<(Vec<Shape>, Shape)> {
+    let (params, result) = module
+        .attribute("entry_computation_layout")?
+        .trim()
+        .strip_prefix('{')?
+        .strip_suffix('}')?
+        .rsplit_once("->")?;
+    match Shape::parse(params.trim()).ok()? {
+        Shape::Tuple(params) => Some((params, Shape::parse(result.trim()).ok()?)),
+        _ => None,
+    }
+}
+
+/// Whether `module`'s entry is missing a part XLA always writes (see
+/// [`Report::entry_incomplete`]): its `ROOT`, or a parameter its
+/// `entry_computation_layout` lists.
+fn entry_incomplete(module: &Module<'_>) -> bool {
+    let Some(entry) = module.entry() else {
+        return false;
+    };
+    let parameters = entry
+        .instructions()
+        .iter()
+        .filter(|i| i.opcode() == "parameter")
+        .count();
+    !entry.instructions().iter().any(|i| i.is_root())
+        || signature(module).is_some_and(|(params, _)| parameters < params.len())
 }
 
 /// How a TPU sizes tuples' index tables: by a generation's rule
