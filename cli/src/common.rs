@@ -2,6 +2,7 @@
 //! arguments are read.
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -338,5 +339,60 @@ pub fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
         n => Err(Failure::Input(format!(
             "{path}: {n} layouts that XLA's validator rejects (XLA would refuse the module)"
         ))),
+    }
+}
+
+/// The optimized module of dump directory `dir` (`…after_optimizations.txt`,
+/// or a fixture's `NAME.hlo`), the one whose file name contains `module`
+/// when given: for `command`'s error. Several is a usage error (which is
+/// the caller's to say), none a failure.
+pub fn module_in_dir(
+    dir: &Path,
+    module: Option<&str>,
+    command: &'static str,
+) -> Result<PathBuf, Failure> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Failure::Input(format!("cannot read {}: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            (n.ends_with("after_optimizations.txt") || n.ends_with(".hlo"))
+                && !n.ends_with(".before.hlo")
+                && module.is_none_or(|m| n.contains(m))
+        })
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(Failure::Input(format!(
+            "{} holds no optimized module (…after_optimizations.txt or .hlo){}",
+            dir.display(),
+            module
+                .map(|m| format!(" whose name contains '{m}'"))
+                .unwrap_or_default()
+        ))),
+        _ => {
+            let names: Vec<String> = found
+                .iter()
+                .map(|p| {
+                    p.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect();
+            Err(Failure::Usage {
+                command,
+                message: format!(
+                    "{} holds {} modules; choose one with --module TEXT:\n  {}",
+                    dir.display(),
+                    names.len(),
+                    names.join("\n  ")
+                ),
+            })
+        }
     }
 }

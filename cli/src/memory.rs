@@ -347,54 +347,7 @@ struct Context<'a> {
 fn locate(args: &Args) -> Result<Files, Failure> {
     let dump = &args.dump;
     let module = if dump.is_dir() {
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dump)
-            .map_err(|e| Failure::Input(format!("cannot read {}: {e}", dump.display())))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                let n = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default();
-                (n.ends_with("after_optimizations.txt") || n.ends_with(".hlo"))
-                    && !n.ends_with(".before.hlo")
-                    && args.module.as_deref().is_none_or(|m| n.contains(m))
-            })
-            .collect();
-        found.sort();
-        match found.len() {
-            1 => found.remove(0),
-            0 => {
-                return Err(Failure::Input(format!(
-                    "{} holds no optimized module (…after_optimizations.txt or .hlo){}",
-                    dump.display(),
-                    args.module
-                        .as_deref()
-                        .map(|m| format!(" whose name contains '{m}'"))
-                        .unwrap_or_default()
-                )));
-            }
-            _ => {
-                let names: Vec<String> = found
-                    .iter()
-                    .map(|p| {
-                        p.file_name()
-                            .unwrap_or_default()
-                            .to_string_lossy()
-                            .into_owned()
-                    })
-                    .collect();
-                // Which one is the caller's to say: a usage error.
-                return Err(Failure::Usage {
-                    command: "memory",
-                    message: format!(
-                        "{} holds {} modules; choose one with --module TEXT:\n  {}",
-                        dump.display(),
-                        names.len(),
-                        names.join("\n  ")
-                    ),
-                });
-            }
-        }
+        crate::common::module_in_dir(dump, args.module.as_deref(), "memory")?
     } else if args.module.is_some() {
         return Err(Failure::Usage {
             command: "memory",

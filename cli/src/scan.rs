@@ -1,4 +1,4 @@
-//! `xla-layout scan FILE.hlo`: every instruction of an HLO dump, as JSON
+//! `xla-layout scan FILE.hlo` (or a dump directory): every instruction of an HLO dump, as JSON
 //! lines or as a summary of its buffers by size.
 
 use std::io::{Read, Write};
@@ -19,15 +19,22 @@ use crate::common::{Failure, group, percent, read_text, unread};
 /// Without --summary, one JSON object per instruction: {"computation",
 /// "name", "shape" (canonical text), "bytes" (exact; a tuple's elements
 /// summed; null where undefined), "inferred" (true when the text leaves
-/// the shape out and it was inferred from the operands, as XLA does)}; an
-/// instruction that does not read is {"error", "line", "column"}. With --summary, the module's values
-/// (the arrays its dataflow defines) by size with the bytes lost to padding.
+/// the shape out and it was inferred from the operands, as XLA does),
+/// "invalid" (XLA's validator's message when it rejects the layout, else
+/// null)}; an instruction that does not read is {"error", "line",
+/// "column"}. With --summary, the module's values (the arrays its dataflow
+/// defines) by size with the bytes lost to padding. FILE.hlo may be a dump
+/// directory (--xla_dump_to), as for `memory`: its optimized module, or
+/// with --module TEXT the one whose file name contains TEXT.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The dump (`-` for stdin)
+    /// The dump (`-` for stdin): a module's text, or a dump directory
     #[arg(value_name = "FILE.hlo")]
     pub file: PathBuf,
+    /// In a dump directory, the module whose file name contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    pub module: Option<String>,
     /// Summarise the values by size instead
     #[arg(long)]
     pub summary: bool,
@@ -43,8 +50,21 @@ pub fn main(
     out: impl Write,
     mut errors: impl Write,
 ) -> Result<(), Failure> {
-    let path = args.file.to_string_lossy();
-    let read = read_text(&args.file, stdin)?;
+    let file = if args.file.is_dir() {
+        crate::common::module_in_dir(&args.file, args.module.as_deref(), "scan")?
+    } else if args.module.is_some() {
+        return Err(Failure::Usage {
+            command: "scan",
+            message: format!(
+                "--module picks among the modules of a dump directory, and {} is not one",
+                args.file.display()
+            ),
+        });
+    } else {
+        args.file.clone()
+    };
+    let path = file.to_string_lossy();
+    let read = read_text(&file, stdin)?;
     let text = &read.text;
     read.report_repaired(&mut errors)?;
     crate::common::not_a_module(&path, text)?;

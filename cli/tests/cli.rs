@@ -474,6 +474,29 @@ fn scan_summarises_buffers_and_padding() {
     );
 }
 
+/// A dump directory, as `memory` takes one: its one optimized module, or
+/// the one `--module` names; several is a usage error, as is `--module`
+/// with a file.
+#[test]
+fn scan_reads_a_dump_directory() {
+    let dumps = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/dumps");
+    let file = format!("{dumps}/tpu_odd_shapes.hlo");
+    let direct = stdout(&run(&["scan", &file], ""));
+    let picked = stdout(&run(&["scan", dumps, "--module", "tpu_odd_shapes"], ""));
+    assert_eq!(picked, direct);
+    assert!(direct.lines().count() > 50);
+    let several = run(&["scan", dumps], "");
+    assert_eq!(several.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&several.stderr);
+    assert!(err.contains("choose one with --module"), "{err}");
+    assert_eq!(
+        run(&["scan", &file, "--module", "x"], "").status.code(),
+        Some(2)
+    );
+    let none = run(&["scan", dumps, "--module", "no such module"], "");
+    assert_eq!(none.status.code(), Some(1));
+}
+
 #[test]
 fn scan_reports_where_a_dump_is_wrong() {
     let bad = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[2] add(x x\n}\n";
