@@ -1098,6 +1098,27 @@ fn tpu_gives_the_default_layout_and_its_cost() {
     assert_eq!(out.stdout.len(), 512);
 }
 
+/// A shape given to `tpu` that does not read is told as `explain` tells
+/// it (the mistake in words, then XLA's); its JSON lines keep XLA's words,
+/// as `check`'s do.
+#[test]
+fn tpu_tells_a_bad_shape_as_explain_does() {
+    let err = |args: &[&str]| String::from_utf8(run(args, "").stderr).unwrap();
+    let tpu = err(&["tpu", "f32[3"]);
+    let explain = err(&["explain", "f32[3"]);
+    let words =
+        "expected `]`, found the end of the shape (XLA: expects a list to end with kRsquare)";
+    assert!(
+        tpu.contains(words) && explain.contains(words),
+        "{tpu}{explain}"
+    );
+    let line = stdout(&run(&["tpu"], "f32[3\n"));
+    assert!(
+        line.contains("'f32[3': expects a list to end with kRsquare"),
+        "{line}"
+    );
+}
+
 /// A successful run's stdout, one JSON value a line.
 fn json_lines(out: Output) -> Vec<Value> {
     assert!(
