@@ -178,8 +178,16 @@ pub fn run_in_slabs_of(
         if k + 1 == slabs.count && fill(&mut input, &mut [0])? != 0 {
             return Err(wrong_size(need + 1, written));
         }
-        plan.copy_bytes(&bytes, &mut out, pad)
-            .map_err(|e| Failure::Input(e.to_string()))?;
+        plan.copy_bytes(&bytes, &mut out, pad).map_err(|e| {
+            let mut m = format!("in the input's bytes from {}: {e}", k * slab_in);
+            if written > 0 {
+                m.push_str(&format!(
+                    "; the first {} of the output were written before that was seen",
+                    crate::common::bytes(written)
+                ));
+            }
+            Failure::Input(m)
+        })?;
         output.write_all(&out)?;
         written += slab_out;
     }
@@ -430,6 +438,46 @@ mod tests {
                 0
             )
         );
+    }
+
+    /// A value the destination's narrower slots cannot hold is refused,
+    /// with where it is in the input and what was already written.
+    #[test]
+    fn a_value_that_does_not_fit_is_refused_where_it_is() {
+        let (src, dst) = ("s4[64,128]{1,0:E(4)}", "s4[64,128]{1,0:E(2)}");
+        // 1 and -1 fit 2 bits; one 7 in the second half does not.
+        let mut input = vec![0xF1u8; 4096];
+        input[3000] = 0x71;
+        let mut out = Vec::new();
+        let r = run_in_slabs_of(
+            &array(src),
+            &array(dst),
+            0,
+            &input[..],
+            &mut out,
+            None,
+            1024,
+        );
+        let Err(Failure::Input(m)) = r else {
+            panic!("expected an input error, got {r:?}")
+        };
+        assert!(out.len() > 0 && out.len() < 2048, "{}", out.len());
+        assert!(m.starts_with("in the input's bytes from "), "{m}");
+        assert!(
+            m.contains("does not fit the destination's 2-bit slots"),
+            "{m}"
+        );
+        assert!(
+            m.ends_with(&format!(
+                "the first {} bytes of the output were written before that was seen",
+                out.len()
+            )),
+            "{m}"
+        );
+        // All fitting: every value through, as 2-bit fields.
+        input[3000] = 0xF1;
+        let whole = relayout(src, dst, &input, 1024).unwrap();
+        assert_eq!(whole, vec![0xDDu8; 2048]);
     }
 
     /// A huge array on an empty input fails on the size, before any

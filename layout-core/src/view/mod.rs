@@ -102,6 +102,13 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
         Ok(p) => p,
         Err(_) => panic!("relayout between layouts of different logical shapes"),
     };
+    /// Whether every value of `S` survives in `D`'s slots: a bit view's
+    /// `copy_from` has no error to return, so a pair whose `D` slots are
+    /// narrower than `S`'s values (`bits::Mover::cuts`) does not compile.
+    const UNCUT: () = assert!(
+        !crate::bits::Mover::new(S::ELEMENT_TYPE, S::ELEMENT_BITS, D::ELEMENT_BITS).cuts(),
+        "the destination layout's slots (E(n)) are narrower than the source's values: a value could be cut; use Relayout::copy_bytes, which checks each one"
+    );
 }
 
 /// Whether `T` holds a layout's elements slot for slot: it stands for the
@@ -650,10 +657,22 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// layout ([`Relayout::copy_bytes`]: whole-byte elements by blocks,
     /// packed ones bit by bit); bytes that hold no element become 0.
     /// Only the first `L::BYTES` bytes of the buffer are written.
+    ///
+    /// Layouts whose slots (`E(n)`) are narrower than the source's values
+    /// do not compile: a value could be cut, and this has no error to
+    /// return ([`Relayout::copy_bytes`] checks each value instead).
+    ///
+    /// ```compile_fail
+    /// use xla_layout::{layout, BitsView, BitsViewMut};
+    /// layout! { type Wide = f32[4]{0}; type Narrow = f32[4]{0:E(16)}; }
+    /// let (src, mut dst) = ([0u8; 16], [0u8; 8]);
+    /// BitsViewMut::<Narrow, f32>::new(&mut dst).unwrap().copy_from(&BitsView::<Wide, f32>::new(&src).unwrap());
+    /// ```
     pub fn copy_from<S>(&mut self, src: &BitsView<'_, S, T>)
     where
         S: StaticLayout<Logical = L::Logical>,
     {
+        let () = Plan::<S, L>::UNCUT;
         let result = Plan::<S, L>::PLAN.copy_bytes(src.bytes, self.bytes, 0);
         // Both lengths were checked at construction, and the trait's
         // contract bounds the bit counts.

@@ -404,3 +404,61 @@ fn streaming_unzips_do_not_depend_on_line_offset() {
         0,
     );
 }
+
+/// Into slots narrower than the source's values, a copy moves the values
+/// only when every one survives (reads back the same), and otherwise
+/// writes nothing: the first value that does not fit is named.
+#[test]
+fn narrower_slots_take_only_values_that_fit() {
+    let t = |s: &str| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    // f32 into 16-bit slots: 1.5's bits need all 32.
+    let plan = Relayout::new(&t("f32[4]{0}"), &t("f32[4]{0:E(16)}")).unwrap();
+    let src: Vec<u8> = [1.5f32, -2.0, 3.0, 1e30]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let mut out = [0xA5u8; 8];
+    assert_eq!(
+        plan.copy_bytes(&src, &mut out, 0),
+        Err(xla_layout_core::RelayoutError::ValueDoesNotFit {
+            slot: 0,
+            element_bits: 16
+        })
+    );
+    assert_eq!(out, [0xA5; 8]);
+    // s4 from 4-bit into 2-bit slots: every pair of values, against the
+    // definition (a 2-bit two's-complement number is -2..=1).
+    let plan = Relayout::new(&t("s4[2]{0:E(4)}"), &t("s4[2]{0:E(2)}")).unwrap();
+    for a in -8i8..8 {
+        for b in -8i8..8 {
+            let src = [(a as u8 & 0xF) | ((b as u8 & 0xF) << 4)];
+            let mut out = [0x5Au8];
+            let fits = |v: i8| (-2..=1).contains(&v);
+            match plan.copy_bytes(&src, &mut out, 0) {
+                Ok(()) => {
+                    assert!(fits(a) && fits(b), "{a} {b}");
+                    let back = |k: u32| (((out[0] >> (2 * k)) & 3) as i8) << 6 >> 6;
+                    assert_eq!((back(0), back(1)), (a, b));
+                    assert_eq!(out[0] >> 4, 0, "padding bits");
+                }
+                Err(e) => {
+                    assert!(!(fits(a) && fits(b)), "{a} {b}: {e}");
+                    let slot = if fits(a) { 1 } else { 0 };
+                    assert_eq!(
+                        e,
+                        xla_layout_core::RelayoutError::ValueDoesNotFit {
+                            slot,
+                            element_bits: 2
+                        }
+                    );
+                    assert_eq!(out, [0x5A], "nothing written");
+                }
+            }
+        }
+    }
+    // Wider slots, or the same width, never refuse.
+    let plan = Relayout::new(&t("s4[2]{0:E(4)}"), &t("s4[2]{0}")).unwrap();
+    let mut out = [0u8; 2];
+    plan.copy_bytes(&[0x87], &mut out, 0).unwrap();
+    assert_eq!(out, [7, 8]);
+}

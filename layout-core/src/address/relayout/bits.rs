@@ -191,8 +191,9 @@ const fn value_bits(ty: ElementType, slot_bits: u64) -> u32 {
 ///
 /// Equal widths copy every bit of the slot as it is (lossless, whatever
 /// the storage holds beyond the value). Different widths carry the value:
-/// its bits in the type's own width (two's complement for signed types,
-/// cut to the slot when the slot is narrower), and zeros in the rest of
+/// its bits in the type's own width (two's complement for signed types;
+/// cut to the slot when the slot is narrower, which callers refuse where
+/// it changes a value: [`Mover::fits`]), and zeros in the rest of
 /// the destination slot — as XLA's own unpacking of `s4`/`u4`/`s2`/`u2`
 /// to one per byte leaves them (`UnpackIntN`), as ml_dtypes stores them,
 /// and as the bit views write them.
@@ -223,6 +224,46 @@ impl Mover {
             src_bits,
             dst_bits,
         }
+    }
+
+    /// Whether the destination slot is narrower than the bits a source
+    /// slot's value can have ([`value_bits`]): then a value may not
+    /// survive the move, and [`Mover::fits`] tells which do. Equal widths
+    /// never cut (they copy the slot as it is).
+    ///
+    /// ```
+    /// use xla_layout_core::{ElementType, bits::Mover};
+    /// assert!(Mover::new(ElementType::F32, 32, 16).cuts());
+    /// assert!(Mover::new(ElementType::S4, 4, 2).cuts());
+    /// assert!(!Mover::new(ElementType::S4, 8, 4).cuts()); // s4 needs 4 bits of its byte
+    /// assert!(!Mover::new(ElementType::S4, 4, 8).cuts());
+    /// ```
+    pub const fn cuts(&self) -> bool {
+        self.src_bits != self.dst_bits && self.dst_bits < value_bits(self.ty, self.src_bits) as u64
+    }
+
+    /// Whether the element in slot `s` of `src` reads back as the same
+    /// value once moved ([`holds_value`] in the destination's width):
+    /// always, unless the mover [cuts](Mover::cuts).
+    ///
+    /// ```
+    /// use xla_layout_core::{ElementType, bits::Mover};
+    /// let m = Mover::new(ElementType::S4, 4, 2);       // s4 into 2-bit slots
+    /// assert!(m.fits(&[0xF1], 0) && m.fits(&[0xF1], 1)); // 1 and -1
+    /// assert!(!m.fits(&[0x07], 0));                      // 7 needs 4 bits
+    /// ```
+    ///
+    /// # Panics
+    /// As [`Mover::move_element`].
+    pub fn fits(&self, src: &[u8], s: u64) -> bool {
+        if !self.cuts() {
+            return true;
+        }
+        let from = s
+            .checked_mul(self.src_bits)
+            .expect("bit positions fit in 64 bits for buffers that fit in memory");
+        let value = read_value(src, from, self.src_bits, self.ty);
+        holds_value(value, self.dst_bits, self.ty)
     }
 
     /// Moves the element in slot `s` of `src` to slot `d` of `dst`,

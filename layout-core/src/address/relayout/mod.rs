@@ -93,6 +93,15 @@ pub enum RelayoutError {
     /// A layout's size in bits does not fit in 64 bits (no buffer of that
     /// size can exist).
     TooLarge,
+    /// The destination's slots are narrower than the source's values
+    /// (`E(n)` below them) and this source value would not survive: it
+    /// would read back as another. Nothing was written.
+    ValueDoesNotFit {
+        /// The value's slot in the source.
+        slot: u64,
+        /// The destination's bits a slot.
+        element_bits: u64,
+    },
 }
 
 impl fmt::Display for RelayoutError {
@@ -132,6 +141,10 @@ impl fmt::Display for RelayoutError {
                 )
             }
             Self::TooLarge => f.write_str("the array's size in bits does not fit in 64 bits"),
+            Self::ValueDoesNotFit { slot, element_bits } => write!(
+                f,
+                "the value in source slot {slot} does not fit the destination's {element_bits}-bit slots: it would read back as another"
+            ),
         }
     }
 }
@@ -536,8 +549,22 @@ impl Relayout {
     /// A sub-byte type stored wider is its low bits, as XLA reads it (the
     /// upper bits of `s4[…]{…}` without `E(4)` are unspecified): a source
     /// byte 100 (`0x64`) there is the `s4` value 4, and is copied as 4.
-    /// Nothing is refused, unlike a bit view's `set`, which is given a
-    /// Rust value rather than XLA's storage.
+    /// Into slots narrower than the values (an `E(n)` below the type's
+    /// width, or below the source's), each value must survive, as a bit
+    /// view's `set` asks: one that would read back as another is
+    /// [`RelayoutError::ValueDoesNotFit`], and nothing is written.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout, RelayoutError};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let plan = Relayout::new(&t("s4[2]{0:E(4)}"), &t("s4[2]{0:E(2)}")).unwrap();
+    /// let mut out = [0xAAu8];
+    /// plan.copy_bytes(&[0xF1], &mut out, 0).unwrap();       // 1 and -1 fit 2 bits
+    /// assert_eq!(out, [0x0D]);
+    /// let refused = plan.copy_bytes(&[0x71], &mut out, 0);   // 7 does not
+    /// assert_eq!(refused, Err(RelayoutError::ValueDoesNotFit { slot: 1, element_bits: 2 }));
+    /// assert_eq!(out, [0x0D]);
+    /// ```
     ///
     /// ```
     /// use xla_layout_core::{ArrayShape, Relayout};
@@ -579,8 +606,24 @@ impl Relayout {
                 [pad; 16],
             ),
             _ => {
-                dst.fill(pad);
                 let mover = bits::Mover::new(self.src.element_type(), sb, db);
+                // Narrower slots: every value checked before a byte is
+                // written, so that a refusal loses nothing.
+                if mover.cuts() {
+                    let mut first = None;
+                    self.for_each_pair(|s, _| {
+                        if first.is_none() && !mover.fits(src, s) {
+                            first = Some(s);
+                        }
+                    });
+                    if let Some(slot) = first {
+                        return Err(RelayoutError::ValueDoesNotFit {
+                            slot,
+                            element_bits: db,
+                        });
+                    }
+                }
+                dst.fill(pad);
                 self.for_each_pair(|s, d| mover.move_element(src, s, dst, d));
                 Ok(())
             }
