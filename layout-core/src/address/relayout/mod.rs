@@ -416,6 +416,15 @@ impl Relayout {
     /// line) goes through a stage that joins each row's parts into lines,
     /// about 0.1× of the copy limit slower (BENCHMARKS.md).
     ///
+    /// # Stack
+    /// On x86_64 the vector kernels' frames hold about 33 KiB of buffers
+    /// (the streaming lines and stages): a host ↔ TPU copy took 56,624
+    /// bytes of stack in a release build, so run it on a thread of at
+    /// least 128 KiB (Rust's threads get 2 MiB unless asked otherwise).
+    /// Generic code is compiled with the caller's profile: a `dev` build
+    /// took 742 KB. Other targets have no vector kernels (about 10 KB on a
+    /// Cortex-M4F). docs/firmware.md has the measurements.
+    ///
     /// ```
     /// use xla_layout_core::{ArrayShape, Relayout};
     /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
