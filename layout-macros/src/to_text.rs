@@ -18,6 +18,9 @@ pub struct SourceText {
     /// Tokens of an item, which run to the item list's next `;`: what
     /// follows a forgotten one is then part of the text.
     pub to_next_semicolon: bool,
+    /// One span over all of the text (a string literal, text from a
+    /// dump): errors then say where in the text they are.
+    one_span: bool,
 }
 
 struct Piece {
@@ -44,6 +47,7 @@ impl SourceText {
             pieces,
             from_jax: false,
             to_next_semicolon: false,
+            one_span: true,
         }
     }
 
@@ -65,6 +69,7 @@ impl SourceText {
             pieces: pieces.into(),
             from_jax: false,
             to_next_semicolon: false,
+            one_span: false,
         }
     }
 
@@ -76,6 +81,7 @@ impl SourceText {
             pieces: Vec::new(),
             from_jax: false,
             to_next_semicolon: false,
+            one_span: false,
         };
         let mut writer = Writer {
             out: &mut out,
@@ -123,6 +129,23 @@ impl SourceText {
                 Some(p) => (p.span, p.span),
                 None => (Span::call_site(), Span::call_site()),
             },
+        };
+        // One piece wider than the error (a string literal, or text from a
+        // dump): stable Rust cannot point inside a token, so the message
+        // says where, unless it already does.
+        let message = message.to_string();
+        let message = match covering.as_slice() {
+            [p] if self.one_span
+                && (p.start < start || end < p.end)
+                && !message.contains("(at byte") =>
+            {
+                let at = self.text.get(start..end.min(self.text.len())).unwrap_or("");
+                match at.trim().is_empty() {
+                    true => format!("{message} (at byte {start} of `{}`)", self.text),
+                    false => format!("{message} (at `{at}`, byte {start} of `{}`)", self.text),
+                }
+            }
+            _ => message,
         };
         // Two marker tokens make the error cover first..last on stable.
         let mut markers = TokenStream::new();
