@@ -85,8 +85,12 @@ pub fn layout(input: TokenStream) -> TokenStream {
     };
     let mut cx = Ctxt::default();
     match parsed {
-        Input::Items(items) => {
+        Input::Items(items, unread) => {
             let (mut out, mut errors) = (TokenStream::new(), TokenStream::new());
+            // Items that do not read, each told; the others still expand.
+            for e in unread {
+                errors.extend(e.to_compile_error());
+            }
             // Each name so far, and whether it was under a `#[cfg]`.
             let mut names: Vec<(String, bool)> = Vec::new();
             for item in items {

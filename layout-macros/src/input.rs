@@ -3,6 +3,7 @@
 //! itself is left as tokens.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::parse::discouraged::Speculative;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Ident, LitStr, Token, Visibility};
 
@@ -143,8 +144,9 @@ pub struct Item {
 
 /// Everything inside `layout!(...)`.
 pub enum Input {
-    /// Type items.
-    Items(Vec<Item>),
+    /// Type items, and the errors of those that do not read (each skipped
+    /// to its `;`, so that the others are still read and checked).
+    Items(Vec<Item>, Vec<syn::Error>),
     /// One shape as an expression.
     Expr(Source),
 }
@@ -160,11 +162,21 @@ impl Parse for Input {
         let _ = fork.call(Attribute::parse_outer);
         let _ = fork.parse::<Visibility>();
         if input.peek(Token![#]) || fork.peek(Token![type]) {
-            let mut items = Vec::new();
+            let (mut items, mut errors) = (Vec::new(), Vec::new());
             while !input.is_empty() {
-                items.push(input.parse()?);
+                let fork = input.fork();
+                match fork.parse::<Item>() {
+                    Ok(item) => {
+                        input.advance_to(&fork);
+                        items.push(item);
+                    }
+                    Err(e) => {
+                        errors.push(e);
+                        skip_item(input)?;
+                    }
+                }
             }
-            return Ok(Input::Items(items));
+            return Ok(Input::Items(items, errors));
         }
         // `Name = shape;`, `pub struct Name = …`, `typ Name = …`: an item
         // without `type`. Said here, at the word: expanded as an expression
@@ -230,6 +242,22 @@ impl Parse for Item {
             source,
         })
     }
+}
+
+/// Skips an item that does not read: its tokens up to and with the next
+/// top-level `;` (a `;` inside brackets is another item's only in text
+/// that does not read anyway).
+fn skip_item(input: ParseStream) -> syn::Result<()> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tt, next)) = rest.token_tree() {
+            rest = next;
+            if matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';') {
+                break;
+            }
+        }
+        Ok(((), rest))
+    })
 }
 
 /// A string literal, or every token up to a top-level `;` (items) or the
