@@ -182,19 +182,36 @@ impl<'a> Cursor<'a> {
         Ok(if negative { -v } else { v })
     }
 
-    /// `(a, b, …)` (a trailing comma allowed, as Python prints `(0,)`),
-    /// each item read by `item`.
+    /// A Python tuple `(a, b, …)`, each item read by `item`: a trailing
+    /// comma allowed, and needed after a lone item, as Python prints `(0,)`
+    /// (`(0)` is the number 0).
     fn tuple(
         &mut self,
+        item: impl FnMut(&mut Self) -> Result<(), JaxLayoutError>,
+    ) -> Result<(), JaxLayoutError> {
+        self.items(true, item)
+    }
+
+    /// `(a, b, …)`: a tuple, or (`tuple` false) a call's arguments, where
+    /// a lone one needs no comma.
+    fn items(
+        &mut self,
+        tuple: bool,
         mut item: impl FnMut(&mut Self) -> Result<(), JaxLayoutError>,
     ) -> Result<(), JaxLayoutError> {
         self.expect(b'(')?;
+        let mut count = 0usize;
         loop {
             if self.eat(b')') {
                 return Ok(());
             }
             item(self)?;
+            count += 1;
             if !self.eat(b',') {
+                self.space();
+                if tuple && count == 1 {
+                    return Err(JaxLayoutError::Syntax(self.at));
+                }
                 return self.expect(b')');
             }
         }
@@ -227,7 +244,7 @@ pub fn parse_jax_layout(text: &str) -> Result<Layout, JaxLayoutError> {
     let mut tile_count: Option<usize> = None;
     let mut sub_byte: Option<i64> = None;
     let capacity = |capacity| JaxLayoutError::Capacity(CapacityError { capacity });
-    c.tuple(|c| {
+    c.items(false, |c| {
         let at = c.at;
         let field = c.word();
         c.expect(b'=')?;

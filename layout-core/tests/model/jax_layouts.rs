@@ -48,6 +48,19 @@ fn older_and_hand_written_forms_read() {
     assert!(read("Layout(tiling=((2,),))").is_err());
     assert!(read("Layout(major_to_minor=(0,)) x").is_err());
     assert!(read("Layout(major_to_minor=(99999999999999999999,))").is_err());
+    // Python's one-element tuples need their comma: `(2)` is the number 2,
+    // which JAX would not take for a tile (a call's lone argument needs none).
+    assert_eq!(
+        read("Layout(major_to_minor=(0), tiling=None)"),
+        Err(xla_layout_core::text::JaxLayoutError::Syntax(24)) // at the `)` that needs a comma before it
+    );
+    assert!(read("Layout(major_to_minor=(1, 0), tiling=((8, 128), (2)))").is_err());
+    assert!(read("Layout(major_to_minor=(0,), tiling=((128,)))").is_err());
+    assert_eq!(
+        read("Layout(major_to_minor=(0, 1), tiling=((8, 128), (2,)))"),
+        Ok("{1,0:T(8,128)(2)}".into())
+    );
+    assert_eq!(read("Layout(major_to_minor=(0,))"), Ok("{0}".into()));
     // What JAX's form cannot say is refused, by name: every attribute the
     // table marks so, and only those.
     let l: Layout = "{0:T(8)L(1024)}".parse().unwrap();
