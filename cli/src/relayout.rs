@@ -461,7 +461,7 @@ mod tests {
         let Err(Failure::Input(m)) = r else {
             panic!("expected an input error, got {r:?}")
         };
-        assert!(out.len() > 0 && out.len() < 2048, "{}", out.len());
+        assert!(!out.is_empty() && out.len() < 2048, "{}", out.len());
         assert!(m.starts_with("in the input's bytes from "), "{m}");
         assert!(
             m.contains("does not fit the destination's 2-bit slots"),
