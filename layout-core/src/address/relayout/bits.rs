@@ -227,9 +227,10 @@ impl Mover {
     }
 
     /// Whether the destination slot is narrower than the bits a source
-    /// slot's value can have ([`value_bits`]): then a value may not
-    /// survive the move, and [`Mover::fits`] tells which do. Equal widths
-    /// never cut (they copy the slot as it is).
+    /// slot's value can have (the type's width, or the source slot's when
+    /// narrower): then a value may not survive the move, and
+    /// [`Mover::fits`] tells which do. Equal widths never cut (they copy
+    /// the slot as it is).
     ///
     /// ```
     /// use xla_layout_core::{ElementType, bits::Mover};
