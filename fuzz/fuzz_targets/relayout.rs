@@ -13,7 +13,7 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use xla_layout_core::{
-    ArrayShape, COMBINE, ElementType, Layout, Relayout, TiledShape, validate_array,
+    ArrayShape, COMBINE, ElementType, Layout, Relayout, RelayoutError, TiledShape, validate_array,
 };
 use xla_layout_fuzz::Sampler;
 
@@ -293,7 +293,22 @@ fn bytes(plans: &[Relayout], p: &Pair<'_>, data: &[u8], pad: u8) {
     let signed = ty.is_signed_integral();
     let mut want = vec![pad; n];
     want.resize(n + GUARD, guard);
+    // Source slots whose value the destination's narrower slots cannot
+    // hold (bits at and above `db` that a value needs: for a signed type,
+    // any that differs from bit `db - 1`; otherwise any that is set).
+    let mut cut = Vec::new();
     for (&s, &d) in p.src_slots.iter().zip(p.dst_slots) {
+        if sb != db && db < width {
+            let at = s * sb;
+            // A slot has at least one bit (`E(n)` is positive).
+            let lost = match signed {
+                true => (db..width).any(|k| bit(&from, at + k) != bit(&from, at + db - 1)),
+                false => (db..width).any(|k| bit(&from, at + k)),
+            };
+            if lost {
+                cut.push(s);
+            }
+        }
         if sb == db && sb % 8 == 0 {
             // Whole bytes: the slot's bytes.
             let (s, d, w) = (
@@ -321,7 +336,20 @@ fn bytes(plans: &[Relayout], p: &Pair<'_>, data: &[u8], pad: u8) {
     }
     for plan in plans {
         let mut buffer = vec![guard; n + GUARD];
-        plan.copy_bytes(&from, &mut buffer, pad).unwrap();
+        let result = plan.copy_bytes(&from, &mut buffer, pad);
+        if !cut.is_empty() {
+            // Refused, naming one of them, and nothing written.
+            match result {
+                Err(RelayoutError::ValueDoesNotFit { slot, element_bits }) => {
+                    assert!(cut.contains(&slot), "{src:?} → {dst:?}: slot {slot} fits");
+                    assert_eq!(element_bits, db);
+                }
+                other => panic!("{src:?} → {dst:?}: {other:?}, though slots {cut:?} do not fit"),
+            }
+            assert!(buffer.iter().all(|&b| b == guard), "written though refused");
+            continue;
+        }
+        result.unwrap();
         if buffer != want {
             let at = buffer.iter().zip(&want).position(|(a, b)| a != b).unwrap();
             panic!(
