@@ -279,14 +279,10 @@ fn report_damage(
             "{path}: a value of allocation {n} runs past the allocation's size, where XLA \
              places each value inside (an edited line?)"
         )?,
-        AssignmentDamage::DiffersFromModule {
-            field,
-            module,
-            assignment,
-        } => writeln!(
+        AssignmentDamage::MissingOutputs(n) => writeln!(
             to,
-            "{path}: its allocations give {field} {assignment}, the module's shapes give \
-             exactly {module} (an allocation or value missing or edited?)"
+            "{path}: no allocation for {n} of the entry's output arrays, which XLA allocates \
+             each (an allocation deleted?)"
         )?,
         _ => {}
     }
@@ -517,13 +513,9 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
             AssignmentDamage::ValuePastAllocation(n) => {
                 format!("a value runs past the end of its allocation {n}")
             }
-            AssignmentDamage::DiffersFromModule {
-                field,
-                module,
-                assignment,
-            } => format!(
-                "its {field} is {assignment} bytes where the module's own exact figure is {module}"
-            ),
+            AssignmentDamage::MissingOutputs(n) => {
+                format!("it has no allocation for {n} of the entry's output arrays")
+            }
             _ => "it is not all there".to_string(),
         };
         out.push(format!(

@@ -530,6 +530,23 @@ fn a_dump_cut_short_says_so() {
     estimated_with(&out, "no computation is marked ENTRY");
 }
 
+/// Whether a buffer assignment is whole does not depend on the backend the
+/// sizes follow: with `--backend` set to any, every fixture's is used.
+#[test]
+fn the_buffer_assignment_is_used_whatever_the_backend() {
+    for name in [
+        "tpu_custom_calls",
+        "tpu_donate_tuple",
+        "cpu_bounded_dynamic",
+    ] {
+        let file = format!("{DUMPS}/{name}.hlo");
+        for backend in ["cpu", "gpu", "tpu"] {
+            let v = json(&["memory", &file, "--json", "--backend", backend]);
+            assert_eq!(v["buffer_assignment_used"], true, "{name} {backend}");
+        }
+    }
+}
+
 /// A module from before optimisation (jax's `before_optimizations`
 /// dump) is read, with a warning, and nothing in it is called exact.
 #[test]
@@ -732,8 +749,8 @@ fn tuple_tables_of_no_known_generation_are_estimated() {
 
 /// A buffer assignment that is not all of XLA's account — cut inside a
 /// line, a line that does not read, cut at a line's end so that an
-/// argument has no allocation, an allocation missing or edited so that
-/// its sums contradict the module's exact ones — is not used: a part of it would pass for
+/// argument has no allocation, an output's allocation deleted, a value
+/// past the end of its allocation — is not used: a part of it would pass for
 /// XLA's whole (a truncated file gave arguments of 0 bytes as "XLA's
 /// buffer assignment"). The report comes from the module alone, with jax's
 /// argument and output figures, warns, names the lines on stderr, and the
@@ -793,13 +810,13 @@ fn a_damaged_buffer_assignment_is_not_used() {
     let at = whole.find("allocation 1:").unwrap();
     let (_, err) = with("ba_lines.txt", &whole[..at]);
     assert!(err.contains("no allocation for"), "{err}");
-    // An output's allocation deleted, every line whole: the output
-    // figure no longer adds up to the module's (it passed as XLA's).
+    // An output's allocation deleted, every line whole: it passed as
+    // XLA's account, with an output of fewer bytes.
     let output = "allocation 15: size 8192, page 0, maybe-live-out:\n value: <79 copy-start.1{0} @0> (size=8192,offset=0): f32[3,500]{1,0:T(4,128)}\n";
     assert!(whole.contains(output));
     let (_, err) = with("ba_no_output.txt", &whole.replacen(output, "", 1));
     assert!(
-        err.contains("give output_size_in_bytes") && err.contains("exactly"),
+        err.contains("no allocation for 1 of the entry's output arrays"),
         "{err}"
     );
     // An allocation's size edited below its value's.

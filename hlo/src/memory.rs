@@ -680,9 +680,6 @@ pub struct Report<'m, 'a> {
     pub matched_assigned_values: usize,
     /// The allocations of the buffer assignment given, if one was.
     assignment_allocations: Option<usize>,
-    /// The first figure where the buffer assignment given and the module
-    /// disagree ([`AssignmentDamage::DiffersFromModule`]).
-    assignment_differs: Option<AssignmentDamage>,
     /// Why the buffer assignment given was not used: it is not all of
     /// XLA's account, and a part of it would pass for the whole (the
     /// figures then come from the module alone, as without one).
@@ -732,18 +729,10 @@ pub enum AssignmentDamage {
     /// One of its values runs past the end of its allocation (the
     /// allocation's index): XLA never writes that, so a line was edited.
     ValuePastAllocation(u64),
-    /// Its sum of one figure differs from the module's own exact one
-    /// (arguments or outputs, device or host): an allocation or a value
-    /// is missing or was edited. XLA's account and the module's agree on
-    /// every fixture.
-    DiffersFromModule {
-        /// The field of [`MemoryAnalysis`] (`output_size_in_bytes`).
-        field: &'static str,
-        /// The module's own figure.
-        module: u64,
-        /// The buffer assignment's.
-        assignment: u64,
-    },
+    /// It has no allocation for this many of the entry's output arrays
+    /// (XLA allocates every one): an allocation deleted, every line
+    /// whole.
+    MissingOutputs(usize),
 }
 
 /// What a row is, for people: computed on demand, for the rows shown.
@@ -798,23 +787,31 @@ impl<'m, 'a> Report<'m, 'a> {
                 Some(AssignmentDamage::OtherModule)
             }
             Some(ba) if report.assignment_fits() == Some(true) => {
-                let unassigned = report
-                    .rows
-                    .iter()
-                    .filter(|r| matches!(r.role, Role::Argument(_) | Role::Donated(_)))
-                    .filter(|r| r.allocation.is_none())
-                    .count();
+                let unassigned = |roles: fn(Role) -> bool| {
+                    report
+                        .rows
+                        .iter()
+                        .filter(|r| roles(r.role) && r.allocation.is_none())
+                        .count()
+                };
+                let (arguments, outputs) = (
+                    unassigned(|r| matches!(r, Role::Argument(_) | Role::Donated(_))),
+                    unassigned(|r| r == Role::Output),
+                );
                 if !ba.is_whole() {
                     Some(AssignmentDamage::Unread {
                         lines: ba.unread_lines.len(),
                         cut_short: ba.cut_short,
                     })
-                } else if unassigned > 0 {
-                    Some(AssignmentDamage::MissingArguments(unassigned))
-                } else if let Some(a) = ba.allocations.iter().find(|a| a.values_past_end(ba)) {
-                    Some(AssignmentDamage::ValuePastAllocation(a.index))
+                } else if arguments > 0 {
+                    Some(AssignmentDamage::MissingArguments(arguments))
+                } else if outputs > 0 {
+                    Some(AssignmentDamage::MissingOutputs(outputs))
                 } else {
-                    report.assignment_differs
+                    ba.allocations
+                        .iter()
+                        .find(|a| a.values_past_end(ba))
+                        .map(|a| AssignmentDamage::ValuePastAllocation(a.index))
                 }
             }
             _ => None,
@@ -912,7 +909,6 @@ impl<'m, 'a> Report<'m, 'a> {
             size_mismatches: 0,
             matched_assigned_values: 0,
             assignment_allocations: ba.map(|ba| ba.allocations.len()),
-            assignment_differs: None,
             assignment_unused: None,
         };
         report.build_rows();
@@ -1796,35 +1792,6 @@ impl<'m, 'a> Report<'m, 'a> {
             })
             .map(|a| a.size)
             .fold(0u64, u64::saturating_add);
-        // The module's own exact figures check XLA's: a file that
-        // disagrees is not all of XLA's account (`Report::new`). Not
-        // where its tuple tables contradict the generation's: then the
-        // module's tables are the ones in doubt.
-        let tables_agree = self.tuple_conflict.is_none();
-        let checked = [
-            ("argument_size_in_bytes", ma.argument_size_in_bytes, arg),
-            ("output_size_in_bytes", ma.output_size_in_bytes, out),
-            (
-                "host_argument_size_in_bytes",
-                ma.host_argument_size_in_bytes,
-                host_arg,
-            ),
-            (
-                "host_output_size_in_bytes",
-                ma.host_output_size_in_bytes,
-                host_out,
-            ),
-        ];
-        self.assignment_differs = checked
-            .into_iter()
-            .find(|(_, own, theirs)| {
-                tables_agree && own.source == Source::Exact && own.bytes != *theirs
-            })
-            .map(|(field, own, theirs)| AssignmentDamage::DiffersFromModule {
-                field,
-                module: own.bytes,
-                assignment: theirs,
-            });
         let src = Source::BufferAssignment;
         ma.argument_size_in_bytes = Field::new(arg, src);
         ma.host_argument_size_in_bytes = Field::new(host_arg, src);
