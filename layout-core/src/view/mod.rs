@@ -659,8 +659,10 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// Only the first `L::BYTES` bytes of the buffer are written.
     ///
     /// Layouts whose slots (`E(n)`) are narrower than the source's values
-    /// do not compile: a value could be cut, and this has no error to
-    /// return ([`Relayout::copy_bytes`] checks each value instead).
+    /// fail to build: a value could be cut, and this has no error to
+    /// return ([`Relayout::copy_bytes`] checks each value instead). The
+    /// refusal is a constant evaluated when the function is instantiated,
+    /// so `cargo build` reports it and `cargo check` does not.
     ///
     /// ```compile_fail
     /// use xla_layout::{layout, BitsView, BitsViewMut};
