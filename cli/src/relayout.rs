@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 
-use xla_layout_core::{ArrayShape, Relayout, Slabs, TiledShape};
+use xla_layout_core::{ArrayShape, Relayout, RelayoutError, Slabs, TiledShape};
 
 use crate::common::{Failure, array_argument, bytes};
 
@@ -144,7 +144,7 @@ pub fn run_in_slabs_of(
         // before anything is allocated for the output or written.
         let plan = plan(&from, &to)?;
         let bytes = read_exactly(&mut input, need, |got| wrong_size(got, 0))?;
-        let out = relayout(&plan, to.exact_bytes(), &bytes, pad)?;
+        let out = relayout(&plan, (to.exact_bytes(), from.element_bits()), &bytes, pad)?;
         output.write_all(&out)?;
         return Ok(output.flush()?);
     };
@@ -179,7 +179,7 @@ pub fn run_in_slabs_of(
             return Err(wrong_size(need + 1, written));
         }
         plan.copy_bytes(&bytes, &mut out, pad).map_err(|e| {
-            let mut m = format!("in the input's bytes from {}: {e}", k * slab_in);
+            let mut m = copy_failure(e, slabs.from.element_bits(), k * slab_in);
             if written > 0 {
                 m.push_str(&format!(
                     "; the first {} of the output were written before that was seen",
@@ -274,14 +274,41 @@ fn plan(from: &TiledShape, to: &TiledShape) -> Result<Relayout, Failure> {
 }
 
 /// The destination bytes (`size` of them) for `bytes` in the source
-/// layout.
-fn relayout(plan: &Relayout, size: u64, bytes: &[u8], pad: u8) -> Result<Vec<u8>, Failure> {
+/// layout (slots of `src_bits`).
+fn relayout(
+    plan: &Relayout,
+    (size, src_bits): (u64, u64),
+    bytes: &[u8],
+    pad: u8,
+) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
     reserve(&mut out, size, "the output")?;
     out.resize(size as usize, 0); // reserved: it fits
     plan.copy_bytes(bytes, &mut out, pad)
-        .map_err(|e| Failure::Input(e.to_string()))?;
+        .map_err(|e| Failure::Input(copy_failure(e, src_bits, 0)))?;
     Ok(out)
+}
+
+/// Why a copy failed, for people: a value that does not fit is placed in
+/// the whole input (the piece copied starts at input byte `base`, its
+/// slots `src_bits` wide), not in the piece.
+fn copy_failure(e: RelayoutError, src_bits: u64, base: u64) -> String {
+    match e {
+        RelayoutError::ValueDoesNotFit { slot, element_bits } => {
+            // The piece is in memory: its bit positions fit.
+            let bit = slot.saturating_mul(src_bits);
+            let byte = base.saturating_add(bit / 8);
+            let within = match src_bits % 8 {
+                0 => String::new(),
+                _ => format!(" (from its bit {})", bit % 8),
+            };
+            format!(
+                "the value at byte {byte}{within} of the input does not fit the destination's \
+                 {element_bits}-bit slots: it would read back as another"
+            )
+        }
+        e => e.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -462,11 +489,10 @@ mod tests {
             panic!("expected an input error, got {r:?}")
         };
         assert!(!out.is_empty() && out.len() < 2048, "{}", out.len());
-        assert!(m.starts_with("in the input's bytes from "), "{m}");
-        assert!(
-            m.contains("does not fit the destination's 2-bit slots"),
-            "{m}"
-        );
+        // Byte 3000's high nibble, placed in the whole input.
+        let at = "the value at byte 3000 (from its bit 4) of the input does not fit the \
+                  destination's 2-bit slots";
+        assert!(m.starts_with(at), "{m}");
         assert!(
             m.ends_with(&format!(
                 "the first {} bytes of the output were written before that was seen",
@@ -474,6 +500,22 @@ mod tests {
             )),
             "{m}"
         );
+        // Copied whole (no slabs): placed the same way, nothing written.
+        let mut whole = Vec::new();
+        let r = run_in_slabs_of(
+            &array(src),
+            &array(dst),
+            0,
+            &input[..],
+            &mut whole,
+            None,
+            1 << 20,
+        );
+        let Err(Failure::Input(m)) = r else {
+            panic!("expected an input error, got {r:?}")
+        };
+        assert!(whole.is_empty());
+        assert!(m.starts_with(at), "{m}");
         // All fitting: every value through, as 2-bit fields.
         input[3000] = 0xF1;
         let whole = relayout(src, dst, &input, 1024).unwrap();
