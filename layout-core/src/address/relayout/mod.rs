@@ -46,7 +46,9 @@ use streaming::STREAM_THRESHOLD;
 use tile_kernels::{Isa, Kernel, isa};
 use tiles::{Buffers, Stores, Tiles};
 
-/// Why a relayout cannot run.
+/// Why a relayout cannot be planned ([`Relayout::new`]) or a copy cannot
+/// run: the layouts, the buffers' sizes, or (for
+/// [`Relayout::copy_bytes`] into narrower slots) a value in the data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RelayoutError {
@@ -422,7 +424,7 @@ impl Relayout {
     /// bytes of stack in a release build, so run it on a thread of at
     /// least 128 KiB (Rust's threads get 2 MiB unless asked otherwise).
     /// Generic code is compiled with the caller's profile: a `dev` build
-    /// took 742 KB. Other targets have no vector kernels (about 10 KB on a
+    /// took 742 KB with the core at `opt-level = 2`, 856 KB without. Other targets have no vector kernels (about 10 KB on a
     /// Cortex-M4F). docs/firmware.md has the measurements.
     ///
     /// ```
