@@ -35,7 +35,7 @@ pub struct Args {
 pub fn main(args: &Args, input: impl BufRead, mut output: impl Write) -> Result<(), Failure> {
     match &args.shape {
         Some(text) => {
-            let sized = sized(text, args.generation, true).map_err(Failure::Input)?;
+            let sized = sized(text, args.generation, Words::People).map_err(Failure::Input)?;
             write_human(&mut output, &sized)?;
             Ok(output.flush()?)
         }
@@ -79,10 +79,18 @@ impl Sized {
     }
 }
 
-/// `text`'s default layout and sizes, or why there are none: for people
-/// (`human`) as the other commands that take a shape say it, else with
-/// XLA's own words as `check`'s JSON has them.
-fn sized(text: &str, generation: Generation, human: bool) -> Result<Sized, String> {
+/// Whose words say why a shape does not read.
+#[derive(Clone, Copy)]
+enum Words {
+    /// The mistake in words, then XLA's: as the other commands that take
+    /// a shape say it.
+    People,
+    /// XLA's alone, as `check`'s JSON has them.
+    Xla,
+}
+
+/// `text`'s default layout and sizes, or why there are none, in `words`.
+fn sized(text: &str, generation: Generation, words: Words) -> Result<Sized, String> {
     // `tpu(SHAPE)` as other commands take it: the same question asked
     // twice, answered once (its generation, if given, instead).
     let shape = match xla_layout_core::tpu::parse_request(text) {
@@ -91,9 +99,9 @@ fn sized(text: &str, generation: Generation, human: bool) -> Result<Sized, Strin
     }
     .map_err(|e| {
         let shown = crate::common::shown(text);
-        match human {
-            true => format!("'{shown}': {}", e.explain(text)),
-            false => format!("'{shown}': {}", e.with_source(text)),
+        match words {
+            Words::People => format!("'{shown}': {}", e.explain(text)),
+            Words::Xla => format!("'{shown}': {}", e.with_source(text)),
         }
     })?;
     let tiled = shape.tiled().map_err(|e| format!("'{shape}': {e}"))?;
@@ -152,7 +160,7 @@ fn json_lines(
                 "input": text,
                 "error": format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
             }),
-            Ok(_) => match sized(text, generation, false) {
+            Ok(_) => match sized(text, generation, Words::Xla) {
                 Ok(s) => json!({
                     "input": text,
                     "shape": s.shape.to_string(),

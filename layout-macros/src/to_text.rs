@@ -18,8 +18,10 @@ pub struct SourceText {
     /// Tokens of an item, which run to the item list's next `;`: what
     /// follows a forgotten one is then part of the text.
     pub to_next_semicolon: bool,
-    /// One span over all of the text (a string literal, text from a
-    /// dump): errors then say where in the text they are.
+    /// A string literal's text, under one span: errors then say where in
+    /// it they are (its value, escapes read). Not text from elsewhere (a
+    /// dump's, or `tpu(...)`'s canonical form), which the user did not
+    /// write.
     one_span: bool,
 }
 
@@ -32,7 +34,9 @@ struct Piece {
 impl SourceText {
     /// The contents of a string literal: every error points at the literal.
     pub fn from_literal(lit: &LitStr) -> SourceText {
-        SourceText::from_text_at(lit.value(), lit.span())
+        let mut text = SourceText::from_text_at(lit.value(), lit.span());
+        text.one_span = true;
+        text
     }
 
     /// Text from elsewhere (an HLO dump): every error points at `span`.
@@ -47,7 +51,7 @@ impl SourceText {
             pieces,
             from_jax: false,
             to_next_semicolon: false,
-            one_span: true,
+            one_span: false,
         }
     }
 
@@ -140,7 +144,8 @@ impl SourceText {
                 && !message.contains("(at byte") =>
             {
                 let at = self.text.get(start..end.min(self.text.len())).unwrap_or("");
-                match at.trim().is_empty() {
+                // The message may quote the culprit already.
+                match at.trim().is_empty() || message.contains(&format!("`{at}`")) {
                     true => format!("{message} (at byte {start} of `{}`)", self.text),
                     false => format!("{message} (at `{at}`, byte {start} of `{}`)", self.text),
                 }
