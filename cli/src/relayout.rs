@@ -475,46 +475,38 @@ mod tests {
         // 1 and -1 fit 2 bits; one 7 in the second half does not.
         let mut input = vec![0xF1u8; 4096];
         input[3000] = 0x71;
-        let mut out = Vec::new();
-        let r = run_in_slabs_of(
-            &array(src),
-            &array(dst),
-            0,
-            &input[..],
-            &mut out,
-            None,
-            1024,
-        );
-        let Err(Failure::Input(m)) = r else {
-            panic!("expected an input error, got {r:?}")
+        // The message, and what was written, with slabs of `slab_bytes`.
+        let refused = |input: &[u8], slab_bytes| {
+            let mut out = Vec::new();
+            let r = run_in_slabs_of(
+                &array(src),
+                &array(dst),
+                0,
+                input,
+                &mut out,
+                None,
+                slab_bytes,
+            );
+            match r {
+                Err(Failure::Input(m)) => (m, out.len()),
+                other => panic!("expected an input error, got {other:?}"),
+            }
         };
-        assert!(!out.is_empty() && out.len() < 2048, "{}", out.len());
         // Byte 3000's high nibble, placed in the whole input.
         let at = "the value at byte 3000 (from its bit 4) of the input does not fit the \
                   destination's 2-bit slots";
+        let (m, written) = refused(&input, 1024);
+        assert!(written > 0 && written < 2048, "{written}");
         assert!(m.starts_with(at), "{m}");
         assert!(
             m.ends_with(&format!(
-                "the first {} bytes of the output were written before that was seen",
-                out.len()
+                "the first {written} bytes of the output were written before that was seen"
             )),
             "{m}"
         );
         // Copied whole (no slabs): placed the same way, nothing written.
-        let mut whole = Vec::new();
-        let r = run_in_slabs_of(
-            &array(src),
-            &array(dst),
-            0,
-            &input[..],
-            &mut whole,
-            None,
-            1 << 20,
-        );
-        let Err(Failure::Input(m)) = r else {
-            panic!("expected an input error, got {r:?}")
-        };
-        assert!(whole.is_empty());
+        let (m, written) = refused(&input, 1 << 20);
+        assert_eq!(written, 0);
         assert!(m.starts_with(at), "{m}");
         // All fitting: every value through, as 2-bit fields.
         input[3000] = 0xF1;
