@@ -346,6 +346,32 @@ mod tests {
         Ok(out)
     }
 
+    /// The input error of a copy from `src` to `dst` of `input` (its size
+    /// `known` or not, slabs of at least `slab_bytes`), and how many bytes
+    /// of output were written before it.
+    fn refused(
+        src: &str,
+        dst: &str,
+        input: &[u8],
+        known: Option<u64>,
+        slab_bytes: u64,
+    ) -> (String, usize) {
+        let mut out = Vec::new();
+        let r = run_in_slabs_of(
+            &array(src),
+            &array(dst),
+            0,
+            input,
+            &mut out,
+            known,
+            slab_bytes,
+        );
+        match r {
+            Err(Failure::Input(m)) => (m, out.len()),
+            other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
     /// Streaming slab by slab writes exactly what the whole-array copy
     /// writes, for slabs from one tile row up; and the layouts that should
     /// cut into slabs do (so the comparison is not vacuous).
@@ -407,14 +433,7 @@ mod tests {
     /// written before; copied whole, nothing is written.
     #[test]
     fn inputs_of_the_wrong_size_are_refused() {
-        fn run(src: &str, dst: &str, input: &[u8], known: Option<u64>) -> (String, usize) {
-            let mut out = Vec::new();
-            let r = run_in_slabs_of(&array(src), &array(dst), 0, input, &mut out, known, 1);
-            match r {
-                Err(Failure::Input(m)) => (m, out.len()),
-                other => panic!("expected an input error, got {other:?}"),
-            }
-        }
+        let run = |src, dst, input: &[u8], known| refused(src, dst, input, known, 1);
         let (src, dst) = ("bf16[64,256]{1,0}", "bf16[64,256]{1,0:T(8,128)(2,1)}");
         let input = input_for(&array(src));
         let mut long = input.clone();
@@ -475,27 +494,10 @@ mod tests {
         // 1 and -1 fit 2 bits; one 7 in the second half does not.
         let mut input = vec![0xF1u8; 4096];
         input[3000] = 0x71;
-        // The message, and what was written, with slabs of `slab_bytes`.
-        let refused = |input: &[u8], slab_bytes| {
-            let mut out = Vec::new();
-            let r = run_in_slabs_of(
-                &array(src),
-                &array(dst),
-                0,
-                input,
-                &mut out,
-                None,
-                slab_bytes,
-            );
-            match r {
-                Err(Failure::Input(m)) => (m, out.len()),
-                other => panic!("expected an input error, got {other:?}"),
-            }
-        };
         // Byte 3000's high nibble, placed in the whole input.
         let at = "the value at byte 3000 (from its bit 4) of the input does not fit the \
                   destination's 2-bit slots";
-        let (m, written) = refused(&input, 1024);
+        let (m, written) = refused(src, dst, &input, None, 1024);
         assert!(written > 0 && written < 2048, "{written}");
         assert!(m.starts_with(at), "{m}");
         assert!(
@@ -505,7 +507,7 @@ mod tests {
             "{m}"
         );
         // Copied whole (no slabs): placed the same way, nothing written.
-        let (m, written) = refused(&input, 1 << 20);
+        let (m, written) = refused(src, dst, &input, None, 1 << 20);
         assert_eq!(written, 0);
         assert!(m.starts_with(at), "{m}");
         // All fitting: every value through, as 2-bit fields.
@@ -552,27 +554,13 @@ mod tests {
         let slabs = Slabs::find(&array(src), &array(dst), SLAB_BYTES).unwrap();
         assert_eq!((slabs.count, slabs.from.exact_bytes()), (2, 1 << 50));
         for input in [&[][..], &[0u8; 1000][..]] {
-            let mut out = Vec::new();
-            let r = run_in_slabs_of(
-                &array(src),
-                &array(dst),
-                0,
-                input,
-                &mut out,
-                None,
-                SLAB_BYTES,
+            let (m, written) = refused(src, dst, input, None, SLAB_BYTES);
+            let n = input.len();
+            assert_eq!(
+                m,
+                format!("'{src}' takes 2251799813685248 bytes but the input has {n}")
             );
-            match r {
-                Err(Failure::Input(m)) => assert_eq!(
-                    m,
-                    format!(
-                        "'{src}' takes 2251799813685248 bytes but the input has {}",
-                        input.len()
-                    )
-                ),
-                other => panic!("expected an input error, got {other:?}"),
-            }
-            assert!(out.is_empty());
+            assert_eq!(written, 0);
         }
     }
 }
