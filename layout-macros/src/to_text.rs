@@ -134,9 +134,9 @@ impl SourceText {
                 None => (Span::call_site(), Span::call_site()),
             },
         };
-        // One piece wider than the error (a string literal, or text from a
-        // dump): stable Rust cannot point inside a token, so the message
-        // says where, unless it already does.
+        // A string literal wider than the error: stable Rust cannot point
+        // inside a token, so the message says where, unless it already
+        // does.
         let message = message.to_string();
         let message = match covering.as_slice() {
             [p] if self.one_span

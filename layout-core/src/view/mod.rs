@@ -104,7 +104,7 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
     };
     /// Whether every value of `S` survives in `D`'s slots: a bit view's
     /// `copy_from` has no error to return, so a pair whose `D` slots are
-    /// narrower than `S`'s values (`bits::Mover::cuts`) does not compile.
+    /// narrower than `S`'s values (`bits::Mover::cuts`) fails to build.
     const UNCUT: () = assert!(
         !crate::bits::Mover::new(S::ELEMENT_TYPE, S::ELEMENT_BITS, D::ELEMENT_BITS).cuts(),
         "the destination layout's slots (E(n)) are narrower than the source's values: a value could be cut; use Relayout::copy_bytes, which checks each one"

@@ -424,8 +424,9 @@ impl Relayout {
     /// bytes of stack in a release build, so run it on a thread of at
     /// least 128 KiB (Rust's threads get 2 MiB unless asked otherwise).
     /// Generic code is compiled with the caller's profile: a `dev` build
-    /// took 742 KB with the core at `opt-level = 2`, 856 KB without. Other targets have no vector kernels (about 10 KB on a
-    /// Cortex-M4F). docs/firmware.md has the measurements.
+    /// took 742 KB with the core at `opt-level = 2`, 856 KB without.
+    /// Other targets have no vector kernels (about 10 KB on a Cortex-M4F).
+    /// docs/firmware.md has the measurements.
     ///
     /// ```
     /// use xla_layout_core::{ArrayShape, Relayout};
