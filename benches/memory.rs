@@ -7,8 +7,10 @@
 //! that every copy is called and scheduled. Phases measured apart: reading
 //! the module, the dataflow (values, buffers, schedule), and the whole
 //! report (sizes, liveness, peak) from the text; and, apart, reading
-//! XLA's buffer-assignment text (the fixture's, repeated to 32 MB); and
-//! the report of a module whose result is a tuple of 100,000 arrays.
+//! XLA's buffer-assignment text (the fixture's, repeated to 32 MB); the
+//! report of a module whose result is a tuple of 100,000 arrays; and of
+//! one whose entry is a chain of 100,000 instructions under its
+//! `entry_computation_layout`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use xla_layout::hlo::dataflow::Dataflow;
@@ -74,6 +76,20 @@ fn wide_tuple(n: usize) -> String {
     text
 }
 
+/// An entry with its signature that adds a parameter to itself `n`
+/// times in a chain: one computation of `n + 2` instructions.
+fn long_entry(n: usize) -> String {
+    let mut text = String::from(
+        "HloModule long, entry_computation_layout={(f32[8]{0})->f32[8]{0}}\n\nENTRY %main {\n",
+    );
+    text.push_str("  %a0 = f32[8]{0} parameter(0)\n");
+    for k in 1..=n {
+        text.push_str(&format!("  %a{k} = f32[8]{{0}} add(%a{}, %a0)\n", k - 1));
+    }
+    text.push_str(&format!("  ROOT %r = f32[8]{{0}} copy(%a{n})\n}}\n"));
+    text
+}
+
 fn memory(c: &mut Criterion) {
     let text = big_module(64 << 20);
     let module = Module::parse(&text).unwrap();
@@ -103,6 +119,16 @@ fn memory(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(wide.len() as u64));
     g.bench_function("report/wide-tuple", |b| {
         b.iter(|| Report::new(&wide_module, &Options::default()).rows.len())
+    });
+    // One computation of 100,000 instructions whose parameters and root
+    // are checked against the signature: linear since its root is found
+    // once (it was looked for per instruction: 23 s for 80,000 in the
+    // CLI before).
+    let long = long_entry(100_000);
+    let long_module = Module::parse(&long).unwrap();
+    g.throughput(Throughput::Bytes(long.len() as u64));
+    g.bench_function("report/long-entry", |b| {
+        b.iter(|| Report::new(&long_module, &Options::default()).rows.len())
     });
     // XLA's buffer-assignment text, repeated to 32 MB.
     let assignment = ASSIGNMENT.repeat((32 << 20) / ASSIGNMENT.len() + 1);

