@@ -47,12 +47,37 @@ pub const fn message(parts: &[Part<'_>]) -> ([u8; MESSAGE], usize) {
         }
         p += 1;
     }
-    // Never cut inside a UTF-8 sequence.
-    while n > 0 && n < MESSAGE && (buf[n] & 0xC0) == 0x80 {
-        n -= 1;
-    }
+    let n = whole_chars(&buf, n);
     (buf, n)
 }
+
+/// The length of the longest prefix of `buf[..n]` that ends on a whole
+/// UTF-8 character: a message cut at [`MESSAGE`] bytes may end inside
+/// one, and [`fail`] must still print it.
+const fn whole_chars(buf: &[u8], n: usize) -> usize {
+    // The last character's first byte: at most three continuation bytes
+    // follow one.
+    let mut lead = n;
+    while lead > 0 && n - lead < 4 && (buf[lead - 1] & 0xC0) == 0x80 {
+        lead -= 1;
+    }
+    if lead == 0 {
+        return n;
+    }
+    let first = buf[lead - 1];
+    let len = match first {
+        0x00..=0x7F => 1,
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        _ => 2,
+    };
+    if lead - 1 + len > n { lead - 1 } else { n }
+}
+
+/// Why two layouts' shapes differ, in every check that needs them equal.
+#[doc(hidden)]
+pub const NOT_SAME_SHAPE: &str =
+    " do not have the same logical shape: element type and dimensions must match";
 
 /// Fails compilation with the message.
 #[doc(hidden)]
@@ -133,7 +158,7 @@ macro_rules! assert_same_shape {
                     "",
                     (stringify!($a), <$a as StaticLayout>::TEXT),
                     (stringify!($b), <$b as StaticLayout>::TEXT),
-                    " do not have the same logical shape: element type and dimensions must match",
+                    $crate::__private::NOT_SAME_SHAPE,
                 ));
             }
         };
@@ -209,7 +234,7 @@ macro_rules! assert_layout_equivalent {
             const B: $crate::TiledShape = $crate::__private::tiled(&<$b as StaticLayout>::SHAPE);
             let same_shape = <$a as StaticLayout>::SHAPE.same_logical_shape(&<$b as StaticLayout>::SHAPE);
             let why = match A.same_offsets(&B) {
-                _ if !same_shape => " do not have the same logical shape",
+                _ if !same_shape => $crate::__private::NOT_SAME_SHAPE,
                 $crate::Comparison::Yes => "",
                 $crate::Comparison::No => " put some elements at different slots",
                 $crate::Comparison::Undecided => {
@@ -316,4 +341,37 @@ macro_rules! assert_bitcast {
             }
         };
     };
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::format;
+
+    use super::{MESSAGE, Part, message};
+
+    /// A message cut at `MESSAGE` bytes whose last character does not fit
+    /// whole is cut before it, and reads as UTF-8.
+    #[test]
+    fn a_cut_message_ends_on_a_whole_character() {
+        for (pad, ch) in [(1, "é"), (1, "€"), (2, "€"), (1, "𝄞"), (3, "𝄞"), (0, "é")] {
+            let head = "a".repeat(MESSAGE - pad);
+            let tail = ch.repeat(4);
+            let (buf, n) = message(&[Part::Str(&head), Part::Str(&tail)]);
+            let text = core::str::from_utf8(&buf[..n]).expect("whole characters");
+            // As many whole characters as fit in the bytes left.
+            let fit = pad / ch.len();
+            assert_eq!(text, format!("{head}{}", ch.repeat(fit)), "{pad} {ch}");
+        }
+    }
+
+    /// Messages under the limit are kept whole.
+    #[test]
+    fn a_short_message_is_whole() {
+        let (buf, n) = message(&[Part::Str("é "), Part::Num(18446744073709551615)]);
+        assert_eq!(
+            core::str::from_utf8(&buf[..n]),
+            Ok("é 18446744073709551615")
+        );
+    }
 }

@@ -122,7 +122,7 @@ mod checks;
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::checks::{Part, fail, message, pair_message, str_eq, tiled};
+    pub use crate::checks::{NOT_SAME_SHAPE, Part, fail, message, pair_message, str_eq, tiled};
     pub use xla_layout_macros::layout as layout_impl;
 
     /// Whether a size computed at expansion time fits this target's usize.
