@@ -259,9 +259,38 @@ fn construction_checks_once() {
             "{e}"
         );
     }
-    // f32 in an i32 view: the widths agree, so no such advice.
+    // f32 in an i32 view: the widths agree, so no such advice; the
+    // message names the Rust type and what it stands for instead.
     let e = DynView::new(&t, &[0i32; 24]).unwrap_err();
     assert!(!e.to_string().contains("bit views"), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "`i32` does not stand for `f32` elements: it holds s32 (see `Element::HOLDS`)"
+    );
+    // A type of the right kind and the wrong width says so.
+    let e = DynView::new(&t, &[0u8; 24]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("`u8` does not stand for `f32` elements: it holds "),
+        "{e}"
+    );
+    let wide = ArrayShape::parse_validated("u8[4]{0:E(16)}")
+        .unwrap()
+        .tiled()
+        .unwrap();
+    let e = DynView::new(&wide, &[0u8; 4]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`u8` is 8 bits wide, and the layout stores `u8` elements in 16-bit slots \
+         (packed, or narrower than its slot: read them with the bit views)"
+    );
+    // s4 one per byte in an i8: the right type and width, a narrower value.
+    let e = DynView::new(&bytes, &[0i8; 4]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("`i8` holds `s4` values, but each fills only part of its 8-bit slot"),
+        "{e}"
+    );
     // -1 with the upper bits set or clear reads -1 either way.
     let b = DynBitsView::<i8>::new(&bytes, &[0x0F, 0xFF, 0x01, 0xF1]).unwrap();
     assert_eq!(b.iter().map(|(_, x)| x).collect::<Vec<_>>(), [-1, -1, 1, 1]);

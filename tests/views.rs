@@ -221,6 +221,13 @@ fn half_types_hold_bf16() {
     let v = View::<Figure2, bf16>::new(&dst).unwrap();
     assert_eq!(v.get([3, 7]).map(bf16::to_f32), Some(31.0));
     assert_eq!(dst[1].to_f32(), 8.0); // (1, 0) sits next to (0, 0)
+    // f16 is as wide as bf16 but another type: the error says which.
+    let e = xla_layout::DynView::new(&Figure2::TILED, &[half::f16::ZERO; 32]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`half::binary16::f16` does not stand for `bf16` elements: it holds f16 \
+         (see `Element::HOLDS`)"
+    );
 }
 
 #[test]

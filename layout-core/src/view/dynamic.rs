@@ -460,11 +460,7 @@ macro_rules! bits_reads {
 /// `T` must hold the element.
 fn check_bytes<T: Element>(shape: &TiledShape, len: usize) -> Result<(), ViewError> {
     let ty = shape.element_type();
-    let wrong = ViewError::ElementType {
-        layout: ty,
-        slot_bits: shape.element_bits(),
-        rust_bits: T::BITS,
-    };
+    let wrong = ViewError::element_type::<T>(ty, shape.element_bits());
     if !holds_bits::<T>(ty, shape.element_bits()) {
         return Err(wrong);
     }

@@ -48,7 +48,25 @@ pub enum ViewError {
         slot_bits: u64,
         /// The Rust type's bits.
         rust_bits: u32,
+        /// The Rust type's name (`core::any::type_name`).
+        rust_type: &'static str,
+        /// The element types it stands for ([`Element::HOLDS`]).
+        rust_holds: crate::ElementTypes,
     },
+}
+
+impl ViewError {
+    /// The error for a `T` that does not hold `layout`'s elements in
+    /// `slot_bits`-bit slots.
+    fn element_type<T: Element>(layout: ElementType, slot_bits: u64) -> ViewError {
+        ViewError::ElementType {
+            layout,
+            slot_bits,
+            rust_bits: T::BITS,
+            rust_type: core::any::type_name::<T>(),
+            rust_holds: T::HOLDS,
+        }
+    }
 }
 
 impl core::fmt::Display for ViewError {
@@ -70,11 +88,41 @@ impl core::fmt::Display for ViewError {
                 layout,
                 slot_bits,
                 rust_bits,
+                rust_type,
+                rust_holds,
             } => {
-                write!(
-                    f,
-                    "a {rust_bits}-bit Rust type does not hold `{layout}` elements stored in {slot_bits}-bit slots"
-                )?;
+                // Say which of the three rules it breaks: what the type
+                // stands for, its width, or a value narrower than its slot.
+                if !rust_holds.contains(*layout) {
+                    write!(
+                        f,
+                        "`{rust_type}` does not stand for `{layout}` elements: it holds "
+                    )?;
+                    let mut first = true;
+                    for t in ElementType::ALL.iter().filter(|&&t| rust_holds.contains(t)) {
+                        let sep = if first { "" } else { ", " };
+                        write!(f, "{sep}{t}")?;
+                        first = false;
+                    }
+                    return f.write_str(" (see `Element::HOLDS`)");
+                }
+                if *slot_bits > MAX_VALUE_BITS as u64 {
+                    return write!(
+                        f,
+                        "`{layout}` elements in {slot_bits}-bit slots: no view reads slots wider than {MAX_VALUE_BITS} bits"
+                    );
+                }
+                if u64::from(*rust_bits) == *slot_bits {
+                    write!(
+                        f,
+                        "`{rust_type}` holds `{layout}` values, but each fills only part of its {slot_bits}-bit slot"
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "`{rust_type}` is {rust_bits} bits wide, and the layout stores `{layout}` elements in {slot_bits}-bit slots"
+                    )?;
+                }
                 // Slots that are not whole bytes, or a value and its slot of
                 // different widths: only the bit views read those (pred's
                 // byte is its own rule).
@@ -119,11 +167,7 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
 /// value.
 fn check_element<T: Element>(ty: ElementType, slot_bits: u64) -> Result<(), ViewError> {
     if !holds_slots::<T>(ty, slot_bits) {
-        return Err(ViewError::ElementType {
-            layout: ty,
-            slot_bits,
-            rust_bits: T::BITS,
-        });
+        return Err(ViewError::element_type::<T>(ty, slot_bits));
     }
     Ok(())
 }
