@@ -34,7 +34,8 @@ and the ones below it; a module belongs to the longest prefix listed):
  7 static_layout  static_layout
  8 view           view
  9 entry points   text::api (parse then validate), text::grid (offset grids
-                  of tiled shapes), tpu (default TPU layouts)
+                  of tiled shapes), tpu (default TPU layouts),
+                  text::forms (a shape in any written form: tpu, JAX, XLA)
 10 interop        interop (ndarray, serde, bytemuck, dlpack, …)
 11 root           the crate root (re-exports only)
 
@@ -68,7 +69,7 @@ CORE_LAYERS = [
     ("address", ["address"]),
     ("static_layout", ["static_layout"]),
     ("view", ["view"]),
-    ("entry points", ["text::api", "text::grid", "tpu"]),
+    ("entry points", ["text::api", "text::grid", "tpu", "text::forms"]),
     ("interop", ["interop"]),
     ("root", [""]),
 ]

@@ -36,38 +36,15 @@ impl From<io::Error> for Failure {
     }
 }
 
-/// Parses and validates a shape argument, or says why not. `tpu(SHAPE)`
-/// stands for SHAPE with the layout a TPU gives it by default; `SHAPE
-/// Layout(major_to_minor=…)` gives the layout in JAX's form.
-/// Errors are said for people (the core's `explain`: the closest element
-/// type, the attribute order, the rule's hint), with XLA's words kept.
+/// Parses and validates a shape argument in any of its forms (XLA's
+/// text, `tpu(SHAPE)`, `SHAPE Layout(major_to_minor=…)`: the core's
+/// `text::parse_array_any`), or says why not, for people (the core's
+/// `explain`: the closest element type, the attribute order, the rule's
+/// hint), with XLA's words kept.
 pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure> {
-    if let Some(request) = xla_layout_core::tpu::parse_request(text) {
-        return request
-            .map_err(|e| Failure::Input(format!("'{}': {}", shown(text), e.explain(text))));
-    }
-    // `SHAPE Layout(major_to_minor=…)`: the layout in JAX's form.
-    if let Some(shape) = xla_layout_core::text::parse_array_with_jax_layout(text) {
-        let shape =
-            shape.map_err(|e| Failure::Input(format!("'{}': {}", shown(text), e.explain(text))))?;
-        return shape.validate().map(|()| shape).map_err(|e| {
-            Failure::Input(format!(
-                "'{}': validate error: {}",
-                shown(text),
-                e.explain()
-            ))
-        });
-    }
-    match xla_layout_core::Shape::parse_validated(text) {
-        Ok(xla_layout_core::Shape::Array(a)) => Ok(a),
-        Ok(other) => Err(Failure::Input(format!("'{other}' is not an array shape"))),
-        Err(e) => Err(Failure::Input(format!(
-            "'{}': {} error: {}",
-            shown(text),
-            e.stage().as_str(),
-            e.explain(text)
-        ))),
-    }
+    xla_layout_core::text::parse_array_any(text)
+        .map(|(shape, _)| shape)
+        .map_err(|e| Failure::Input(format!("'{}': {}", shown(text), e.explain(text))))
 }
 
 /// The failure for a file given as a module that is another of XLA's dump

@@ -348,53 +348,48 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
             Written::Tokens => format!("{what}: {bare}"),
             Written::String => format!("{what}: {e}"),
         };
-    use xla_layout_core::text::{JaxLayoutError, JaxShapeError, parse_array_with_jax_layout};
-    use xla_layout_core::tpu::{RequestError, parse_request};
+    use xla_layout_core::text::{Form, FormError, JaxLayoutError, JaxShapeError, parse_other_form};
+    use xla_layout_core::tpu::RequestError;
+    let Some((form, shape)) = parse_other_form(&src.text) else {
+        return Ok(src);
+    };
     let whole = (0, src.text.len());
-    if let Some(request) = parse_request(&src.text) {
-        let (start, end) = match &request {
-            Err(RequestError::Parse(e)) => (e.span().start, e.span().end),
-            _ => whole,
-        };
-        return match request {
-            Ok(shape) => Ok(src.replaced(shape.to_string())),
-            Err(e) => Err(src.error(
-                start,
-                end,
-                message(
-                    "tpu(...)",
-                    &e.with_source(&src.text),
-                    &e.message_in(&src.text),
-                ),
-            )),
-        };
+    match shape {
+        Ok(shape) => {
+            let mut text = src.replaced(shape.to_string());
+            text.from_jax = form == Form::Jax;
+            Ok(text)
+        }
+        Err(FormError::Tpu(e)) => {
+            let (start, end) = match &e {
+                RequestError::Parse(e) => (e.span().start, e.span().end),
+                _ => whole,
+            };
+            let what = message(
+                "tpu(...)",
+                &e.with_source(&src.text),
+                &e.message_in(&src.text),
+            );
+            Err(src.error(start, end, what))
+        }
+        Err(FormError::Jax(e)) => {
+            let (start, end) = match &e {
+                JaxShapeError::Shape(e) => (e.span().start, e.span().end),
+                JaxShapeError::Layout(JaxLayoutError::Syntax(at) | JaxLayoutError::Field(at)) => {
+                    (*at, at + 1)
+                }
+                _ => whole,
+            };
+            let what = message(
+                "JAX layout",
+                &e.with_source(&src.text),
+                &e.message_in(&src.text),
+            );
+            Err(src.error(start, end, what))
+        }
+        // `parse_other_form` reads only: the others come from validating.
+        Err(e) => Err(src.error(whole.0, whole.1, e.explain(&src.text).to_string())),
     }
-    if let Some(shape) = parse_array_with_jax_layout(&src.text) {
-        let (start, end) = match &shape {
-            Err(JaxShapeError::Shape(e)) => (e.span().start, e.span().end),
-            Err(JaxShapeError::Layout(JaxLayoutError::Syntax(at) | JaxLayoutError::Field(at))) => {
-                (*at, at + 1)
-            }
-            _ => whole,
-        };
-        return match shape {
-            Ok(shape) => {
-                let mut text = src.replaced(shape.to_string());
-                text.from_jax = true;
-                Ok(text)
-            }
-            Err(e) => Err(src.error(
-                start,
-                end,
-                message(
-                    "JAX layout",
-                    &e.with_source(&src.text),
-                    &e.message_in(&src.text),
-                ),
-            )),
-        };
-    }
-    Ok(src)
 }
 
 /// The facade passes `[$crate]` first; used directly, the macro assumes

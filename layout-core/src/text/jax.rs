@@ -396,6 +396,8 @@ impl Display for JaxLayout<'_> {
 
 /// Reads `SHAPE Layout(...)`: an array shape written without a layout,
 /// then its layout in JAX's form. `None` when `text` has no JAX layout.
+/// It parses only: the layout may still be one XLA refuses (`(0, 0)`);
+/// [`super::parse_array_any`] validates, and reads the other forms too.
 ///
 /// ```
 /// use xla_layout_core::text::parse_array_with_jax_layout;

@@ -12,6 +12,7 @@
 mod api;
 mod attributes;
 mod error;
+mod forms;
 mod grid;
 mod hint;
 mod human;
@@ -28,6 +29,7 @@ pub use attributes::{
     ATTRIBUTES, Attribute, AttributeOrder, AttributeValue, attribute_index, attribute_of,
 };
 pub use error::{Diagnostic, ParseError, ParseErrorKind, XlaMessage};
+pub use forms::{Form, FormError, parse_array_any, parse_other_form};
 pub use grid::{GridError, OffsetGrid};
 pub use hint::Explained;
 pub use human::WithoutLayout;

@@ -29,6 +29,57 @@ fn both_forms_agree_with_jax() {
     }
 }
 
+/// `text::parse_array_any` reads each row in all three forms to the same
+/// shape: XLA's text, the bare shape with JAX's layout, and (where the
+/// row is the TPU default, as `tpu::default_layout` computes it)
+/// `tpu(SHAPE)`; each is validated, so a JAX order that names a
+/// dimension twice is refused where `parse_array_with_jax_layout` reads it.
+#[test]
+fn the_three_forms_read_alike() {
+    use xla_layout_core::text::{Form, parse_array_any};
+    use xla_layout_core::tpu::{Generation, default_layout};
+    let rows: Vec<serde_json::Value> = include_str!("../../../tests/data/jax_layouts.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut defaults = 0;
+    for row in rows {
+        let (xla, jax) = (row["shape"].as_str().unwrap(), row["jax"].as_str().unwrap());
+        let shape = ArrayShape::parse_validated(xla).unwrap();
+        let bare = shape.without_layout().to_string();
+        assert_eq!(
+            parse_array_any(xla),
+            Ok((shape.clone(), Form::Xla)),
+            "{xla}"
+        );
+        let both = format!("{bare} {jax}");
+        assert_eq!(
+            parse_array_any(&both),
+            Ok((shape.clone(), Form::Jax)),
+            "{both}"
+        );
+        let tpu = default_layout(shape.element_type(), shape.dims(), Generation::DEFAULT);
+        if tpu.is_ok_and(|t| t == shape) {
+            let request = format!("tpu({bare})");
+            assert_eq!(
+                parse_array_any(&request),
+                Ok((shape, Form::Tpu)),
+                "{request}"
+            );
+            defaults += 1;
+        }
+    }
+    assert!(defaults >= 10, "{defaults} rows are TPU defaults");
+    // Read, then validated: a dimension named twice.
+    let twice = "f32[3,5] Layout(major_to_minor=(0, 0))";
+    assert!(parse_array_with_jax_layout(twice).unwrap().is_ok());
+    let e = parse_array_any(twice).unwrap_err();
+    assert!(
+        e.explain(twice).to_string().starts_with("validate error: "),
+        "{e}"
+    );
+}
+
 #[test]
 fn older_and_hand_written_forms_read() {
     let read = |t: &str| parse_jax_layout(t).map(|l| l.to_string());
