@@ -259,7 +259,9 @@ fn allocation(text: &str, first_value: usize) -> Option<Allocation<'_>> {
         let part = &rest[..end];
         rest = &rest[end..];
         if let Some(c) = part.strip_prefix("color ") {
-            a.color = c.trim().parse().ok()?;
+            // The last part ends the line with `:` (`color 5:` when no
+            // flag or page follows).
+            a.color = c.trim().trim_end_matches(':').parse().ok()?;
         } else if let Some(p) = part.strip_prefix("parameter ") {
             let (n, _) = leading_number(p)?;
             a.parameter = Some((n, "{}"));

@@ -358,3 +358,20 @@ fn the_peak_is_the_most_of_the_live_bytes() {
     }
     assert!(peaks >= 40, "{peaks}");
 }
+
+/// An allocation line whose last part is its color (`color 5:`, as XLA
+/// writes a colored allocation with no flags and no page) reads; the
+/// whole assignment was refused as unread before.
+#[test]
+fn a_color_ends_an_allocation_line() {
+    let text = "BufferAssignment:\n\
+        allocation 0: size 16, color 5:\n \
+        value: <1 n @5> (size=16,offset=0): f32[4]{0:S(5)}\n\
+        allocation 1: size 8, parameter 0, shape |f32[2]| at ShapeIndex {}, color 0:\n \
+        value: <0 p @0> (size=8,offset=0): f32[2]{0}\n";
+    let ba = BufferAssignment::parse(text);
+    assert_eq!(ba.unread_lines, Vec::<usize>::new());
+    let colors: Vec<_> = ba.allocations.iter().map(|a| (a.index, a.color)).collect();
+    assert_eq!(colors, [(0, 5), (1, 0)]);
+    assert_eq!(ba.allocations[1].parameter, Some((0, "{}")));
+}
