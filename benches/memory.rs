@@ -8,9 +8,11 @@
 //! the module, the dataflow (values, buffers, schedule), and the whole
 //! report (sizes, liveness, peak) from the text; and, apart, reading
 //! XLA's buffer-assignment text (the fixture's, repeated to 32 MB); the
-//! report of a module whose result is a tuple of 100,000 arrays; and of
-//! one whose entry is a chain of 100,000 instructions under its
-//! `entry_computation_layout`.
+//! report of a module whose result is a tuple of 100,000 arrays; of one
+//! whose entry is a chain of 100,000 instructions under its
+//! `entry_computation_layout`; of 20,000 memory spaces (a buffer
+//! assignment's colors); and of 16 calls of a fusion with 20,000 in-place
+//! updates.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use xla_layout::hlo::dataflow::Dataflow;
@@ -90,6 +92,51 @@ fn long_entry(n: usize) -> String {
     text
 }
 
+/// A chain of `n` negates whose buffer assignment puts each in a memory
+/// space of its own (`color k`): `n` spaces over `n` steps.
+fn many_spaces(n: usize) -> (String, String) {
+    let mut text = String::from("HloModule spaces\n\nENTRY %e {\n  %p = f32[4]{0} parameter(0)\n");
+    let mut ba = String::from(
+        "BufferAssignment:\nallocation 0: size 16, parameter 0, shape |f32[4]| at ShapeIndex {}:\n \
+         value: <0 p @0> (size=16,offset=0): f32[4]{0}\n",
+    );
+    let mut prev = String::from("%p");
+    for k in 0..n {
+        text.push_str(&format!("  %n{k} = f32[4]{{0}} negate({prev})\n"));
+        prev = format!("%n{k}");
+        let color = k + 1;
+        ba.push_str(&format!(
+            "allocation {color}: size 16, color {color}:\n value: <{color} n{k} @{color}> (size=16,offset=0): f32[4]{{0}}\n"
+        ));
+    }
+    text.push_str(&format!("  ROOT %r = f32[4]{{0}} negate({prev})\n}}\n"));
+    (text, ba)
+}
+
+/// `calls` fusions of one body that updates its parameter in place `n`
+/// times and returns the `n` results as a tuple.
+fn fusion_calls(n: usize, calls: usize) -> String {
+    let shapes = vec!["f32[4]{0}"; n].join(", ");
+    let mut text = String::from("HloModule fusions\n\n%body {\n  %p0 = f32[4]{0} parameter(0)\n");
+    for k in 0..n {
+        text.push_str(&format!(
+            "  %u{k} = f32[4]{{0}} dynamic-update-slice(%p0, %p0, %p0)\n"
+        ));
+    }
+    let results: Vec<String> = (0..n).map(|k| format!("%u{k}")).collect();
+    text.push_str(&format!(
+        "  ROOT %t = ({shapes}) tuple({})\n}}\n\nENTRY %e {{\n  %p = f32[4]{{0}} parameter(0)\n",
+        results.join(", ")
+    ));
+    for j in 0..calls {
+        text.push_str(&format!(
+            "  %f{j} = ({shapes}) fusion(%p), kind=kLoop, calls=%body\n"
+        ));
+    }
+    text.push_str("  ROOT %r = f32[4]{0} negate(%p)\n}\n");
+    text
+}
+
 fn memory(c: &mut Criterion) {
     let text = big_module(64 << 20);
     let module = Module::parse(&text).unwrap();
@@ -129,6 +176,28 @@ fn memory(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(long.len() as u64));
     g.bench_function("report/long-entry", |b| {
         b.iter(|| Report::new(&long_module, &Options::default()).rows.len())
+    });
+    // 20,000 memory spaces over 20,000 steps: the live bytes are swept
+    // as events (arrays of spaces × steps took 3 GB at 10,000).
+    let (spaces, spaces_ba) = many_spaces(20_000);
+    let spaces_module = Module::parse(&spaces).unwrap();
+    let spaces_ba = BufferAssignment::parse(&spaces_ba);
+    g.throughput(Throughput::Bytes(spaces.len() as u64));
+    g.bench_function("report/many-spaces", |b| {
+        let options = Options {
+            buffer_assignment: Some(&spaces_ba),
+            ..Options::default()
+        };
+        b.iter(|| Report::new(&spaces_module, &options).rows.len())
+    });
+    // 16 calls of a fusion whose body updates its parameter 20,000 times:
+    // its root's operands are followed by id (by name, each call scanned
+    // the body: 0.67 s a call).
+    let fusions = fusion_calls(20_000, 16);
+    let fusions_module = Module::parse(&fusions).unwrap();
+    g.throughput(Throughput::Bytes(fusions.len() as u64));
+    g.bench_function("report/fusion-calls", |b| {
+        b.iter(|| Report::new(&fusions_module, &Options::default()).rows.len())
     });
     // XLA's buffer-assignment text, repeated to 32 MB.
     let assignment = ASSIGNMENT.repeat((32 << 20) / ASSIGNMENT.len() + 1);

@@ -744,7 +744,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         let spaces: Vec<String> = p
             .spaces
             .iter()
-            .filter_map(|s| report.spaces.iter().find(|x| x.space == *s))
+            .filter_map(|&s| report.space(s))
             .map(|s| s.name.clone())
             .collect();
         let _ = writeln!(
@@ -782,7 +782,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
 
 fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
     let d = report.details(row);
-    let space = report.spaces.iter().find(|s| s.space == row.space);
+    let space = report.space(row.space);
     let _ = writeln!(
         o,
         "\n  {n}. Size: {} ({} bytes)",
@@ -1323,7 +1323,7 @@ fn html(report: &Report, cx: &Context) -> String {
         let names: Vec<String> = p
             .spaces
             .iter()
-            .filter_map(|s| report.spaces.iter().find(|x| x.space == *s))
+            .filter_map(|&s| report.space(s))
             .map(|s| s.name.clone())
             .collect();
         let _ = writeln!(

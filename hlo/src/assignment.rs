@@ -380,6 +380,9 @@ pub fn other_dump_file(text: &str) -> Option<&'static str> {
 /// ```
 pub fn memory_space_labels(text: &str) -> Vec<(i64, &str)> {
     let mut out = Vec::new();
+    // The colors seen: a scan of `out` per line was quadratic (15 s for
+    // 200,000 lines).
+    let mut seen = alloc::collections::BTreeSet::new();
     for line in text.lines() {
         let Some(rest) = line.trim().strip_prefix("Memory Space: ") else {
             continue;
@@ -393,7 +396,7 @@ pub fn memory_space_labels(text: &str) -> Vec<(i64, &str)> {
             .trim()
             .parse::<i64>();
         if let Ok(color) = color
-            && !out.iter().any(|(c, _)| *c == color)
+            && seen.insert(color)
         {
             out.push((color, label));
         }

@@ -31,7 +31,7 @@ use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
 use xla_layout_core::{Shape, tpu, validate};
 
 use crate::infer::Shapes;
-use crate::items::{Computation, Instruction, Module};
+use crate::items::{Instruction, Module};
 
 /// What an opcode's result holds at each position: values it defines, or
 /// values that flow in from elsewhere. "Tuple nodes" are positions whose
@@ -492,6 +492,11 @@ pub struct Dataflow<'m, 'a> {
     comp_span: Vec<(u32, u32)>,
     /// Instructions whose shape is neither written nor inferred.
     unshaped: Vec<InstructionId>,
+    /// Per computation: its root (`NONE` when it has no instructions).
+    roots: Vec<u32>,
+    /// `(computation, n)` → its first `parameter(n)`: found by a scan
+    /// per call operand, calls of wide computations were quadratic.
+    parameters: HashMap<(u32, u64), u32>,
 }
 
 /// The shapes of a module's instructions, parsed once per distinct text.
@@ -714,10 +719,21 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             comp_names.entry(c.name()).or_insert(k as u32);
         }
         let mut names: HashMap<(u32, &'a str), u32> = HashMap::with_capacity(n);
+        let mut parameters: HashMap<(u32, u64), u32> = HashMap::new();
+        let mut roots = Vec::with_capacity(computations.len());
         let mut id = 0u32;
         for (k, c) in computations.iter().enumerate() {
+            // XLA's rule (`Computation::root`): the one marked, else the last.
+            let root = c.instructions().iter().position(|i| i.is_root());
+            let last = c.instructions().len().checked_sub(1);
+            roots.push(root.or(last).map_or(NONE, |at| id + at as u32));
             for i in c.instructions() {
                 names.entry((k as u32, i.name())).or_insert(id);
+                if i.opcode() == "parameter"
+                    && let Ok(n) = i.operands_text().trim().parse::<u64>()
+                {
+                    parameters.entry((k as u32, n)).or_insert(id);
+                }
                 id += 1;
             }
         }
@@ -803,6 +819,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             schedule: Vec::new(),
             comp_span: vec![(NONE, NONE); computations.len()],
             unshaped,
+            roots,
+            parameters,
         };
         d.contexts = d.call_contexts();
         d.define_and_join();
@@ -1288,22 +1306,12 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// The first instruction of computation `k` that is `parameter(n)`.
     fn parameter(&self, k: usize, n: u64) -> Option<InstructionId> {
-        let c = self.module.computations().get(k)?;
-        let at = c.instructions().iter().position(|i| {
-            i.opcode() == "parameter" && i.operands_text().trim().parse::<u64>().ok() == Some(n)
-        })?;
-        Some(self.comp_start[k] + at as u32)
+        self.parameters.get(&(u32::try_from(k).ok()?, n)).copied()
     }
 
     /// The root instruction of computation `k`.
     fn root(&self, k: usize) -> Option<InstructionId> {
-        let c = self.module.computations().get(k)?;
-        let root = c.root()?;
-        let at = c
-            .instructions()
-            .iter()
-            .position(|i| core::ptr::eq(i, root))?;
-        Some(self.comp_start[k] + at as u32)
+        self.roots.get(k).copied().filter(|&r| r != NONE)
     }
 
     /// The node at `index` under node `from` of `id`'s shape.
@@ -1732,31 +1740,32 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 else {
                     return pairs;
                 };
-                let Some(root) = self.module.computations()[body].root() else {
+                let Some(root) = self.root(body) else {
                     return pairs;
                 };
-                let c = &self.module.computations()[body];
-                let updated = |x: &Instruction<'a>| -> Option<usize> {
-                    let x = self.through_bitcasts(c, x);
-                    if !matches!(x.opcode(), "dynamic-update-slice" | "scatter") {
+                // Through the operands' ids: a lookup by name per operand
+                // cost a scan of the body per fusion call.
+                let updated = |x: InstructionId| -> Option<usize> {
+                    let x = self.through_bitcasts(x);
+                    let (_, xi) = self.instruction(x)?;
+                    if !matches!(xi.opcode(), "dynamic-update-slice" | "scatter") {
                         return None;
                     }
-                    let first = x.operands().next()?.name()?;
-                    let p = self
-                        .through_bitcasts(c, c.instructions().iter().find(|y| y.name() == first)?);
+                    let first = *self.operands(x).first().filter(|&&o| o != NONE)?;
+                    let (_, p) = self.instruction(self.through_bitcasts(first))?;
                     (p.opcode() == "parameter")
                         .then(|| p.operands_text().trim().parse::<usize>().ok())
                         .flatten()
                 };
-                if root.opcode() == "tuple" {
-                    for (j, o) in root.operands().enumerate() {
-                        let Some(x) = o
-                            .name()
-                            .and_then(|n| c.instructions().iter().find(|y| y.name() == n))
-                        else {
+                let is_tuple = self
+                    .instruction(root)
+                    .is_some_and(|(_, r)| r.opcode() == "tuple");
+                if is_tuple {
+                    for (j, &o) in self.operands(root).iter().enumerate() {
+                        if o == NONE {
                             continue;
-                        };
-                        if let Some(p) = updated(x) {
+                        }
+                        if let Some(p) = updated(o) {
                             pairs.push((vec![j as u32], p, Vec::new()));
                         }
                     }
@@ -1773,23 +1782,17 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         i.operands().count()
     }
 
-    /// `x`, or what it bitcasts, within computation `c` (at most a few
-    /// steps: bitcasts of bitcasts are rare and a cycle must end).
-    fn through_bitcasts<'c>(
-        &self,
-        c: &'c Computation<'a>,
-        mut x: &'c Instruction<'a>,
-    ) -> &'c Instruction<'a> {
+    /// `x`, or what it bitcasts (at most a few steps: bitcasts of
+    /// bitcasts are rare and a cycle must end).
+    fn through_bitcasts(&self, mut x: InstructionId) -> InstructionId {
         for _ in 0..8 {
-            if x.opcode() != "bitcast" {
-                break;
+            match self.instruction(x) {
+                Some((_, i)) if i.opcode() == "bitcast" => {}
+                _ => break,
             }
-            let Some(name) = x.operands().next().and_then(|o| o.name()) else {
-                break;
-            };
-            match c.instructions().iter().find(|y| y.name() == name) {
-                Some(y) => x = y,
-                None => break,
+            match self.operands(x).first() {
+                Some(&y) if y != NONE => x = y,
+                _ => break,
             }
         }
         x

@@ -1404,32 +1404,31 @@ impl<'m, 'a> Report<'m, 'a> {
         seen.sort_unstable();
         seen.dedup();
         let steps = d.schedule().len();
+        // The first label of each color (a scan per space was quadratic).
+        let mut label_of = alloc::collections::BTreeMap::new();
+        for &(c, l) in labels {
+            label_of.entry(c).or_insert(l);
+        }
         let mut spaces: Vec<Space> = seen
             .iter()
             .map(|&s| Space {
                 space: s,
                 name: space_name(self.backend, s),
-                label: labels
-                    .iter()
-                    .find(|(c, _)| *c == s)
-                    .map(|(_, l)| l.to_string()),
+                label: label_of.get(&s).map(|l| l.to_string()),
                 host: self.is_host(s),
                 ..Space::default()
             })
             .collect();
         let index = |s: i64| seen.binary_search(&s).ok();
-        // Live bytes over the schedule, per space: all buffers, temporaries.
-        let mut all = vec![vec![0i64; steps + 1]; seen.len()];
-        let mut temps = vec![vec![0i64; steps + 1]; seen.len()];
-        let mut heap = vec![vec![0i64; steps + 1]; seen.len()];
+        // Live bytes over the schedule, per space: each buffer's bytes
+        // (all, temporaries, the heap) arrive at its first step and leave
+        // after its last, as events swept in order below. (Arrays of
+        // spaces × steps were quadratic in memory: 3 GB for 10,000 colors
+        // in a buffer assignment of 10,000 steps.)
         let paged = |space: i64| self.backend == Backend::Tpu && space == 0;
         let tpu_peak = self.backend == Backend::Tpu;
-        let add = |k: usize,
-                   row: &Row,
-                   range: (u32, u32),
-                   all: &mut Vec<Vec<i64>>,
-                   temps: &mut Vec<Vec<i64>>,
-                   heap: &mut Vec<Vec<i64>>| {
+        let mut events: Vec<Event> = Vec::new();
+        let add = |k: usize, row: &Row, range: (u32, u32), events: &mut Vec<Event>| {
             if range.0 == NONE || steps == 0 {
                 return;
             }
@@ -1437,22 +1436,36 @@ impl<'m, 'a> Report<'m, 'a> {
             // Sizes past i64 saturate: the totals of such a module are
             // meaningless, but reading it must not fail.
             let b = i64::try_from(row.bytes).unwrap_or(i64::MAX);
-            let bump = |v: &mut Vec<i64>, b: i64| {
-                v[s] = v[s].saturating_add(b);
-                v[e] = v[e].saturating_sub(b);
+            let all = if counts_toward_peak(tpu_peak, row) {
+                b
+            } else {
+                0
             };
-            if counts_toward_peak(tpu_peak, row) {
-                bump(&mut all[k], b);
-            }
-            if row.role == Role::Temporary {
-                bump(&mut temps[k], b);
+            let (temps, heap) = if row.role == Role::Temporary {
                 let h = if paged(row.space) {
                     i64::try_from(row.bytes.div_ceil(PAGE).saturating_mul(PAGE)).unwrap_or(i64::MAX)
                 } else {
                     b
                 };
-                bump(&mut heap[k], h);
+                (b, h)
+            } else {
+                (0, 0)
+            };
+            if (all, temps, heap) == (0, 0, 0) {
+                return;
             }
+            let space = k as u32;
+            events.push(Event {
+                step: s as u32,
+                space,
+                bytes: [all, temps, heap],
+            });
+            let gone = [all, temps, heap].map(i64::saturating_neg);
+            events.push(Event {
+                step: e as u32,
+                space,
+                bytes: gone,
+            });
         };
         for (b, &r) in rep.iter().enumerate() {
             if r == NONE {
@@ -1479,9 +1492,7 @@ impl<'m, 'a> Report<'m, 'a> {
                 k,
                 &row,
                 live.get(b).copied().unwrap_or((NONE, 0)),
-                &mut all,
-                &mut temps,
-                &mut heap,
+                &mut events,
             );
         }
         // Reducers' constants have no buffer: one each, live throughout.
@@ -1492,34 +1503,12 @@ impl<'m, 'a> Report<'m, 'a> {
             sp.buffer_bytes = sp.buffer_bytes.saturating_add(row.bytes);
             sp.data_bytes = sp.data_bytes.saturating_add(row.data_bytes);
             sp.constants = sp.constants.saturating_add(row.bytes);
-            add(
-                k,
-                row,
-                (0, steps.saturating_sub(1) as u32),
-                &mut all,
-                &mut temps,
-                &mut heap,
-            );
+            add(k, row, (0, steps.saturating_sub(1) as u32), &mut events);
         }
-        let mut sums: Vec<Vec<u64>> = Vec::with_capacity(seen.len());
-        for (k, sp) in spaces.iter_mut().enumerate() {
-            let (mut a, mut t, mut h) = (0i64, 0i64, 0i64);
-            let mut series = Vec::with_capacity(steps);
-            for step in 0..steps {
-                a = a.saturating_add(all[k][step]);
-                t = t.saturating_add(temps[k][step]);
-                h = h.saturating_add(heap[k][step]);
-                sp.temp_heap = sp.temp_heap.max(h.max(0) as u64);
-                let (au, tu) = (a.max(0) as u64, t.max(0) as u64);
-                series.push(au);
-                if au > sp.live_peak || sp.live_peak_at.is_none() {
-                    sp.live_peak = au;
-                    sp.live_peak_at = Some(step as u32);
-                }
-                sp.temp_peak = sp.temp_peak.max(tu);
-            }
-            sums.push(series);
-        }
+        // The peak jax reports counts several spaces at once (see
+        // `peak_space`).
+        let device: Vec<bool> = spaces.iter().map(|sp| self.peak_space(sp.space)).collect();
+        let device_peak = sweep(&events, steps, &mut spaces, &device);
         if let Some(ba) = ba {
             for a in &ba.allocations {
                 let Some(k) = index(a.color) else { continue };
@@ -1547,24 +1536,7 @@ impl<'m, 'a> Report<'m, 'a> {
                 }
             }
         }
-        // The peak jax reports counts several spaces at once (see
-        // `peak_space`).
-        let device: Vec<usize> = (0..spaces.len())
-            .filter(|&k| self.peak_space(spaces[k].space))
-            .collect();
-        if steps > 0 && !device.is_empty() {
-            let (mut best, mut at) = (0u64, 0usize);
-            let total = |step: usize| -> u64 {
-                device
-                    .iter()
-                    .fold(0u64, |t, &k| t.saturating_add(sums[k][step]))
-            };
-            for (step, bytes) in (0..steps).map(|t| (t, total(t))) {
-                if bytes > best {
-                    best = bytes;
-                    at = step;
-                }
-            }
+        if let Some((best, at)) = device_peak {
             let mut live_rows: Vec<usize> = rep
                 .iter()
                 .enumerate()
@@ -1574,7 +1546,7 @@ impl<'m, 'a> Report<'m, 'a> {
                     (s != NONE
                         && s as usize <= at
                         && at <= e as usize
-                        && device.iter().any(|&k| spaces[k].space == row.space))
+                        && index(row.space).is_some_and(|k| device[k]))
                     .then_some(r as usize)
                 })
                 .collect();
@@ -1582,15 +1554,16 @@ impl<'m, 'a> Report<'m, 'a> {
                 self.rows
                     .iter()
                     .enumerate()
-                    .filter(|(_, r)| {
-                        r.buffer == NONE && device.iter().any(|&k| spaces[k].space == r.space)
-                    })
+                    .filter(|(_, r)| r.buffer == NONE && index(r.space).is_some_and(|k| device[k]))
                     .map(|(k, _)| k),
             );
             live_rows.sort_by(|&a, &b| self.rows[b].bytes.cmp(&self.rows[a].bytes).then(a.cmp(&b)));
             self.peak = Some(Peak {
                 bytes: best,
-                spaces: device.iter().map(|&k| spaces[k].space).collect(),
+                spaces: (0..spaces.len())
+                    .filter(|&k| device[k])
+                    .map(|k| spaces[k].space)
+                    .collect(),
                 at: at as u32,
                 instruction: d.schedule()[at],
                 live: live_rows,
@@ -1864,6 +1837,21 @@ impl<'m, 'a> Report<'m, 'a> {
         }
     }
 
+    /// The totals of memory space `space`, if the report has any.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT x = f32[256]{0:S(1)} parameter(0)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.space(1).map(|s| s.arguments), Some(1024));
+    /// assert!(r.space(0).is_none());
+    /// ```
+    pub fn space(&self, space: i64) -> Option<&Space> {
+        // `spaces` is in order of their numbers (`build_spaces`).
+        let k = self.spaces.binary_search_by_key(&space, |s| s.space).ok()?;
+        self.spaces.get(k)
+    }
+
     /// The bytes live at each step of the schedule in the spaces
     /// `spaces` (one buffer counted once, at its largest value's size):
     /// what the peak is the maximum of.
@@ -1876,6 +1864,10 @@ impl<'m, 'a> Report<'m, 'a> {
     /// assert_eq!(r.live_bytes(&[0]), [2048, 3072, 4096, 3072]);
     /// ```
     pub fn live_bytes(&self, spaces: &[i64]) -> Vec<u64> {
+        // Sorted, for a search per row (a scan was quadratic with many
+        // spaces).
+        let mut spaces = spaces.to_vec();
+        spaces.sort_unstable();
         let steps = self.dataflow.schedule().len();
         let mut delta = vec![0i64; steps + 1];
         let mut seen = vec![false; self.dataflow.buffer_count() as usize];
@@ -1884,7 +1876,7 @@ impl<'m, 'a> Report<'m, 'a> {
         order.sort_by(|&a, &b| self.rows[b].bytes.cmp(&self.rows[a].bytes));
         for k in order {
             let row = &self.rows[k];
-            if !spaces.contains(&row.space) {
+            if spaces.binary_search(&row.space).is_err() {
                 continue;
             }
             if row.buffer != NONE {
@@ -1979,6 +1971,99 @@ pub enum Order {
     Bytes,
     /// By bytes of padding.
     Padding,
+}
+
+/// Bytes arriving in (or, negative, leaving) space `space` at schedule
+/// step `step`: of every buffer the peak counts, of temporaries, and of
+/// temporaries as the heap holds them (TPU pages).
+#[derive(Clone, Copy, Default)]
+struct Event {
+    step: u32,
+    space: u32,
+    bytes: [i64; 3],
+}
+
+/// `events` in order of step, those at a step in the order given (a
+/// counting sort: the steps are a schedule's positions, and a comparison
+/// sort took a tenth of a long module's report); those at `steps` or
+/// later, which no step sees, are left out.
+fn by_step(events: &[Event], steps: usize) -> Vec<Event> {
+    let mut start = vec![0usize; steps + 1];
+    for e in events.iter().filter(|e| (e.step as usize) < steps) {
+        start[e.step as usize + 1] += 1;
+    }
+    for k in 1..=steps {
+        start[k] += start[k - 1];
+    }
+    let mut out = vec![Event::default(); start[steps]];
+    for e in events.iter().filter(|e| (e.step as usize) < steps) {
+        out[start[e.step as usize]] = *e;
+        start[e.step as usize] += 1;
+    }
+    out
+}
+
+/// Sweeps `events` over the `steps` of the schedule: sets each space's
+/// `live_peak` (and where, the first step it is reached), `temp_peak`
+/// and `temp_heap`, and returns the most bytes live at once in the
+/// `device` spaces together and the first step with them (`None` with no
+/// steps or no such space). Time in the events and spaces, not in their
+/// product: only the spaces an event moves can reach a new peak.
+fn sweep(
+    events: &[Event],
+    steps: usize,
+    spaces: &mut [Space],
+    device: &[bool],
+) -> Option<(u64, usize)> {
+    let events = by_step(events, steps);
+    let n = spaces.len();
+    let (mut all, mut temps, mut heap) = (vec![0i64; n], vec![0i64; n], vec![0i64; n]);
+    // The device spaces' live bytes, in i128 so that no sum saturates.
+    let mut total: i128 = 0;
+    let mut peak = None::<(u64, usize)>;
+    let mut touched: Vec<usize> = Vec::new();
+    let any_device = device.contains(&true);
+    let mut next = 0;
+    for step in 0..steps {
+        touched.clear();
+        while let Some(e) = events.get(next).filter(|e| e.step as usize == step) {
+            let k = e.space as usize;
+            let [a, t, h] = e.bytes;
+            let before = all[k].max(0);
+            all[k] = all[k].saturating_add(a);
+            if device[k] {
+                total += i128::from(all[k].max(0)) - i128::from(before);
+            }
+            temps[k] = temps[k].saturating_add(t);
+            heap[k] = heap[k].saturating_add(h);
+            touched.push(k);
+            next += 1;
+        }
+        // At the first step every space starts its peak; later only the
+        // spaces an event moved can pass theirs.
+        let mut update = |k: usize| {
+            let sp = &mut spaces[k];
+            sp.temp_heap = sp.temp_heap.max(heap[k].max(0) as u64);
+            sp.temp_peak = sp.temp_peak.max(temps[k].max(0) as u64);
+            let live = all[k].max(0) as u64;
+            if live > sp.live_peak || sp.live_peak_at.is_none() {
+                sp.live_peak = live;
+                sp.live_peak_at = Some(step as u32);
+            }
+        };
+        if step == 0 {
+            (0..n).for_each(&mut update);
+        } else {
+            touched.iter().for_each(|&k| update(k));
+        }
+        if any_device {
+            let bytes = u64::try_from(total.max(0)).unwrap_or(u64::MAX);
+            if peak.is_none_or(|(best, _)| bytes > best) {
+                peak = Some((bytes, step));
+            }
+        }
+    }
+    peak
 }
 
 /// Whether `module` is past layout assignment (see
