@@ -111,6 +111,24 @@ pub fn main(
         });
     }
     let files = locate(args)?;
+    // The page must not replace what it reports on.
+    if let Some(html) = args.html.as_deref().filter(|_| !to_stdout) {
+        let inputs = [
+            Some(&files.module),
+            files.assignment.as_ref(),
+            files.report.as_ref(),
+        ];
+        if let Some(input) = inputs.into_iter().flatten().find(|p| same_file(p, html)) {
+            return Err(Failure::Usage {
+                command: "memory",
+                message: format!(
+                    "--html {} would overwrite the input {}; give another file",
+                    html.display(),
+                    input.display()
+                ),
+            });
+        }
+    }
     let read = read_text(&files.module, stdin)?;
     let text = &read.text;
     read.report_repaired(&mut error_out)?;
@@ -1067,10 +1085,20 @@ code { font-size: 12px; }
 svg text { font: 12px -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; fill: #1d2330; }
 "#;
 
+/// Whether `a` and `b` name one existing file (`-`, stdin, is no file).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Per space, the share of padding in each role's bytes (arguments,
-/// outputs, constants, temporaries), one buffer counted once.
-fn padding_shares(report: &Report) -> Vec<(i64, [f64; 4])> {
-    let mut sums: Vec<(i64, [(u64, u64); 4])> = Vec::new();
+/// outputs, constants, temporaries), one buffer counted once. Keyed by
+/// space (a search per row and per space was quadratic), the sums
+/// saturate (sizes past u64 are refused elsewhere, but must not wrap).
+fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [f64; 4]> {
+    let mut sums: std::collections::BTreeMap<i64, [(u64, u64); 4]> = Default::default();
     let mut seen = std::collections::HashSet::new();
     for row in &report.rows {
         if row.buffer != u32::MAX && !seen.insert(row.buffer) {
@@ -1082,16 +1110,9 @@ fn padding_shares(report: &Report) -> Vec<(i64, [f64; 4])> {
             Role::Constant => 2,
             _ => 3,
         };
-        let at = match sums.iter().position(|(s, _)| *s == row.space) {
-            Some(at) => at,
-            None => {
-                sums.push((row.space, [(0, 0); 4]));
-                sums.len() - 1
-            }
-        };
-        let cell = &mut sums[at].1[k];
-        cell.0 += row.bytes;
-        cell.1 += row.padding_bytes();
+        let cell = &mut sums.entry(row.space).or_default()[k];
+        cell.0 = cell.0.saturating_add(row.bytes);
+        cell.1 = cell.1.saturating_add(row.padding_bytes());
     }
     sums.into_iter()
         .map(|(s, parts)| {
@@ -1254,11 +1275,7 @@ fn html(report: &Report, cx: &Context) -> String {
             escape(&space_title(s))
         );
         let mut x = 250.0;
-        let share = shares
-            .iter()
-            .find(|(sp, _)| *sp == s.space)
-            .map(|(_, v)| *v)
-            .unwrap_or([0.0; 4]);
+        let share = shares.get(&s.space).copied().unwrap_or([0.0; 4]);
         for ((part, (name, color)), pad) in parts.iter().zip(COLORS).zip(share) {
             if *part == 0 {
                 continue;

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 
 use xla_layout_core::{ArrayShape, Relayout, RelayoutError, Slabs, TiledShape};
 
-use crate::common::{Failure, array_argument, bytes};
+use crate::common::{Failure, array_argument, bytes, stdin_failed};
 
 /// Copy a raw array from one layout to another: stdin to stdout.
 ///
@@ -164,7 +164,7 @@ pub fn run_in_slabs_of(
     for k in 0..slabs.count {
         let got = match k {
             0 => bytes.len(),
-            _ => fill(&mut input, &mut bytes)?,
+            _ => fill(&mut input, &mut bytes).map_err(stdin_failed)?,
         };
         if got as u64 != slab_in {
             return Err(wrong_size(k * slab_in + got as u64, written));
@@ -175,7 +175,7 @@ pub fn run_in_slabs_of(
             out.resize(slab_out as usize, 0);
         }
         // A long input is refused before the last slab goes out.
-        if k + 1 == slabs.count && fill(&mut input, &mut [0])? != 0 {
+        if k + 1 == slabs.count && fill(&mut input, &mut [0]).map_err(stdin_failed)? != 0 {
             return Err(wrong_size(need + 1, written));
         }
         plan.copy_bytes(&bytes, &mut out, pad).map_err(|e| {
@@ -243,7 +243,7 @@ fn read_up_to(input: &mut impl Read, limit: u64) -> Result<Vec<u8>, Failure> {
         let n = loop {
             match input.read(&mut bytes[start..]) {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                other => break other?,
+                other => break other.map_err(stdin_failed)?,
             }
         };
         bytes.truncate(start + n);

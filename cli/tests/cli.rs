@@ -1533,17 +1533,20 @@ fn sizes_past_int64_are_not_capped_in_silence() {
 /// A stdin that cannot be read (a directory) is said as such, exit 1.
 #[test]
 fn an_unreadable_stdin_is_named() {
-    for command in ["check", "tpu"] {
+    // relayout reads whole (no slabs) and by slabs.
+    let whole: &[&str] = &["relayout", "u8[3]", "u8[3]"];
+    let slabs: &[&str] = &["relayout", "u8[256,256]{1,0}", "u8[256,256]{1,0:T(8,128)}"];
+    for command in [&["check"][..], &["tpu"], whole, slabs] {
         let out = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
-            .arg(command)
+            .args(command)
             .stdin(std::fs::File::open(env!("CARGO_MANIFEST_DIR")).unwrap())
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{command}");
+        assert_eq!(out.status.code(), Some(1), "{command:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.starts_with("xla-layout: cannot read stdin: "),
-            "{command}: {err}"
+            "{command:?}: {err}"
         );
     }
 }

@@ -832,3 +832,80 @@ fn a_damaged_buffer_assignment_is_not_used() {
         "buffer-assignment"
     );
 }
+
+/// Sizes past u64 in the HTML page: the padding shares saturate (in a
+/// debug build the sum panicked; in release it wrapped and showed 451%).
+/// The run fails (sizes past int64 are warned about) but the page is
+/// whole and no share passes 100%.
+#[test]
+fn html_shares_of_huge_sizes_do_not_wrap() {
+    let mut text = String::from("HloModule huge\n\nENTRY e {\n");
+    for k in 0..4 {
+        text.push_str(&format!(
+            " p{k} = pred[4611686018427387000]{{0:T(1024)}} parameter({k})\n"
+        ));
+    }
+    text.push_str(
+        " e = pred[24]{0:T(1024)} parameter(4)\n ROOT n = pred[24]{0:T(1024)} negate(e)\n}\n",
+    );
+    let out = run(&["memory", "-", "--html", "-"], text.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.ends_with("</html>\n"), "the page is whole");
+    let shares: Vec<f64> = page
+        .split("% padding</title>")
+        .filter_map(|before| before.rsplit(", ").next()?.parse().ok())
+        .collect();
+    assert!(!shares.is_empty());
+    assert!(
+        shares.iter().all(|&p| (0.0..=100.0).contains(&p)),
+        "{shares:?}"
+    );
+}
+
+/// `--html` naming the dump or a file read beside it is refused (exit 2)
+/// before anything is written: the page replaced the dump.
+#[test]
+fn html_never_overwrites_an_input() {
+    let dir = std::env::temp_dir().join(format!("xla-layout-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let module = dir.join("m.hlo");
+    let assignment = dir.join("m.buffer-assignment.txt");
+    let text = "HloModule m\n\nENTRY e {\n ROOT p = f32[4]{0} parameter(0)\n}\n";
+    std::fs::write(&module, text).unwrap();
+    std::fs::write(&assignment, "BufferAssignment:\n").unwrap();
+    let m = module.to_str().unwrap();
+    for (target, named) in [
+        (m.to_string(), "m.hlo"),
+        (
+            assignment.to_str().unwrap().into(),
+            "m.buffer-assignment.txt",
+        ),
+    ] {
+        let out = run(&["memory", m, "--html", &target], b"");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("would overwrite the input") && stderr.contains(named),
+            "{stderr}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&module).unwrap(), text);
+    assert_eq!(
+        std::fs::read_to_string(&assignment).unwrap(),
+        "BufferAssignment:\n"
+    );
+    // Another file is written (the empty assignment, no module's, aside).
+    std::fs::remove_file(&assignment).unwrap();
+    let page = dir.join("page.html");
+    let out = run(&["memory", m, "--html", page.to_str().unwrap()], b"");
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>"),
+        "{out:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
