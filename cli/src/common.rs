@@ -305,6 +305,48 @@ pub fn tell_unshaped_of(
     Ok(())
 }
 
+/// Names, at their lines, the first [`MAX_UNSHAPED_TOLD`] instructions
+/// XLA's parser would refuse for their names (`Dataflow::misnamed`).
+pub fn tell_misnamed_of(
+    errors: &mut impl Write,
+    lines: &mut xla_layout_core::text::LineCursor<'_>,
+    path: &str,
+    d: &xla_layout_hlo::dataflow::Dataflow<'_, '_>,
+) -> io::Result<()> {
+    for (id, dangling) in d.misnamed_by_why().take(MAX_UNSHAPED_TOLD) {
+        let Some((_, i)) = d.instruction(id) else {
+            continue;
+        };
+        let message = if dangling {
+            format!(
+                "an operand of {} names no instruction of its computation (XLA's parser refuses the module): it is left out of the dataflow",
+                i.name()
+            )
+        } else {
+            format!(
+                "{} is the name of an earlier instruction of its computation (XLA's parser refuses the module): operands that name it read the first",
+                i.name()
+            )
+        };
+        writeln!(errors, "{}", i.span().render_with(lines, path, message))?;
+    }
+    Ok(())
+}
+
+/// The failure for `n` instructions XLA's parser would refuse for their
+/// names, after the rest is out.
+pub fn misnamed(n: usize, path: &str) -> Result<(), Failure> {
+    match n {
+        0 => Ok(()),
+        1 => Err(Failure::Input(format!(
+            "{path}: 1 instruction names an operand that does not exist or repeats a name: the figures are estimates"
+        ))),
+        n => Err(Failure::Input(format!(
+            "{path}: {n} instructions name operands that do not exist or repeat names: the figures are estimates"
+        ))),
+    }
+}
+
 /// The failure for layouts XLA's validator rejects (XLA refuses such a
 /// module), after the rest is out.
 pub fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {

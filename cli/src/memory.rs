@@ -240,12 +240,14 @@ pub fn main(
     let d = report.dataflow();
     let mut lines = xla_layout_core::text::LineCursor::new(text);
     crate::common::tell_unshaped_of(&mut error_out, &mut lines, &name, d)?;
+    crate::common::tell_misnamed_of(&mut error_out, &mut lines, &name, d)?;
     if report.sizes_past_int64 {
         writeln!(error_out, "{name}: {PAST_INT64}")?;
     }
     unread?;
     crate::common::invalid_layouts(context.invalid.len(), &name)?;
     crate::common::unshaped(d.unshaped().len(), &name)?;
+    crate::common::misnamed(report.misnamed_instructions, &name)?;
     if report.sizes_past_int64 {
         return Err(Failure::Input(format!("{name}: sizes past int64")));
     }
@@ -570,6 +572,15 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         out.push(format!(
             "{count} no shape written and none inferred (below, on stderr): left out, and the \
              figures are estimates"
+        ));
+    }
+    if report.misnamed_instructions > 0 {
+        let count = match report.misnamed_instructions {
+            1 => "1 instruction names an operand that does not exist or repeats a name".to_string(),
+            n => format!("{n} instructions name operands that do not exist or repeat names"),
+        };
+        out.push(format!(
+            "{count} (below, on stderr): XLA's parser refuses such a module, and the figures are estimates"
         ));
     }
     if report.sizes_past_int64 {
@@ -970,6 +981,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             .collect::<Vec<_>>(),
         "unread_parts": cx.unread,
         "unshaped_instructions": report.unshaped_instructions,
+        "misnamed_instructions": report.misnamed_instructions,
         "sizes_past_int64": report.sizes_past_int64,
         "warnings": warnings(report, cx),
         "memory_analysis": ma,

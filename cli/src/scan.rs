@@ -432,9 +432,11 @@ fn write_summary(
     }
     let d = report.dataflow();
     crate::common::tell_unshaped_of(&mut errors, &mut lines, path, d)?;
+    crate::common::tell_misnamed_of(&mut errors, &mut lines, path, d)?;
     unread(unread_parts.len(), "the module")?;
     crate::common::invalid_layouts(invalid.len(), path)?;
-    crate::common::unshaped(d.unshaped().len(), path)
+    crate::common::unshaped(d.unshaped().len(), path)?;
+    crate::common::misnamed(report.misnamed_instructions, path)
 }
 
 /// The first part of a written shape (its text) that XLA's validator

@@ -126,6 +126,7 @@ fn json_is_one_stable_object() {
             "unknown_opcodes",
             "unread_parts",
             "unshaped_instructions",
+            "misnamed_instructions",
             "sizes_past_int64",
             "warnings",
             "memory_analysis",
@@ -908,4 +909,38 @@ fn html_never_overwrites_an_input() {
         "{out:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A module XLA's parser refuses for its names (a name used twice in a
+/// computation, an operand that names nothing) is read, each such
+/// instruction told at its line, the figures marked as estimates, and the
+/// command fails (it exited 0 with "exact" figures).
+#[test]
+fn names_xla_refuses_are_told() {
+    let text = "HloModule dup\n\nENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(0)\n \
+                a = f32[4]{0} negate(p)\n ROOT b = f32[4]{0} add(a, missing)\n}\n";
+    for args in [&["memory", "-"][..], &["scan", "-", "--summary"]] {
+        let out = run(args, text.as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("-:5:2: p is the name of an earlier instruction"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("-:7:2: an operand of b names no instruction"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("2 instructions name operands that do not exist"),
+            "{stderr}"
+        );
+    }
+    let out = run(&["memory", "-", "--json"], text.as_bytes());
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["misnamed_instructions"], 2);
+    assert_eq!(
+        json["memory_analysis_source"]["argument_size_in_bytes"],
+        "estimated"
+    );
 }

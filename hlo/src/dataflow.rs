@@ -492,6 +492,11 @@ pub struct Dataflow<'m, 'a> {
     comp_span: Vec<(u32, u32)>,
     /// Instructions whose shape is neither written nor inferred.
     unshaped: Vec<InstructionId>,
+    /// Instructions with an operand that names no instruction of their
+    /// computation.
+    dangling: Vec<InstructionId>,
+    /// Instructions whose name an earlier one of their computation has.
+    repeated: Vec<InstructionId>,
     /// Per computation: its root (`NONE` when it has no instructions).
     roots: Vec<u32>,
     /// `(computation, n)` → its first `parameter(n)`: found by a scan
@@ -722,13 +727,20 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut parameters: HashMap<(u32, u64), u32> = HashMap::new();
         let mut roots = Vec::with_capacity(computations.len());
         let mut id = 0u32;
+        let mut repeated = Vec::new();
         for (k, c) in computations.iter().enumerate() {
             // XLA's rule (`Computation::root`): the one marked, else the last.
             let root = c.instructions().iter().position(|i| i.is_root());
             let last = c.instructions().len().checked_sub(1);
             roots.push(root.or(last).map_or(NONE, |at| id + at as u32));
             for i in c.instructions() {
-                names.entry((k as u32, i.name())).or_insert(id);
+                // The first of a name stands for it (XLA refuses the rest).
+                match names.entry((k as u32, i.name())) {
+                    hashbrown::hash_map::Entry::Occupied(_) => repeated.push(id),
+                    hashbrown::hash_map::Entry::Vacant(v) => {
+                        v.insert(id);
+                    }
+                }
                 if i.opcode() == "parameter"
                     && let Ok(n) = i.operands_text().trim().parse::<u64>()
                 {
@@ -752,6 +764,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut operand_start = Vec::with_capacity(n + 1);
         let mut operand_ids = Vec::with_capacity(n * 2);
         let mut unshaped = Vec::new();
+        let mut dangling = Vec::new();
         let mut callees = Vec::new();
         let mut id = 0u32;
         for (k, c) in computations.iter().enumerate() {
@@ -781,13 +794,17 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 shapes.push(range);
                 operand_start.push(operand_ids.len() as u32);
                 if i.opcode() != "parameter" && i.opcode() != "constant" {
+                    let mut names_nothing = false;
                     for o in i.operands() {
                         let target = o
                             .name()
                             .and_then(|name| names.get(&(k as u32, name)))
-                            .copied()
-                            .unwrap_or(NONE);
-                        operand_ids.push(target);
+                            .copied();
+                        names_nothing |= o.name().is_some() && target.is_none();
+                        operand_ids.push(target.unwrap_or(NONE));
+                    }
+                    if names_nothing {
+                        dangling.push(id);
                     }
                 }
                 collect_callees(i, id, &comp_names, &mut callees);
@@ -819,6 +836,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             schedule: Vec::new(),
             comp_span: vec![(NONE, NONE); computations.len()],
             unshaped,
+            dangling,
+            repeated,
             roots,
             parameters,
         };
@@ -842,6 +861,41 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// ```
     pub fn unshaped(&self) -> &[InstructionId] {
         &self.unshaped
+    }
+
+    /// The instructions XLA's parser would refuse for their names: an
+    /// operand that names no instruction of the computation, or a name an
+    /// earlier instruction of the computation has (whose first holder
+    /// stands for it), in module order. Their computations are read as
+    /// written, the figures from them estimates.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(1)\n ROOT a = f32[4]{0} add(p, missing)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.misnamed(), [1, 2]); // the second p; a, for `missing`
+    /// ```
+    pub fn misnamed(&self) -> Vec<InstructionId> {
+        self.misnamed_by_why().map(|(id, _)| id).collect()
+    }
+
+    /// [`Dataflow::misnamed`], each with why: `true` for an operand that
+    /// names nothing, `false` for a name used earlier (an instruction
+    /// that is both is listed once, as `true`).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(1)\n ROOT a = f32[4]{0} add(p, missing)\n}").unwrap();
+    /// let why: Vec<_> = Dataflow::new(&m).misnamed_by_why().collect();
+    /// assert_eq!(why, [(1, false), (2, true)]);
+    /// ```
+    pub fn misnamed_by_why(&self) -> impl Iterator<Item = (InstructionId, bool)> + '_ {
+        let mut all: Vec<(InstructionId, bool)> = (self.dangling.iter().map(|&id| (id, true)))
+            .chain(self.repeated.iter().map(|&id| (id, false)))
+            .collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        all.dedup_by_key(|a| a.0);
+        all.into_iter()
     }
 
     /// The module analysed.

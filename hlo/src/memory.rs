@@ -640,6 +640,20 @@ pub struct Report<'m, 'a> {
     /// assert_eq!(r.memory_analysis.output_size_in_bytes.source, Source::Estimated);
     /// ```
     pub unshaped_instructions: usize,
+    /// Instructions XLA's parser would refuse for their names
+    /// ([`Dataflow::misnamed`]: an operand that names nothing, a name
+    /// used twice in a computation): when any, the figures from the module
+    /// are estimates, as with [`Report::unshaped_instructions`].
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+    /// let text = "ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT a = f32[4]{0} add(p, missing)\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.misnamed_instructions, 1);
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
+    /// ```
+    pub misnamed_instructions: usize,
     /// Whether the module's sizes add up past int64, XLA's size type: its
     /// values' bytes, or the buffer assignment's allocations, sum past
     /// `i64::MAX` (each array may fit; XLA cannot account for them all).
@@ -844,6 +858,7 @@ impl<'m, 'a> Report<'m, 'a> {
     ) -> Report<'m, 'a> {
         let dataflow = Dataflow::new(module);
         let unshaped = dataflow.unshaped().len();
+        let misnamed = dataflow.misnamed().len();
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
         let layouts_assigned = layouts_assigned(module);
@@ -888,6 +903,7 @@ impl<'m, 'a> Report<'m, 'a> {
             before_partitioning,
             unread_parts: module.unread_parts(),
             unshaped_instructions: unshaped,
+            misnamed_instructions: misnamed,
             sizes_past_int64: false,
             entry_marked,
             memory_analysis: MemoryAnalysis {
@@ -1720,6 +1736,7 @@ impl<'m, 'a> Report<'m, 'a> {
             || self.before_partitioning
             || self.unread_parts > 0
             || self.unshaped_instructions > 0
+            || self.misnamed_instructions > 0
             || invalid
         {
             for f in [
