@@ -6,7 +6,10 @@ use alloc::vec::Vec;
 
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
 
-use crate::{DynView, DynViewMut, Element, NotHierarchical, NotStrided, TiledShape, ViewError};
+use crate::{
+    DynView, DynViewMut, Element, NotHierarchical, NotStrided, StaticLayout, TiledShape, View,
+    ViewError, ViewMut,
+};
 
 /// Why a layout has no `ndarray` view of the asked kind.
 #[derive(Clone, Debug, PartialEq)]
@@ -276,5 +279,65 @@ impl<'a, T: Element> DynViewMut<'a, T> {
     pub fn into_ndarray_tiled(self) -> Result<ArrayViewMutD<'a, T>, NdarrayError> {
         let (shape, data) = self.into_parts();
         shape.ndarray_tiled_mut(data)
+    }
+}
+
+impl<'a, L: StaticLayout, T: Element> View<'a, L, T> {
+    /// [`DynView::ndarray`] of the same view: an `ndarray` view of the
+    /// logical shape (its rank is `L`'s; `into_dimensionality` fixes it
+    /// in the type).
+    ///
+    /// ```
+    /// use xla_layout::{layout, View};
+    /// layout! { type ColumnMajor = f32[2,3]{0,1}; }
+    /// let data = [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0];
+    /// let a = View::<ColumnMajor, f32>::new(&data).unwrap().ndarray().unwrap();
+    /// let a = a.into_dimensionality::<ndarray::Ix2>().unwrap();
+    /// assert_eq!(a, ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]));
+    /// ```
+    pub fn ndarray(&self) -> Result<ArrayViewD<'a, T>, NdarrayError> {
+        self.as_dyn().ndarray()
+    }
+
+    /// [`DynView::ndarray_tiled`] of the same view: one axis per tile
+    /// digit.
+    ///
+    /// ```
+    /// use xla_layout::{layout, View};
+    /// layout! { type Tiled = f32[3,5]{1,0:T(2,2)}; }
+    /// let data: Vec<f32> = (0..24).map(|s| s as f32).collect();
+    /// let a = View::<Tiled, f32>::new(&data).unwrap().ndarray_tiled().unwrap();
+    /// assert_eq!(a[[1, 0, 1, 1]], 17.0); // (2, 3): tiled_layout.md figure 1
+    /// ```
+    pub fn ndarray_tiled(&self) -> Result<ArrayViewD<'a, T>, NdarrayError> {
+        self.as_dyn().ndarray_tiled()
+    }
+}
+
+impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
+    /// [`DynViewMut::into_ndarray`] of the same view.
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type ColumnMajor = s32[2,3]{0,1}; }
+    /// let mut data = [0i32; 6];
+    /// ViewMut::<ColumnMajor, i32>::new(&mut data).unwrap().into_ndarray().unwrap()[[1, 0]] = 7;
+    /// assert_eq!(data, [0, 7, 0, 0, 0, 0]);
+    /// ```
+    pub fn into_ndarray(self) -> Result<ArrayViewMutD<'a, T>, NdarrayError> {
+        self.into_dyn().into_ndarray()
+    }
+
+    /// [`DynViewMut::into_ndarray_tiled`] of the same view.
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type Tiled = f32[3,5]{1,0:T(2,2)}; }
+    /// let mut data = [0.0f32; 24];
+    /// ViewMut::<Tiled, f32>::new(&mut data).unwrap().into_ndarray_tiled().unwrap()[[1, 0, 1, 1]] = 1.0;
+    /// assert_eq!(data[17], 1.0);
+    /// ```
+    pub fn into_ndarray_tiled(self) -> Result<ArrayViewMutD<'a, T>, NdarrayError> {
+        self.into_dyn().into_ndarray_tiled()
     }
 }
