@@ -36,7 +36,8 @@ impl ByteSpan {
     }
 
     /// The span as a compiler reports a place: `path:line:column:
-    /// message`, the line of text, and carets under the span. A line
+    /// message` (the column in bytes), the line of text, and carets under
+    /// the span (placed by characters, a tab under a tab). A line
     /// longer than [`MAX_SHOWN`] bytes is cut around the span (`…` marks
     /// a cut), so an error in a line of hundreds of megabytes prints a
     /// few hundred bytes.
@@ -53,6 +54,13 @@ impl ByteSpan {
     /// assert_eq!(
     ///     ByteSpan { start: 19, end: 20 }.render(src, "m.hlo", "expected an opcode"),
     ///     "m.hlo:1:20: expected an opcode\na = \u{fffd}[2J f32[2]{0} 7\n                   ^"
+    /// );
+    /// // A tab before the span is a tab under it too; the column counts
+    /// // bytes (`é` is two).
+    /// let src = "\ta = \"é\" 7\n";
+    /// assert_eq!(
+    ///     ByteSpan { start: 10, end: 11 }.render(src, "m.hlo", "here"),
+    ///     "m.hlo:1:11: here\n\ta = \"é\" 7\n\t        ^"
     /// );
     /// let long = format!("{}x{}", "a".repeat(10_000), "b".repeat(10_000));
     /// let shown = ByteSpan { start: 10_000, end: 10_001 }.render(&long, "f", "here");
@@ -126,7 +134,13 @@ impl ByteSpan {
                 }
             })
             .collect();
-        let pad = src[from..start].chars().count() + usize::from(!head.is_empty());
+        // Under each character a space, under a tab a tab: the carets
+        // line up however wide the reader's tabs are.
+        let pad: alloc::string::String = head
+            .chars()
+            .map(|_| ' ')
+            .chain(src[from..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }))
+            .collect();
         let carets = src[start..ceil_char(src, self.end.clamp(start, to))]
             .chars()
             .count()
@@ -134,8 +148,7 @@ impl ByteSpan {
         let mut out = alloc::string::String::new();
         let _ = write!(
             out,
-            "{path}:{line}:{column}: {message}\n{head}{text}{tail}\n{}{}",
-            " ".repeat(pad),
+            "{path}:{line}:{column}: {message}\n{head}{text}{tail}\n{pad}{}",
             "^".repeat(carets)
         );
         out
