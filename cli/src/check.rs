@@ -16,7 +16,8 @@ use crate::common::Failure;
 
 /// Check shapes: one per line on stdin, one JSON object per line on stdout.
 ///
-/// Each object is {"input", "ok", "canonical", "error", "stage" ("parse",
+/// Each object is {"input", "ok", "canonical", "error" (XLA's message),
+/// "hint" (the same as `explain` words it), "stage" ("parse",
 /// "validate" or null), "bytes", "xla_array_size", "xla_byte_size_of",
 /// "physical_elements" (the slot count), "size_error"}, in input order.
 /// The sizes are an array's: null for a tuple, token[] and opaque[]
@@ -107,19 +108,17 @@ pub fn check_line(text: &[u8]) -> Value {
     let input = String::from_utf8_lossy(text);
     // `tpu(SHAPE)`: SHAPE with a TPU's default layout, and `SHAPE
     // Layout(major_to_minor=…)`: the layout in JAX's form.
-    let other_form = match xla_layout_core::tpu::parse_request(&input) {
-        Some(request) => Some(request.map_err(|e| e.with_source(&input).to_string())),
-        None => xla_layout_core::text::parse_array_with_jax_layout(&input)
-            .map(|parsed| parsed.map_err(|e| e.with_source(&input).to_string())),
-    };
-    if let Some(parsed) = other_form {
+    if let Some((_, parsed)) = xla_layout_core::text::parse_other_form(&input) {
         return match parsed {
-            Err(e) => report(&input, None, Some((e, "parse")), Sizes::default()),
+            Err(e) => {
+                let error = Error::new(e.with_source(&input), e.explain(&input), "parse");
+                report(&input, None, Some(error), Sizes::default())
+            }
             Ok(shape) => match shape.validate() {
                 Err(e) => report(
                     &input,
                     Some(shape.to_string()),
-                    Some((e.to_string(), "validate")),
+                    Some(Error::new(&e, e.explain(), "validate")),
                     Sizes::default(),
                 ),
                 Ok(()) => report(&input, Some(shape.to_string()), None, Sizes::of(&shape)),
@@ -137,27 +136,18 @@ pub fn check_line(text: &[u8]) -> Value {
             if invalid.is_none()
                 && let Err(e) = validate(shape)
             {
-                invalid = Some(e.to_string());
+                invalid = Some(Error::new(&e, e.explain(), "validate"));
             }
             array = shape.as_array().copied();
         }
         tuple |= matches!(event, ParseEvent::TupleStart { .. });
     });
     if let Err(e) = parsed {
-        return report(
-            &input,
-            None,
-            Some((e.with_source(text).to_string(), "parse")),
-            Sizes::default(),
-        );
+        let error = Error::new(e.with_source(text), e.explain(text), "parse");
+        return report(&input, None, Some(error), Sizes::default());
     }
     if let Some(e) = invalid {
-        return report(
-            &input,
-            Some(canonical),
-            Some((e, "validate")),
-            Sizes::default(),
-        );
+        return report(&input, Some(canonical), Some(e), Sizes::default());
     }
     // Sizes are for arrays only.
     let sizes = match array {
@@ -191,22 +181,36 @@ impl Sizes {
     }
 }
 
-fn report(
-    input: &str,
-    canonical: Option<String>,
-    error: Option<(String, &str)>,
-    s: Sizes,
-) -> Value {
-    let (error, stage) = match error {
-        Some((m, stage)) => (Some(m), Some(stage)),
-        None => (None, None),
-    };
+/// Why a line is not a valid shape: XLA's message, the same in words a
+/// person can act on (as `explain` says it), and the step.
+struct Error {
+    xla: String,
+    hint: String,
+    stage: &'static str,
+}
+
+impl Error {
+    fn new(
+        xla: impl std::fmt::Display,
+        hint: impl std::fmt::Display,
+        stage: &'static str,
+    ) -> Error {
+        Error {
+            xla: xla.to_string(),
+            hint: hint.to_string(),
+            stage,
+        }
+    }
+}
+
+fn report(input: &str, canonical: Option<String>, error: Option<Error>, s: Sizes) -> Value {
     json!({
         "input": input,
         "ok": error.is_none(),
         "canonical": canonical,
-        "error": error,
-        "stage": stage,
+        "error": error.as_ref().map(|e| &e.xla),
+        "hint": error.as_ref().map(|e| &e.hint),
+        "stage": error.as_ref().map(|e| e.stage),
         "bytes": s.bytes,
         "xla_array_size": s.xla_array_size,
         "xla_byte_size_of": s.xla_byte_size_of,

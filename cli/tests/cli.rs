@@ -21,13 +21,35 @@ fn check(lines: &str) -> Vec<Value> {
 
 #[test]
 fn check_reports_every_field_in_order() {
+    // An invalid line: XLA's message, and the same as `explain` words it.
+    let out = check("bf17[8]\nbf16[8,128]{1,0:S(1)T(8,128)}\n");
+    assert_eq!(
+        out[0]["error"],
+        "expected primitive type, saw kIdent (at byte 0)"
+    );
+    assert_eq!(
+        out[0]["hint"],
+        "unknown element type `bf17`; did you mean `bf16`? (at byte 0)"
+    );
+    assert_eq!(
+        out[1]["error"],
+        "expects layout to end with kRbrace (at byte 20)"
+    );
+    assert!(
+        out[1]["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("layout attribute `T` is out of order or repeated"),
+        "{}",
+        out[1]
+    );
     let out = check("f32[3,5]{1,0:T(2,2)}\n");
     // docs/xla-layouts.md §d.3 example 1: 24 slots of 4 bytes; ArraySize 96; ByteSizeOf 60.
     assert_eq!(
         out,
         [json!({
             "input": "f32[3,5]{1,0:T(2,2)}", "ok": true, "canonical": "f32[3,5]{1,0:T(2,2)}",
-            "error": null, "stage": null, "bytes": 96, "xla_array_size": 96,
+            "error": null, "hint": null, "stage": null, "bytes": 96, "xla_array_size": 96,
             "xla_byte_size_of": 60, "physical_elements": 24, "size_error": null
         })]
     );
@@ -45,6 +67,7 @@ fn check_reports_every_field_in_order() {
             "ok",
             "canonical",
             "error",
+            "hint",
             "stage",
             "bytes",
             "xla_array_size",

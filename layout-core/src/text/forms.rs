@@ -54,6 +54,24 @@ impl Display for FormError {
 impl core::error::Error for FormError {}
 
 impl FormError {
+    /// `Display`'s text, with what a parse error quotes from `src` (the
+    /// text it came from: XLA prints the layout a `P(...)` is refused in).
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_array_any;
+    /// let text = "tpu((f32[4]{0:P(f32[4])}))";
+    /// let e = parse_array_any(text).unwrap_err();
+    /// assert!(e.with_source(text).to_string().contains("{0:P(f32[4]{0})}"));
+    /// ```
+    pub fn with_source<'a>(&'a self, src: &'a str) -> impl Display + 'a {
+        fmt::from_fn(move |f| match self {
+            FormError::Tpu(e) => e.with_source(src).fmt(f),
+            FormError::Jax(e) => e.with_source(src).fmt(f),
+            FormError::Shape(e) => e.with_source(src).fmt(f),
+            FormError::NotAnArray => self.fmt(f),
+        })
+    }
+
     /// The failure in words a person can act on, for `src` (the text it
     /// came from): each form's own `explain`; a shape that does not parse
     /// or validate says which step refused it.

@@ -139,7 +139,11 @@ impl ByteSpan {
         let pad: alloc::string::String = head
             .chars()
             .map(|_| ' ')
-            .chain(src[from..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }))
+            .chain(
+                src[from..start]
+                    .chars()
+                    .map(|c| if c == '\t' { '\t' } else { ' ' }),
+            )
             .collect();
         let carets = src[start..ceil_char(src, self.end.clamp(start, to))]
             .chars()
