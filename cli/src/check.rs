@@ -118,7 +118,7 @@ pub fn check_line(text: &[u8]) -> Value {
                 Err(e) => report(
                     &input,
                     Some(shape.to_string()),
-                    Some(Error::new(&e, e.explain(), "validate")),
+                    Some(Error::new(e.to_string(), e.explain(), "validate")),
                     Sizes::default(),
                 ),
                 Ok(()) => report(&input, Some(shape.to_string()), None, Sizes::of(&shape)),
@@ -136,7 +136,7 @@ pub fn check_line(text: &[u8]) -> Value {
             if invalid.is_none()
                 && let Err(e) = validate(shape)
             {
-                invalid = Some(Error::new(&e, e.explain(), "validate"));
+                invalid = Some(Error::new(e.to_string(), e.explain(), "validate"));
             }
             array = shape.as_array().copied();
         }

@@ -47,17 +47,9 @@ fn the_three_forms_read_alike() {
         let (xla, jax) = (row["shape"].as_str().unwrap(), row["jax"].as_str().unwrap());
         let shape = ArrayShape::parse_validated(xla).unwrap();
         let bare = shape.without_layout().to_string();
-        assert_eq!(
-            parse_array_any(xla),
-            Ok((shape.clone(), Form::Xla)),
-            "{xla}"
-        );
+        assert_eq!(parse_array_any(xla), Ok((shape, Form::Xla)), "{xla}");
         let both = format!("{bare} {jax}");
-        assert_eq!(
-            parse_array_any(&both),
-            Ok((shape.clone(), Form::Jax)),
-            "{both}"
-        );
+        assert_eq!(parse_array_any(&both), Ok((shape, Form::Jax)), "{both}");
         let tpu = default_layout(shape.element_type(), shape.dims(), Generation::DEFAULT);
         if tpu.is_ok_and(|t| t == shape) {
             let request = format!("tpu({bare})");
