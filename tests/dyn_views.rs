@@ -267,13 +267,14 @@ fn construction_checks_once() {
         e.to_string(),
         "`i32` does not stand for `f32` elements: it holds s32 (see `Element::HOLDS`)"
     );
-    // A type of the right kind and the wrong width says so.
+    // A type of another kind and width says what it stands for.
     let e = DynView::new(&t, &[0u8; 24]).unwrap_err();
     assert!(
         e.to_string()
             .starts_with("`u8` does not stand for `f32` elements: it holds "),
         "{e}"
     );
+    // The right kind and the wrong width says so.
     let wide = ArrayShape::parse_validated("u8[4]{0:E(16)}")
         .unwrap()
         .tiled()

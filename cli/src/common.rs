@@ -336,13 +336,18 @@ pub fn tell_misnamed_of(
 /// The failure for `n` instructions XLA's parser would refuse for their
 /// names, after the rest is out.
 pub fn misnamed(n: usize, path: &str) -> Result<(), Failure> {
+    let more = if n > MAX_UNSHAPED_TOLD {
+        format!(" (the first {MAX_UNSHAPED_TOLD} are named above)")
+    } else {
+        String::new()
+    };
     match n {
         0 => Ok(()),
         1 => Err(Failure::Input(format!(
             "{path}: 1 instruction names an operand that does not exist or repeats a name: the figures are estimates"
         ))),
         n => Err(Failure::Input(format!(
-            "{path}: {n} instructions name operands that do not exist or repeat names: the figures are estimates"
+            "{path}: {n} instructions name operands that do not exist or repeat names: the figures are estimates{more}"
         ))),
     }
 }

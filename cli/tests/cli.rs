@@ -1556,9 +1556,14 @@ fn sizes_past_int64_are_not_capped_in_silence() {
 /// A stdin that cannot be read (a directory) is said as such, exit 1.
 #[test]
 fn an_unreadable_stdin_is_named() {
-    // relayout reads whole (no slabs) and by slabs.
+    // relayout, of an array read whole and of one it would read by slabs
+    // (whose first read fails the same way).
     let whole: &[&str] = &["relayout", "u8[3]", "u8[3]"];
-    let slabs: &[&str] = &["relayout", "u8[256,256]{1,0}", "u8[256,256]{1,0:T(8,128)}"];
+    let slabs: &[&str] = &[
+        "relayout",
+        "u8[4096,4096]{1,0}",
+        "u8[4096,4096]{1,0:T(8,128)}",
+    ];
     for command in [&["check"][..], &["tpu"], whole, slabs] {
         let out = Command::new(env!("CARGO_BIN_EXE_xla-layout"))
             .args(command)
@@ -1585,5 +1590,24 @@ fn a_closed_stderr_keeps_the_exit_status() {
     ] {
         let out = run_closing(args, UNSHAPED.as_bytes().to_vec(), true);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
+}
+
+/// A shape argument that is not an array is refused with the text as
+/// typed and what it is instead, whichever command takes it.
+#[test]
+fn a_tuple_argument_is_not_an_array() {
+    for args in [
+        &["explain", "(f32[2], s32[])"][..],
+        &["offsets", "(f32[2], s32[])"],
+        &["relayout", "token[]", "f32[2]"],
+    ] {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("': not an array shape (a tuple, a buffer, `token[]` or `opaque[]`)"),
+            "{args:?}: {err}"
+        );
     }
 }

@@ -939,6 +939,21 @@ fn names_xla_refuses_are_told() {
     let out = run(&["memory", "-", "--json"], text.as_bytes());
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["misnamed_instructions"], 2);
+    // A line that does not read takes its name with it: its users are
+    // not told as naming nothing (one error, not one per user).
+    let cut = "ENTRY e {\n p = f32[4]{0} parameter(0)\n a = f32[4]{0 negate(p)\n \
+               b = f32[4]{0} negate(a)\n ROOT c = f32[4]{0} add(a, b)\n}\n";
+    let out = run(&["memory", "-", "--json"], cut.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("names no instruction"), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            json["misnamed_instructions"].clone(),
+            json["unread_parts"].clone()
+        ),
+        (0.into(), 1.into())
+    );
     assert_eq!(
         json["memory_analysis_source"]["argument_size_in_bytes"],
         "estimated"

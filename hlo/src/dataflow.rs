@@ -867,7 +867,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// operand that names no instruction of the computation, or a name an
     /// earlier instruction of the computation has (whose first holder
     /// stands for it), in module order. Their computations are read as
-    /// written, the figures from them estimates.
+    /// written, the figures from them estimates. In a module with parts
+    /// that did not read ([`Module::unread_parts`]) an operand may name
+    /// one of those: only repeated names are listed then.
     ///
     /// ```
     /// use xla_layout_hlo::{Module, dataflow::Dataflow};
@@ -890,7 +892,11 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// assert_eq!(why, [(1, false), (2, true)]);
     /// ```
     pub fn misnamed_by_why(&self) -> impl Iterator<Item = (InstructionId, bool)> + '_ {
-        let mut all: Vec<(InstructionId, bool)> = (self.dangling.iter().map(|&id| (id, true)))
+        let dangling: &[InstructionId] = match self.module.unread_parts() {
+            0 => &self.dangling,
+            _ => &[],
+        };
+        let mut all: Vec<(InstructionId, bool)> = (dangling.iter().map(|&id| (id, true)))
             .chain(self.repeated.iter().map(|&id| (id, false)))
             .collect();
         all.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));

@@ -2034,8 +2034,13 @@ fn sweep(
 ) -> Option<(u64, usize)> {
     let events = by_step(events, steps);
     let n = spaces.len();
-    let (mut all, mut temps, mut heap) = (vec![0i64; n], vec![0i64; n], vec![0i64; n]);
-    // The device spaces' live bytes, in i128 so that no sum saturates.
+    // Exact sums (a row's bytes are at most i64::MAX, so no i128 sum
+    // overflows), cut at the 64-bit limit where they are stored: summed
+    // one event at a time, saturating sums would depend on the events'
+    // order at a step.
+    let (mut all, mut temps, mut heap) = (vec![0i128; n], vec![0i128; n], vec![0i128; n]);
+    let limit = |x: i128| x.clamp(0, i128::from(i64::MAX)) as u64;
+    // The device spaces' live bytes, each cut at the limit.
     let mut total: i128 = 0;
     let mut peak = None::<(u64, usize)>;
     let mut touched: Vec<usize> = Vec::new();
@@ -2045,14 +2050,14 @@ fn sweep(
         touched.clear();
         while let Some(e) = events.get(next).filter(|e| e.step as usize == step) {
             let k = e.space as usize;
-            let [a, t, h] = e.bytes;
-            let before = all[k].max(0);
-            all[k] = all[k].saturating_add(a);
+            let [a, t, h] = e.bytes.map(i128::from);
+            let before = limit(all[k]);
+            all[k] += a;
             if device[k] {
-                total += i128::from(all[k].max(0)) - i128::from(before);
+                total += i128::from(limit(all[k])) - i128::from(before);
             }
-            temps[k] = temps[k].saturating_add(t);
-            heap[k] = heap[k].saturating_add(h);
+            temps[k] += t;
+            heap[k] += h;
             touched.push(k);
             next += 1;
         }
@@ -2060,9 +2065,9 @@ fn sweep(
         // spaces an event moved can pass theirs.
         let mut update = |k: usize| {
             let sp = &mut spaces[k];
-            sp.temp_heap = sp.temp_heap.max(heap[k].max(0) as u64);
-            sp.temp_peak = sp.temp_peak.max(temps[k].max(0) as u64);
-            let live = all[k].max(0) as u64;
+            sp.temp_heap = sp.temp_heap.max(limit(heap[k]));
+            sp.temp_peak = sp.temp_peak.max(limit(temps[k]));
+            let live = limit(all[k]);
             if live > sp.live_peak || sp.live_peak_at.is_none() {
                 sp.live_peak = live;
                 sp.live_peak_at = Some(step as u32);

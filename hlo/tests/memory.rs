@@ -375,3 +375,36 @@ fn a_color_ends_an_allocation_line() {
     assert_eq!(colors, [(0, 5), (1, 0)]);
     assert_eq!(ba.allocations[1].parameter, Some((0, "{}")));
 }
+
+/// Live bytes past i64 stop at the limit however the events of a step
+/// are ordered: a buffer arriving past the limit before another leaves
+/// at the same step lost bytes when each event saturated on its own (a
+/// review's module; 9223372036854775803 instead of the limit).
+#[test]
+fn live_bytes_past_int64_stop_at_the_limit() {
+    let text = "HloModule m, is_scheduled=true\n\
+        ENTRY %main () -> s8[1] {\n\
+          %e_z = s8[] constant(0)\n\
+          %e_v1 = s8[7]{0} broadcast(%e_z), dimensions={}\n\
+          %e_v2 = s8[4611686018427387804]{0} broadcast(%e_z), dimensions={}\n\
+          %e_v3 = s8[9223372036854775000]{0} call(%e_z), to_apply=%f0\n\
+          ROOT %e_r = s8[1]{0} slice(%e_v3), slice={[0:1]}\n\
+        }\n\
+        %f0 (f0_zp: s8[]) -> s8[9223372036854775000] {\n\
+          %f0_zp = s8[] parameter(0)\n\
+          %f0_z = s8[] constant(0)\n\
+          %f0_v1 = s8[9223372036854775000]{0} broadcast(%f0_z), dimensions={}\n\
+          %f0_v2 = s32[] get-dimension-size(%f0_v1), dimensions={0}\n\
+          ROOT %f0_r = s8[9223372036854775000]{0} copy(%f0_v1)\n\
+        }\n";
+    let m = Module::parse(text).unwrap();
+    let r = Report::new(&m, &Options::default());
+    assert!(r.sizes_past_int64);
+    let limit = i64::MAX as u64;
+    assert_eq!(r.peak.as_ref().map(|p| p.bytes), Some(limit));
+    let s = &r.spaces[0];
+    assert_eq!(
+        (s.live_peak, s.temp_peak, s.temp_heap),
+        (limit, limit, limit)
+    );
+}
