@@ -297,7 +297,18 @@ fn construction_checks_once() {
     assert_eq!(b.iter().map(|(_, x)| x).collect::<Vec<_>>(), [-1, -1, 1, 1]);
     assert_eq!(
         DynBitsView::<i8>::new(&packed, &[0u8; 1]).unwrap_err(),
-        ViewError::TooShort { needed: 2, got: 1 }
+        ViewError::TooFewBytes { needed: 2, got: 1 }
+    );
+    // Each says what it counts.
+    assert_eq!(
+        DynView::new(&t, &[0.0f32; 23]).unwrap_err().to_string(),
+        "the buffer is too short: the layout has 24 slots and the buffer 23 elements"
+    );
+    assert_eq!(
+        DynBitsView::<i8>::new(&packed, &[0u8; 1])
+            .unwrap_err()
+            .to_string(),
+        "the buffer is too short: the layout needs 2 bytes and it has 1"
     );
     // A layout whose bits do not have 64-bit offsets is refused, not wrapped.
     let huge = ArrayShape::parse_validated("u8[2305843009213693953]{0}")

@@ -20,7 +20,7 @@ fn bytes_for<T>(slots: u64) -> usize {
 fn cast<T: Pod>(bytes: &[u8], slots: u64) -> Result<&[T], ViewError> {
     let needed = bytes_for::<T>(slots);
     if bytes.len() < needed {
-        return Err(ViewError::TooShort {
+        return Err(ViewError::TooFewBytes {
             needed,
             got: bytes.len(),
         });
@@ -39,7 +39,7 @@ fn cast<T: Pod>(bytes: &[u8], slots: u64) -> Result<&[T], ViewError> {
 fn cast_mut<T: Pod>(bytes: &mut [u8], slots: u64) -> Result<&mut [T], ViewError> {
     let needed = bytes_for::<T>(slots);
     if bytes.len() < needed {
-        return Err(ViewError::TooShort {
+        return Err(ViewError::TooFewBytes {
             needed,
             got: bytes.len(),
         });
@@ -94,7 +94,7 @@ impl<'a, T: Element + Pod> DynView<'a, T> {
     /// let t = ArrayShape::parse_validated("f32[2]{0}").unwrap().tiled().unwrap();
     /// let bytes: [u8; 8] = bytemuck::cast([1.5f32, -2.0]);
     /// assert_eq!(DynView::<f32>::from_bytes(&t, &bytes).unwrap().get(&[1]), Ok(-2.0));
-    /// assert_eq!(DynView::<f32>::from_bytes(&t, &bytes[..7]).unwrap_err(), ViewError::TooShort { needed: 8, got: 7 });
+    /// assert_eq!(DynView::<f32>::from_bytes(&t, &bytes[..7]).unwrap_err(), ViewError::TooFewBytes { needed: 8, got: 7 });
     /// ```
     pub fn from_bytes(shape: &'a TiledShape, bytes: &'a [u8]) -> Result<Self, ViewError> {
         DynView::new(shape, cast(bytes, shape.physical_slots())?)

@@ -11,14 +11,15 @@ use super::{ViewError, check_element, holds_bits};
 use crate::bits::{read_value, write_bits};
 use crate::{Element, IndexError, PerDim, Relayout, RelayoutError, TiledShape};
 
-/// The buffer's length checked against the slots (typed views) or bytes
-/// (bit views) a layout needs.
-fn check_len(needed: u64, got: usize) -> Result<(), ViewError> {
+/// The buffer's length checked against the slots (typed views) or, with
+/// `bytes`, the bytes (bit views) a layout needs.
+fn check_len(needed: u64, got: usize, bytes: bool) -> Result<(), ViewError> {
     if (got as u64) < needed {
-        return Err(ViewError::TooShort {
-            // Saturates on 32-bit targets: no buffer there holds more.
-            needed: usize::try_from(needed).unwrap_or(usize::MAX),
-            got,
+        // Saturates on 32-bit targets: no buffer there holds more.
+        let needed = usize::try_from(needed).unwrap_or(usize::MAX);
+        return Err(match bytes {
+            false => ViewError::TooShort { needed, got },
+            true => ViewError::TooFewBytes { needed, got },
         });
     }
     Ok(())
@@ -206,7 +207,7 @@ impl<'a, T: Element> DynView<'a, T> {
     /// ([`TiledShape::physical_slots`]).
     pub fn new(shape: &'a TiledShape, data: &'a [T]) -> Result<Self, ViewError> {
         check_element::<T>(shape.element_type(), shape.element_bits())?;
-        check_len(shape.physical_slots(), data.len())?;
+        check_len(shape.physical_slots(), data.len(), false)?;
         Ok(DynView { shape, data })
     }
 
@@ -258,7 +259,7 @@ impl<'a, T: Element> DynViewMut<'a, T> {
     /// Views `data` mutably; see [`DynView::new`].
     pub fn new(shape: &'a TiledShape, data: &'a mut [T]) -> Result<Self, ViewError> {
         check_element::<T>(shape.element_type(), shape.element_bits())?;
-        check_len(shape.physical_slots(), data.len())?;
+        check_len(shape.physical_slots(), data.len(), false)?;
         Ok(DynViewMut { shape, data })
     }
 
@@ -465,12 +466,12 @@ fn check_bytes<T: Element>(shape: &TiledShape, len: usize) -> Result<(), ViewErr
         return Err(wrong);
     }
     let Some(bits) = shape.total_bits() else {
-        return Err(ViewError::TooShort {
+        return Err(ViewError::TooFewBytes {
             needed: usize::MAX,
             got: len,
         });
     };
-    check_len(bits.div_ceil(8), len)
+    check_len(bits.div_ceil(8), len, true)
 }
 
 /// Bytes read through a layout known at run time as elements of `T`,

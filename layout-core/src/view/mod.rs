@@ -24,13 +24,20 @@ use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ViewError {
-    /// The buffer is shorter than the layout.
+    /// The buffer has fewer elements than the layout has slots (the typed
+    /// views: one buffer element per slot).
     TooShort {
-        /// Slots the layout needs ([`View`], [`ViewMut`]: one buffer
-        /// element per slot), or bytes ([`BitsView`], [`BitsViewMut`],
-        /// and every `from_bytes`).
+        /// Slots the layout needs.
         needed: usize,
-        /// What the buffer has, counted the same way.
+        /// Elements the buffer has.
+        got: usize,
+    },
+    /// The bytes are fewer than the layout needs ([`BitsView`],
+    /// [`BitsViewMut`], their run-time forms, and every `from_bytes`).
+    TooFewBytes {
+        /// Bytes the layout needs.
+        needed: usize,
+        /// Bytes the buffer has.
         got: usize,
     },
     /// The bytes are not aligned for the Rust element type
@@ -72,12 +79,14 @@ impl ViewError {
 impl core::fmt::Display for ViewError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Self::TooShort { needed, got } => {
-                write!(
-                    f,
-                    "the buffer is too short: the layout needs {needed} and it has {got} (slots for a typed view, bytes for a bits view or a view made from bytes)"
-                )
-            }
+            Self::TooShort { needed, got } => write!(
+                f,
+                "the buffer is too short: the layout has {needed} slots and the buffer {got} elements"
+            ),
+            Self::TooFewBytes { needed, got } => write!(
+                f,
+                "the buffer is too short: the layout needs {needed} bytes and it has {got}"
+            ),
             Self::Misaligned { align } => {
                 write!(
                     f,
@@ -523,7 +532,7 @@ pub struct BitsView<'a, L: StaticLayout, T: Element> {
 /// checked at compile time ([`assert_holds_bits`]).
 fn check_bytes<L: StaticLayout>(len: usize) -> Result<(), ViewError> {
     if len < L::BYTES {
-        return Err(ViewError::TooShort {
+        return Err(ViewError::TooFewBytes {
             needed: L::BYTES,
             got: len,
         });

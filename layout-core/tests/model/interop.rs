@@ -272,7 +272,7 @@ mod byte_views {
         assert_eq!(v.as_slice(), &slots[..]);
         assert_eq!(
             DynView::<f32>::from_bytes(&t, &bytes[..95]).unwrap_err(),
-            ViewError::TooShort {
+            ViewError::TooFewBytes {
                 needed: 96,
                 got: 95
             }
