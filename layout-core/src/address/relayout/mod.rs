@@ -420,7 +420,7 @@ impl Relayout {
     ///
     /// # Stack
     /// On x86_64 the vector kernels' frames hold about 33 KiB of buffers
-    /// (the streaming lines and stages): a host ↔ TPU copy took 56,624
+    /// (the streaming lines and stages): a host ↔ TPU copy took 56,608
     /// bytes of stack in a release build, so run it on a thread of at
     /// least 128 KiB (Rust's threads get 2 MiB unless asked otherwise).
     /// Generic code is compiled with the caller's profile: a `dev` build
