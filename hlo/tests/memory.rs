@@ -336,7 +336,7 @@ fn every_row_has_its_shape() {
 /// out of both), so a chart of them tops out at the peak, at its step.
 #[test]
 fn the_peak_is_the_most_of_the_live_bytes() {
-    let mut peaks = 0;
+    let (mut peaks, mut spaces) = (0, 0);
     for f in fixtures() {
         let m = Module::parse(&f.text).unwrap();
         let ba = BufferAssignment::parse(&f.assignment);
@@ -349,6 +349,22 @@ fn the_peak_is_the_most_of_the_live_bytes() {
                     ..Options::default()
                 },
             );
+            // Each space's own peak, and its first step, from the same
+            // series (the report sweeps events; `live_bytes` sums a
+            // difference array).
+            for s in &r.spaces {
+                let live = r.live_bytes(&[s.space]);
+                let most = live.iter().copied().max().unwrap_or(0);
+                let first = live.iter().position(|&b| b == most).map(|k| k as u32);
+                assert_eq!(
+                    (s.live_peak, s.live_peak_at),
+                    (most, first),
+                    "{} S({})",
+                    f.name,
+                    s.space
+                );
+                spaces += 1;
+            }
             let Some(p) = &r.peak else { continue };
             let live = r.live_bytes(&p.spaces);
             assert_eq!(live.iter().max(), Some(&p.bytes), "{}", f.name);
@@ -357,6 +373,7 @@ fn the_peak_is_the_most_of_the_live_bytes() {
         }
     }
     assert!(peaks >= 40, "{peaks}");
+    assert!(spaces >= 60, "{spaces}");
 }
 
 /// An allocation line whose last part is its color (`color 5:`, as XLA
