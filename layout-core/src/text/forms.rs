@@ -10,6 +10,12 @@ use crate::tpu::{RequestError, parse_request};
 use crate::{ArrayShape, Shape};
 
 /// How an array shape was written.
+///
+/// ```
+/// use xla_layout_core::text::{Form, parse_array_any};
+/// assert_eq!(parse_array_any("tpu(f32[8])").unwrap().1, Form::Tpu);
+/// assert_eq!(parse_array_any("f32[8]{0}").unwrap().1, Form::Xla);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Form {
     /// XLA's text: `bf16[8,128]{1,0:T(8,128)(2,1)}`.
@@ -23,6 +29,13 @@ pub enum Form {
 }
 
 /// Why text in one of the [`Form`]s is not a valid array shape.
+///
+/// ```
+/// use xla_layout_core::text::{FormError, parse_array_any};
+/// assert!(matches!(parse_array_any("tpu(f32[8]"), Err(FormError::Tpu(_)))); // `)` missing
+/// assert!(matches!(parse_array_any("f32[8]{1}"), Err(FormError::Shape(_))));
+/// assert_eq!(parse_array_any("token[]"), Err(FormError::NotAnArray));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FormError {
