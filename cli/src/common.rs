@@ -256,6 +256,18 @@ pub const MAX_UNSHAPED_TOLD: usize = 20;
 /// inferred (the first [`MAX_UNSHAPED_TOLD`] told on stderr first): their
 /// bytes are in no figure.
 pub fn unshaped(n: usize, path: &str) -> Result<(), Failure> {
+    instructions_failed(
+        n,
+        path,
+        "has no shape written and none inferred: its bytes are not counted",
+        "have no shape written and none inferred: their bytes are not counted",
+    )
+}
+
+/// The failure for `n` instructions of one kind, the first
+/// [`MAX_UNSHAPED_TOLD`] told on stderr first: what one `is`, what
+/// several `are` (after "1 instruction " and "N instructions ").
+fn instructions_failed(n: usize, path: &str, is: &str, are: &str) -> Result<(), Failure> {
     let more = if n > MAX_UNSHAPED_TOLD {
         format!(" (the first {MAX_UNSHAPED_TOLD} are named above)")
     } else {
@@ -263,12 +275,9 @@ pub fn unshaped(n: usize, path: &str) -> Result<(), Failure> {
     };
     match n {
         0 => Ok(()),
-        1 => Err(Failure::Input(format!(
-            "{path}: 1 instruction has no shape written and none inferred: its bytes are not counted"
-        ))),
+        1 => Err(Failure::Input(format!("{path}: 1 instruction {is}"))),
         n => Err(Failure::Input(format!(
-            "{path}: {n} instructions have no shape written and none inferred: their bytes are not \
-             counted{more}"
+            "{path}: {n} instructions {are}{more}"
         ))),
     }
 }
@@ -336,20 +345,12 @@ pub fn tell_misnamed_of(
 /// The failure for `n` instructions XLA's parser would refuse for their
 /// names, after the rest is out.
 pub fn misnamed(n: usize, path: &str) -> Result<(), Failure> {
-    let more = if n > MAX_UNSHAPED_TOLD {
-        format!(" (the first {MAX_UNSHAPED_TOLD} are named above)")
-    } else {
-        String::new()
-    };
-    match n {
-        0 => Ok(()),
-        1 => Err(Failure::Input(format!(
-            "{path}: 1 instruction names an operand that does not exist or repeats a name: the figures are estimates"
-        ))),
-        n => Err(Failure::Input(format!(
-            "{path}: {n} instructions name operands that do not exist or repeat names: the figures are estimates{more}"
-        ))),
-    }
+    instructions_failed(
+        n,
+        path,
+        "names an operand that does not exist or repeats a name: the figures are estimates",
+        "name operands that do not exist or repeat names: the figures are estimates",
+    )
 }
 
 /// The failure for layouts XLA's validator rejects (XLA refuses such a

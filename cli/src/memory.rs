@@ -555,33 +555,34 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
             d.name, d.shape
         ));
     }
-    if cx.unread > 0 {
-        let parts = match cx.unread {
-            1 => "1 part of the module did not read and is".to_string(),
-            n => format!("{n} parts of the module did not read and are"),
-        };
-        out.push(format!(
-            "{parts} left out (below, on stderr): the figures are estimates"
-        ));
-    }
-    if report.unshaped_instructions > 0 {
-        let count = match report.unshaped_instructions {
-            1 => "1 instruction has".to_string(),
-            n => format!("{n} instructions have"),
-        };
-        out.push(format!(
-            "{count} no shape written and none inferred (below, on stderr): left out, and the \
-             figures are estimates"
-        ));
-    }
-    if report.misnamed_instructions > 0 {
-        let count = match report.misnamed_instructions {
-            1 => "1 instruction names an operand that does not exist or repeats a name".to_string(),
-            n => format!("{n} instructions name operands that do not exist or repeat names"),
-        };
-        out.push(format!(
-            "{count} (below, on stderr): XLA's parser refuses such a module, and the figures are estimates"
-        ));
+    // What was left out of the figures or read as written, each also
+    // told on stderr: (how many, one, several, then).
+    let told = [
+        (
+            cx.unread,
+            "part of the module did not read and is",
+            "parts of the module did not read and are",
+            "left out (below, on stderr): the figures are estimates",
+        ),
+        (
+            report.unshaped_instructions,
+            "instruction has",
+            "instructions have",
+            "no shape written and none inferred (below, on stderr): left out, and the figures \
+             are estimates",
+        ),
+        (
+            report.misnamed_instructions,
+            "instruction names an operand that does not exist or repeats a name",
+            "instructions name operands that do not exist or repeat names",
+            "(below, on stderr): XLA's parser refuses such a module, and the figures are \
+             estimates",
+        ),
+    ];
+    for (n, one, many, then) in told {
+        if n > 0 {
+            out.push(format!("{} {then}", counted(n, one, many)));
+        }
     }
     if report.sizes_past_int64 {
         out.push(PAST_INT64.into());
@@ -1096,6 +1097,15 @@ tr:nth-child(even) td { background: #f6f7f9; }
 code { font-size: 12px; }
 svg text { font: 12px -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; fill: #1d2330; }
 "#;
+
+/// `n` and what it counts, in the singular for 1: "1 part is", "3 parts
+/// are".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
 
 /// Whether `a` and `b` name one existing file (`-`, stdin, is no file).
 fn same_file(a: &Path, b: &Path) -> bool {
