@@ -238,7 +238,8 @@ fn estimates_stay_within_their_stated_error() {
         exact_temps += usize::from(temp.bytes == expected(&f.program, "temp_size_in_bytes"));
     }
     assert_eq!((close_peaks, exact_peaks), (12, 8));
-    assert_eq!(exact_temps, 13);
+    // 13 before a heap of tuple tables alone counted as 0 (as jax does).
+    assert_eq!(exact_temps, 15);
 }
 
 #[test]
