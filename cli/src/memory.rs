@@ -377,6 +377,13 @@ fn locate(args: &Args) -> Result<Files, Failure> {
     };
     let sibling = |suffix_txt: &str, suffix_hlo: &str| -> Option<PathBuf> {
         let name = module.to_str()?;
+        // XLA dumps the module again just before buffer assignment
+        // (`…after_optimizations_before_buffer_assignment.txt`): its
+        // assignment is the one written for `…after_optimizations.txt`.
+        let base = name
+            .strip_suffix("_before_buffer_assignment.txt")
+            .map(|stem| format!("{stem}.txt"));
+        let name = base.as_deref().unwrap_or(name);
         let candidate = if let Some(stem) = name.strip_suffix(".txt") {
             format!("{stem}-{suffix_txt}")
         } else if let Some(stem) = name.strip_suffix(".hlo") {

@@ -959,3 +959,34 @@ fn names_xla_refuses_are_told() {
         "estimated"
     );
 }
+
+/// The module XLA dumps just before buffer assignment
+/// (`…after_optimizations_before_buffer_assignment.txt`) reads with the
+/// assignment written for `…after_optimizations.txt` beside it (it was
+/// read alone: estimates labelled as if nothing were missing).
+#[test]
+fn the_module_before_buffer_assignment_finds_its_assignment() {
+    let dir = std::env::temp_dir().join(format!("xla-layout-before-ba-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = "module_0001.jit_step.tpu_after_optimizations";
+    let module = dir.join(format!("{stem}_before_buffer_assignment.txt"));
+    std::fs::copy(format!("{DUMPS}/tpu_donate_tuple.hlo"), &module).unwrap();
+    std::fs::copy(
+        format!("{DUMPS}/tpu_donate_tuple.buffer-assignment.txt"),
+        dir.join(format!("{stem}-buffer-assignment.txt")),
+    )
+    .unwrap();
+    let report = json(&["memory", module.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        report["buffer_assignment_used"], true,
+        "{}",
+        report["buffer_assignment"]
+    );
+    assert!(
+        report["buffer_assignment"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("{stem}-buffer-assignment.txt"))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
