@@ -94,6 +94,9 @@ struct Files {
     module: PathBuf,
     assignment: Option<PathBuf>,
     report: Option<PathBuf>,
+    /// jax's `topology.textproto` for the module (a directory named as
+    /// the module's files are, up to `.after_optimizations`).
+    topology: Option<PathBuf>,
 }
 
 /// Runs `memory`.
@@ -170,12 +173,19 @@ pub fn main(
         )));
     }
     let assignment = assignment_text.map(BufferAssignment::parse);
+    // The generation the dump's topology names, unless --tpu gives one.
+    let dump_generation = match (&files.topology, args.tpu) {
+        (Some(p), None) => std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| xla_layout_hlo::topology_generation(&t)),
+        _ => None,
+    };
     let labels = report_text.map(memory_space_labels).unwrap_or_default();
     let report = Report::new(
         &module,
         &Options {
             backend: args.backend,
-            generation: args.tpu,
+            generation: args.tpu.or(dump_generation),
             buffer_assignment: assignment.as_ref(),
             space_labels: &labels,
         },
@@ -377,12 +387,16 @@ fn locate(args: &Args) -> Result<Files, Failure> {
     };
     let sibling = |suffix_txt: &str, suffix_hlo: &str| -> Option<PathBuf> {
         let name = module.to_str()?;
-        // XLA dumps the module again just before buffer assignment
-        // (`…after_optimizations_before_buffer_assignment.txt`): its
-        // assignment is the one written for `…after_optimizations.txt`.
-        let base = name
-            .strip_suffix("_before_buffer_assignment.txt")
-            .map(|stem| format!("{stem}.txt"));
+        // XLA dumps the module again just before and after buffer
+        // assignment (`…after_optimizations_before_buffer_assignment.txt`):
+        // its assignment is the one written for `…after_optimizations.txt`.
+        let base = [
+            "_before_buffer_assignment.txt",
+            "_after_buffer_assignment.txt",
+        ]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .map(|stem| format!("{stem}.txt"));
         let name = base.as_deref().unwrap_or(name);
         let candidate = if let Some(stem) = name.strip_suffix(".txt") {
             format!("{stem}-{suffix_txt}")
@@ -405,10 +419,17 @@ fn locate(args: &Args) -> Result<Files, Failure> {
     } else {
         sibling("memory-usage-report.txt", "memory-usage-report.txt")
     };
+    let topology = (|| {
+        let name = module.file_name()?.to_str()?;
+        let stem = name.split(".after_optimizations").next()?;
+        let p = module.with_file_name(stem).join("topology.textproto");
+        (stem != name && p.is_file()).then_some(p)
+    })();
     Ok(Files {
         module,
         assignment,
         report,
+        topology,
     })
 }
 
@@ -670,6 +691,9 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
                 }
                 Source::Estimated => "assumed; give --tpu GEN",
                 Source::BufferAssignment => "as XLA's buffer assignment sizes them",
+                _ if cx.args.tpu.is_none() && cx.files.topology.is_some() => {
+                    "the generation's, from the dump's topology.textproto"
+                }
                 _ => "the generation's",
             }
         );

@@ -990,3 +990,37 @@ fn the_module_before_buffer_assignment_finds_its_assignment() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// In a jax dump directory the TPU generation comes from the module's
+/// `topology.textproto` when `--tpu` names none (it was assumed, and the
+/// outputs' tuple tables estimated); `--tpu` still wins.
+#[test]
+fn the_generation_comes_from_the_dumps_topology() {
+    let dir = std::env::temp_dir().join(format!("xla-layout-topology-{}", std::process::id()));
+    let stem = "module_0000.jit_step.cl_1";
+    std::fs::create_dir_all(dir.join(stem)).unwrap();
+    let module = dir.join(format!("{stem}.after_optimizations.txt"));
+    std::fs::copy(format!("{DUMPS}/tpu_v6e_many_outputs.hlo"), &module).unwrap();
+    // As jax 0.10.2 writes it for a v6e topology (the newline escaped).
+    std::fs::write(
+        dir.join(stem).join("topology.textproto"),
+        "platform_version: \"TFRT TPU v6 lite\\nBuilt on Nov 5 2026\"\n",
+    )
+    .unwrap();
+    let m = module.to_str().unwrap();
+    let report = json(&["memory", m, "--json"]);
+    assert_eq!(report["tpu_generation"], "v6e");
+    assert_eq!(
+        report["memory_analysis_source"]["output_size_in_bytes"],
+        "exact"
+    );
+    let given = json(&["memory", m, "--json", "--tpu", "v5e"]);
+    assert_eq!(given["tpu_generation"], "v5e");
+    let text = run(&["memory", dir.to_str().unwrap()], b"");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("from the dump's topology.textproto"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -403,3 +403,24 @@ pub fn memory_space_labels(text: &str) -> Vec<(i64, &str)> {
     }
     out
 }
+
+/// The TPU generation a jax dump's `topology.textproto` names (its
+/// `platform_version`, read by [`Generation::from_platform_version`]), if
+/// it names one this crate knows.
+///
+/// ```
+/// use xla_layout_core::tpu::Generation;
+/// use xla_layout_hlo::topology_generation;
+/// let text = "platform_version: \"TFRT TPU v6 lite\\nBuilt on Nov 5 2026\"\nchips_per_host_bounds: 2\n";
+/// assert_eq!(topology_generation(text), Some(Generation::V6e));
+/// assert_eq!(topology_generation("chips_per_host_bounds: 2\n"), None);
+/// ```
+///
+/// [`Generation::from_platform_version`]: xla_layout_core::tpu::Generation::from_platform_version
+pub fn topology_generation(text: &str) -> Option<xla_layout_core::tpu::Generation> {
+    let line = text
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("platform_version:"))?;
+    let value = line.trim().strip_prefix('"')?;
+    xla_layout_core::tpu::Generation::from_platform_version(value)
+}

@@ -54,6 +54,7 @@ mod reader;
 
 pub use assignment::{
     Allocation, AssignedValue, BufferAssignment, memory_space_labels, other_dump_file,
+    topology_generation,
 };
 pub use error::{HloError, HloErrorKind, LookupError};
 pub use items::{

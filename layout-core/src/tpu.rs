@@ -206,6 +206,36 @@ impl Generation {
         }
     }
 
+    /// The generation a TPU's `platform_version` names, as a jax dump's
+    /// `topology.textproto` writes it (`TFRT TPU v6 lite`, then the
+    /// build): v4, v5 lite (v5e), v5 (v5p), v6 lite (v6e). `None` for
+    /// any other text.
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::Generation;
+    /// let v = |t| Generation::from_platform_version(t);
+    /// assert_eq!(v("TFRT TPU v5 lite\nBuilt on Nov 5 2026"), Some(Generation::V5e));
+    /// assert_eq!(v("TFRT TPU v5\nBuilt on Nov 5 2026"), Some(Generation::V5p));
+    /// assert_eq!(v("TFRT TPU v6 lite"), Some(Generation::V6e));
+    /// assert_eq!(v("TFRT TPU v4"), Some(Generation::V4));
+    /// assert_eq!(v(r"TFRT TPU v6 lite\nBuilt on Nov 5 2026"), Some(Generation::V6e)); // escaped
+    /// assert_eq!(v("TFRT TPU v7"), None);
+    /// ```
+    pub fn from_platform_version(text: &str) -> Option<Generation> {
+        // The first line, whether the newline is one or, as a textproto
+        // string writes it, escaped (`\n`).
+        let first = text.lines().next()?.split("\\n").next()?.trim();
+        let chip = first.strip_prefix("TFRT TPU ")?.trim();
+        // Read from dumps of each generation jax 0.10.2 compiles for.
+        match chip {
+            "v4" => Some(Generation::V4),
+            "v5 lite" => Some(Generation::V5e),
+            "v5" => Some(Generation::V5p),
+            "v6 lite" => Some(Generation::V6e),
+            _ => None,
+        }
+    }
+
     /// The generation named `name`, as [`Generation::name`] writes it or
     /// in capitals: Google writes `v5e`, people often `V5E`.
     ///
