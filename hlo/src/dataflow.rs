@@ -1188,6 +1188,45 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         out
     }
 
+    /// The instruction of a fusion's body that computes value `v`, output
+    /// `k` of a multi-output fusion (the body's tuple root's operand `k`):
+    /// XLA gives each output there its own metadata, the fusion one for
+    /// all. `None` for any other value.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::{Dataflow, Value}};
+    /// let m = Module::parse("f {\n p = f32[2]{0} parameter(0)\n n = f32[2]{0} negate(p)\n e = f32[2]{0} exponential(p)\n ROOT t = (f32[2]{0}, f32[2]{0}) tuple(n, e)\n}\n\nENTRY e {\n x = f32[2]{0} parameter(0)\n ROOT y = (f32[2]{0}, f32[2]{0}) fusion(x), kind=kLoop, calls=f\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let y = d.find("e/y").unwrap();
+    /// let second = Value { instruction: y, node: 2 }; // y{1}
+    /// assert_eq!(d.fusion_output(second), d.find("f/e"));
+    /// assert_eq!(d.fusion_output(Value { instruction: y, node: 0 }), None); // the tuple
+    /// ```
+    pub fn fusion_output(&self, v: Value) -> Option<InstructionId> {
+        let (_, i) = self.instruction(v.instruction)?;
+        if i.opcode() != "fusion" {
+            return None;
+        }
+        let &[k] = self.index_of(self.nodes(v.instruction).get(v.node as usize)?) else {
+            return None;
+        };
+        let body = self
+            .callees_of(v.instruction)
+            .iter()
+            .find(|(_, c)| c.role == Role::Calls)?
+            .1
+            .computation as usize;
+        let root = self.root(body)?;
+        let (_, r) = self.instruction(root)?;
+        if r.opcode() != "tuple" {
+            return None;
+        }
+        self.operands(root)
+            .get(k as usize)
+            .copied()
+            .filter(|&o| o != NONE)
+    }
+
     /// Constants of embedded computations (reducers, comparators), which
     /// XLA allocates although their computations have no buffers.
     ///

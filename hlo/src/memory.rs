@@ -1845,7 +1845,14 @@ impl<'m, 'a> Report<'m, 'a> {
                 };
             }
         };
-        let metadata = i.metadata();
+        // An output of a multi-output fusion: the metadata of the body's
+        // instruction that computes it, where it has any.
+        let metadata = d
+            .fusion_output(row.value)
+            .and_then(|o| d.instruction(o))
+            .map(|(_, o)| o.metadata())
+            .filter(|m| m.op_name.is_some() || m.source_file.is_some())
+            .unwrap_or_else(|| i.metadata());
         let (shape, text) = node_shape(i.shape_text().unwrap_or(""), row.value.node);
         let mut reasons = Vec::new();
         if let Some(Shape::Array(a)) = &shape {

@@ -426,3 +426,32 @@ fn live_bytes_past_int64_stop_at_the_limit() {
         (limit, limit, limit)
     );
 }
+
+/// Each output of a multi-output fusion is told with the metadata of the
+/// body's instruction that computes it (tpu_host_offload: `fusion{1}` is
+/// `sin.3`, from `jit(offload)/sin`, while the fusion carries `mul`'s);
+/// it gave the fusion's for every output.
+#[test]
+fn fusion_outputs_carry_their_own_metadata() {
+    let f = fixtures()
+        .into_iter()
+        .find(|f| f.name == "tpu_host_offload")
+        .unwrap();
+    let m = Module::parse(&f.text).unwrap();
+    let r = Report::new(&m, &Options::default());
+    let ops: Vec<(String, Option<&str>)> = r
+        .rows
+        .iter()
+        .map(|row| r.details(row))
+        .filter(|d| d.instruction == "fusion")
+        .map(|d| (d.name, d.metadata.op_name))
+        .collect();
+    assert!(
+        ops.contains(&("fusion{0}".into(), Some("jit(offload)/mul"))),
+        "{ops:?}"
+    );
+    assert!(
+        ops.contains(&("fusion{1}".into(), Some("jit(offload)/sin"))),
+        "{ops:?}"
+    );
+}
