@@ -211,6 +211,10 @@ fn text_reads_like_an_out_of_memory_report() {
         "       d0: 129 → 136 by T(8,128): 1.05×",
         "     Allocation type: argument 1; XLA's allocation 1, offset 0",
         "Most bytes live at once, by the schedule (estimate): ",
+        // 2.50K of temporaries at once in a 160.50K heap: the 16 KiB
+        // offsets are said, in HBM only (VMEM's heap is its temporaries).
+        "temporary heap 160.50K (each temporary starts at a multiple of 16 KiB",
+        "temporary heap 161.00K\n",
     ] {
         assert!(text.contains(want), "{want}\n{text}");
     }
