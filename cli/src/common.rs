@@ -150,12 +150,18 @@ impl Text {
     }
 }
 
+/// `n` and what it counts, in the singular for 1: "1 part is", "3 parts
+/// are" (`one` and `many` follow the number).
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 /// `1 byte`, `n bytes`: a count of bytes as a sentence says it.
 pub fn bytes(n: u64) -> String {
-    match n {
-        1 => "1 byte".to_string(),
-        n => format!("{n} bytes"),
-    }
+    counted(n, "byte", "bytes")
 }
 
 /// Whether `written` failed only because the reader of stdout closed it
@@ -212,11 +218,9 @@ pub fn stdin_failed(e: std::io::Error) -> Failure {
 pub fn unread(n: usize, what: &str) -> Result<(), Failure> {
     match n {
         0 => Ok(()),
-        1 => Err(Failure::Input(format!(
-            "1 part of {what} could not be read"
-        ))),
         n => Err(Failure::Input(format!(
-            "{n} parts of {what} could not be read"
+            "{} of {what} could not be read",
+            counted(n as u64, "part", "parts")
         ))),
     }
 }
@@ -275,9 +279,13 @@ fn instructions_failed(n: usize, path: &str, is: &str, are: &str) -> Result<(), 
     };
     match n {
         0 => Ok(()),
-        1 => Err(Failure::Input(format!("{path}: 1 instruction {is}"))),
         n => Err(Failure::Input(format!(
-            "{path}: {n} instructions {are}{more}"
+            "{path}: {}{more}",
+            counted(
+                n as u64,
+                &format!("instruction {is}"),
+                &format!("instructions {are}")
+            )
         ))),
     }
 }

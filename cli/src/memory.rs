@@ -15,7 +15,7 @@ use xla_layout_hlo::memory::{
 };
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
-use crate::common::{Failure, group, read_text, unread};
+use crate::common::{Failure, counted, group, read_text, unread};
 
 /// Where a compiled program's bytes go, and why they are padded.
 ///
@@ -573,10 +573,11 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     }
     if let Some((k, e)) = cx.invalid.first() {
         let d = report.details(&report.rows[*k]);
-        let count = match cx.invalid.len() {
-            1 => "1 array has a layout".to_string(),
-            n => format!("{n} arrays have layouts"),
-        };
+        let count = counted(
+            cx.invalid.len() as u64,
+            "array has a layout",
+            "arrays have layouts",
+        );
         out.push(format!(
             "{count} that XLA's validator rejects, counted as 0 bytes (below, on stderr; the \
              first: {} {}: {e}): XLA would refuse the module, and the figures are estimates",
@@ -609,7 +610,7 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     ];
     for (n, one, many, then) in told {
         if n > 0 {
-            out.push(format!("{} {then}", counted(n, one, many)));
+            out.push(format!("{} {then}", counted(n as u64, one, many)));
         }
     }
     if report.sizes_past_int64 {
@@ -1140,15 +1141,6 @@ tr:nth-child(even) td { background: #f6f7f9; }
 code { font-size: 12px; }
 svg text { font: 12px -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; fill: #1d2330; }
 "#;
-
-/// `n` and what it counts, in the singular for 1: "1 part is", "3 parts
-/// are".
-fn counted(n: usize, one: &str, many: &str) -> String {
-    match n {
-        1 => format!("1 {one}"),
-        n => format!("{n} {many}"),
-    }
-}
 
 /// Whether `a` and `b` name one existing file (`-`, stdin, is no file).
 fn same_file(a: &Path, b: &Path) -> bool {
