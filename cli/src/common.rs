@@ -330,35 +330,65 @@ pub fn tell_misnamed_of(
     path: &str,
     d: &xla_layout_hlo::dataflow::Dataflow<'_, '_>,
 ) -> io::Result<()> {
-    for (id, dangling) in d.misnamed_by_why().take(MAX_UNSHAPED_TOLD) {
-        let Some((_, i)) = d.instruction(id) else {
-            continue;
-        };
-        let message = if dangling {
-            format!(
-                "an operand of {} names no instruction of its computation (XLA's parser refuses the module): it is left out of the dataflow",
-                i.name()
+    let found = d
+        .misnamed_by_why()
+        .filter_map(|(id, dangling)| Some((*d.instruction(id)?.1, dangling)));
+    tell_misnamed(errors, lines, path, found, true)
+}
+
+/// Names, at their lines, the first [`MAX_UNSHAPED_TOLD`] of `found`
+/// (instructions XLA's parser would refuse for their names, each with
+/// whether an operand names nothing, as `names::Names` finds them);
+/// `dataflow`: the figures come from a dataflow, which says how it reads
+/// them.
+pub fn tell_misnamed<'a>(
+    errors: &mut impl Write,
+    lines: &mut xla_layout_core::text::LineCursor<'_>,
+    path: &str,
+    found: impl IntoIterator<Item = (xla_layout_hlo::Instruction<'a>, bool)>,
+    dataflow: bool,
+) -> io::Result<()> {
+    for (i, dangling) in found.into_iter().take(MAX_UNSHAPED_TOLD) {
+        let (what, read) = if dangling {
+            (
+                format!(
+                    "an operand of {} names no instruction of its computation",
+                    i.name()
+                ),
+                ": it is left out of the dataflow",
             )
         } else {
-            format!(
-                "{} is the name of an earlier instruction of its computation (XLA's parser refuses the module): operands that name it read the first",
-                i.name()
+            (
+                format!(
+                    "{} is the name of an earlier instruction of its computation",
+                    i.name()
+                ),
+                ": operands that name it read the first",
             )
         };
+        let read = if dataflow { read } else { "" };
+        let message = format!("{what} (XLA's parser refuses the module){read}");
         writeln!(errors, "{}", i.span().render_with(lines, path, message))?;
     }
     Ok(())
 }
 
 /// The failure for `n` instructions XLA's parser would refuse for their
-/// names, after the rest is out.
-pub fn misnamed(n: usize, path: &str) -> Result<(), Failure> {
-    instructions_failed(
-        n,
-        path,
-        "names an operand that does not exist or repeats a name: the figures are estimates",
-        "name operands that do not exist or repeat names: the figures are estimates",
-    )
+/// names, after the rest is out; `estimates`: figures were drawn from
+/// the module as a whole, and say so.
+pub fn misnamed(n: usize, path: &str, estimates: bool) -> Result<(), Failure> {
+    let (is, are) = if estimates {
+        (
+            "names an operand that does not exist or repeats a name: the figures are estimates",
+            "name operands that do not exist or repeat names: the figures are estimates",
+        )
+    } else {
+        (
+            "names an operand that does not exist or repeats a name (XLA's parser refuses the module)",
+            "name operands that do not exist or repeat names (XLA's parser refuses the module)",
+        )
+    };
+    instructions_failed(n, path, is, are)
 }
 
 /// The failure for layouts XLA's validator rejects (XLA refuses such a

@@ -257,7 +257,7 @@ pub fn main(
     unread?;
     crate::common::invalid_layouts(context.invalid.len(), &name)?;
     crate::common::unshaped(d.unshaped().len(), &name)?;
-    crate::common::misnamed(report.misnamed_instructions, &name)?;
+    crate::common::misnamed(report.misnamed_instructions, &name, true)?;
     if report.sizes_past_int64 {
         return Err(Failure::Input(format!("{name}: sizes past int64")));
     }

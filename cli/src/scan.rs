@@ -10,6 +10,7 @@ use xla_layout_core::{Shape, validate};
 use xla_layout_hlo::dataflow::CallContext;
 use xla_layout_hlo::infer::Shapes;
 use xla_layout_hlo::memory::{Options, Report, Row};
+use xla_layout_hlo::names::Names;
 use xla_layout_hlo::{Event, Module, Reader};
 
 use crate::common::{Failure, group, percent, read_text, unread};
@@ -22,8 +23,11 @@ use crate::common::{Failure, group, percent, read_text, unread};
 /// the shape out and it was inferred from the operands, as XLA does),
 /// "invalid" (XLA's validator's message when it rejects the layout, else
 /// null)}; an instruction that does not read is {"error", "line",
-/// "column"}. With --summary, the module's values (the arrays its dataflow
-/// defines) by size with the bytes lost to padding. FILE.hlo may be a dump
+/// "column"}. Names XLA's parser refuses (a name repeated in a
+/// computation, an operand that names nothing) are told on stderr after
+/// the list, and the command fails. With --summary, the module's values
+/// (the arrays its dataflow defines) by size with the bytes lost to
+/// padding. FILE.hlo may be a dump
 /// directory (--xla_dump_to), as for `memory`: its optimized module, or
 /// with --module TEXT the one whose file name contains TEXT.
 #[derive(Debug, clap::Args)]
@@ -183,6 +187,7 @@ fn write_json_lines(
     let (mut failed, mut computations, mut invalid) = (0usize, 0usize, 0usize);
     let (mut closed, mut unshaped) = (false, 0usize);
     let mut shapes = Shapes::new();
+    let mut names = Names::new();
     // Errors come in text order: their lines are counted once overall
     // (from the start each time, an error on every line is quadratic).
     let mut lines = LineCursor::new(text);
@@ -198,13 +203,16 @@ fn write_json_lines(
                 computations += 1;
                 computation = c.name();
                 shapes.computation(&c);
+                names.computation();
                 continue;
             }
             Ok(Event::EndComputation { .. }) => {
                 shapes.end_computation();
+                names.end_computation();
                 continue;
             }
             Ok(Event::Instruction(i)) => {
+                names.instruction(i);
                 // Written or inferred. The reader checked a written shape;
                 // its text is read again as a stream, so that no tuple is
                 // ever built.
@@ -267,9 +275,19 @@ fn write_json_lines(
     if computations == 0 && failed == 0 && !closed {
         return Err(empty(path));
     }
+    // Found once every operand of a computation could be looked up; told
+    // after the stream, in text order (from the top again).
+    let misnamed = if closed {
+        Vec::new()
+    } else {
+        names.finish(failed)
+    };
+    let found = misnamed.iter().map(|m| (m.instruction, m.dangling));
+    crate::common::tell_misnamed(&mut errors, &mut LineCursor::new(text), path, found, false)?;
     unread(failed, "the module")?;
     crate::common::invalid_layouts(invalid, path)?;
-    crate::common::unshaped(unshaped, path)
+    crate::common::unshaped(unshaped, path)?;
+    crate::common::misnamed(misnamed.len(), path, false)
 }
 
 /// The failure for a file with no computation in it (empty, or a header
@@ -436,7 +454,7 @@ fn write_summary(
     unread(unread_parts.len(), "the module")?;
     crate::common::invalid_layouts(invalid.len(), path)?;
     crate::common::unshaped(d.unshaped().len(), path)?;
-    crate::common::misnamed(report.misnamed_instructions, path)
+    crate::common::misnamed(report.misnamed_instructions, path, true)
 }
 
 /// The first part of a written shape (its text) that XLA's validator

@@ -918,12 +918,13 @@ fn html_never_overwrites_an_input() {
 /// A module XLA's parser refuses for its names (a name used twice in a
 /// computation, an operand that names nothing) is read, each such
 /// instruction told at its line, the figures marked as estimates, and the
-/// command fails (it exited 0 with "exact" figures).
+/// command fails (it exited 0 with "exact" figures). The streaming `scan`
+/// finds the same (it exited 0); an operand may name a later instruction.
 #[test]
 fn names_xla_refuses_are_told() {
     let text = "HloModule dup\n\nENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(0)\n \
                 a = f32[4]{0} negate(p)\n ROOT b = f32[4]{0} add(a, missing)\n}\n";
-    for args in [&["memory", "-"][..], &["scan", "-", "--summary"]] {
+    for args in [&["memory", "-"][..], &["scan", "-", "--summary"], &["scan", "-"]] {
         let out = run(args, text.as_bytes());
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
@@ -943,10 +944,27 @@ fn names_xla_refuses_are_told() {
     let out = run(&["memory", "-", "--json"], text.as_bytes());
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["misnamed_instructions"], 2);
+    // The streaming scan lists every instruction all the same.
+    let out = run(&["scan", "-"], text.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4);
+    // An operand that names a later instruction, and one name in two
+    // computations, are what XLA reads.
+    let later = "HloModule ok\n\nf {\n x = f32[4]{0} parameter(0)\n ROOT n = f32[4]{0} negate(y)\n \
+                 y = f32[4]{0} negate(x)\n}\n\nENTRY e {\n x = f32[4]{0} parameter(0)\n \
+                 ROOT c = f32[4]{0} call(x), to_apply=f\n}\n";
+    for args in [&["memory", "-"][..], &["scan", "-", "--summary"], &["scan", "-"]] {
+        let out = run(args, later.as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+    }
     // A line that does not read takes its name with it: its users are
     // not told as naming nothing (one error, not one per user).
     let cut = "ENTRY e {\n p = f32[4]{0} parameter(0)\n a = f32[4]{0 negate(p)\n \
                b = f32[4]{0} negate(a)\n ROOT c = f32[4]{0} add(a, b)\n}\n";
+    let out = run(&["scan", "-"], cut.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("names no instruction"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
     let out = run(&["memory", "-", "--json"], cut.as_bytes());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("names no instruction"), "{stderr}");

@@ -32,6 +32,7 @@ use xla_layout_core::{Shape, tpu, validate};
 
 use crate::infer::Shapes;
 use crate::items::{Instruction, Module};
+use crate::names::{Names, operands_are_names};
 
 /// What an opcode's result holds at each position: values it defines, or
 /// values that flow in from elsewhere. "Tuple nodes" are positions whose
@@ -492,11 +493,9 @@ pub struct Dataflow<'m, 'a> {
     comp_span: Vec<(u32, u32)>,
     /// Instructions whose shape is neither written nor inferred.
     unshaped: Vec<InstructionId>,
-    /// Instructions with an operand that names no instruction of their
-    /// computation.
-    dangling: Vec<InstructionId>,
-    /// Instructions whose name an earlier one of their computation has.
-    repeated: Vec<InstructionId>,
+    /// Instructions XLA's parser refuses for their names, with why
+    /// (`true`: an operand names nothing), as [`Names::finish`] gives them.
+    misnamed: Vec<(InstructionId, bool)>,
     /// Per computation: its root (`NONE` when it has no instructions).
     roots: Vec<u32>,
     /// `(computation, n)` → its first `parameter(n)`: found by a scan
@@ -727,20 +726,17 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut parameters: HashMap<(u32, u64), u32> = HashMap::new();
         let mut roots = Vec::with_capacity(computations.len());
         let mut id = 0u32;
-        let mut repeated = Vec::new();
+        let mut check = Names::new();
         for (k, c) in computations.iter().enumerate() {
+            check.computation();
             // XLA's rule (`Computation::root`): the one marked, else the last.
             let root = c.instructions().iter().position(|i| i.is_root());
             let last = c.instructions().len().checked_sub(1);
             roots.push(root.or(last).map_or(NONE, |at| id + at as u32));
             for i in c.instructions() {
                 // The first of a name stands for it (XLA refuses the rest).
-                match names.entry((k as u32, i.name())) {
-                    hashbrown::hash_map::Entry::Occupied(_) => repeated.push(id),
-                    hashbrown::hash_map::Entry::Vacant(v) => {
-                        v.insert(id);
-                    }
-                }
+                names.entry((k as u32, i.name())).or_insert(id);
+                check.instruction(*i);
                 if i.opcode() == "parameter"
                     && let Ok(n) = i.operands_text().trim().parse::<u64>()
                 {
@@ -749,6 +745,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 id += 1;
             }
         }
+        let misnamed = (check.finish(module.unread_parts()).iter())
+            .map(|m| (m.id, m.dangling))
+            .collect();
 
         // Shapes, operands, callees.
         let any_omitted = module.instructions().any(|(_, i)| i.shape_text().is_none());
@@ -764,7 +763,6 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut operand_start = Vec::with_capacity(n + 1);
         let mut operand_ids = Vec::with_capacity(n * 2);
         let mut unshaped = Vec::new();
-        let mut dangling = Vec::new();
         let mut callees = Vec::new();
         let mut id = 0u32;
         for (k, c) in computations.iter().enumerate() {
@@ -793,18 +791,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 };
                 shapes.push(range);
                 operand_start.push(operand_ids.len() as u32);
-                if i.opcode() != "parameter" && i.opcode() != "constant" {
-                    let mut names_nothing = false;
+                if operands_are_names(i.opcode()) {
                     for o in i.operands() {
                         let target = o
                             .name()
                             .and_then(|name| names.get(&(k as u32, name)))
                             .copied();
-                        names_nothing |= o.name().is_some() && target.is_none();
                         operand_ids.push(target.unwrap_or(NONE));
-                    }
-                    if names_nothing {
-                        dangling.push(id);
                     }
                 }
                 collect_callees(i, id, &comp_names, &mut callees);
@@ -836,8 +829,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             schedule: Vec::new(),
             comp_span: vec![(NONE, NONE); computations.len()],
             unshaped,
-            dangling,
-            repeated,
+            misnamed,
             roots,
             parameters,
         };
@@ -892,16 +884,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// assert_eq!(why, [(1, false), (2, true)]);
     /// ```
     pub fn misnamed_by_why(&self) -> impl Iterator<Item = (InstructionId, bool)> + '_ {
-        let dangling: &[InstructionId] = match self.module.unread_parts() {
-            0 => &self.dangling,
-            _ => &[],
-        };
-        let mut all: Vec<(InstructionId, bool)> = (dangling.iter().map(|&id| (id, true)))
-            .chain(self.repeated.iter().map(|&id| (id, false)))
-            .collect();
-        all.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        all.dedup_by_key(|a| a.0);
-        all.into_iter()
+        self.misnamed.iter().copied()
     }
 
     /// The module analysed.

@@ -49,6 +49,7 @@ mod items;
 mod memo;
 pub mod memory;
 mod metadata;
+pub mod names;
 pub mod opcodes;
 mod reader;
 

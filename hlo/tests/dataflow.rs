@@ -448,3 +448,61 @@ fn callers_invert_callees_on_every_dump() {
         }
     }
 }
+
+/// The streaming name check (`names::Names` over `Reader::lenient`, as
+/// `scan` runs it) finds what the dataflow finds, on every dump with
+/// lines repeated, dropped and cut: one rule, two consumers.
+#[test]
+fn streaming_and_whole_module_name_checks_agree() {
+    use xla_layout_hlo::names::Names;
+    use xla_layout_hlo::{Event, Reader};
+    let streamed = |text: &str| {
+        let (mut names, mut failed) = (Names::new(), 0);
+        for event in Reader::lenient(text) {
+            match event {
+                Err(_) => failed += 1,
+                Ok(Event::Computation(_)) => names.computation(),
+                Ok(Event::Instruction(i)) => names.instruction(i),
+                Ok(Event::EndComputation { .. }) => names.end_computation(),
+                Ok(_) => {}
+            }
+        }
+        let found: Vec<(u32, bool)> = (names.finish(failed).iter())
+            .map(|m| (m.id, m.dangling))
+            .collect();
+        found
+    };
+    let whole = |text: &str| {
+        let (m, _) = Module::parse_lenient(text);
+        Dataflow::new(&m).misnamed_by_why().collect::<Vec<_>>()
+    };
+    let mut found_any = [0usize; 2];
+    for (name, text, _) in fixtures() {
+        let lines: Vec<&str> = text.lines().collect();
+        // Damage at a few places per dump, each kind alone.
+        for at in (lines.len() / 7..lines.len()).step_by(lines.len() / 5 + 1) {
+            let mut variants = Vec::new();
+            let mut dup = lines.clone();
+            dup.insert(at, lines[at]);
+            variants.push(dup);
+            let mut dropped = lines.clone();
+            dropped.remove(at);
+            variants.push(dropped);
+            let mut cut = lines.clone();
+            let half = &lines[at][..lines[at].len() / 2];
+            cut[at] = half;
+            variants.push(cut);
+            for v in variants {
+                let t = v.join("\n");
+                let (s, w) = (streamed(&t), whole(&t));
+                assert_eq!(s, w, "{name}, line {at}");
+                for (_, dangling) in s {
+                    found_any[usize::from(dangling)] += 1;
+                }
+            }
+        }
+        assert_eq!(streamed(&text), [], "{name}");
+    }
+    // The damage made both kinds, so the comparison compared something.
+    assert!(found_any[0] > 0 && found_any[1] > 0, "{found_any:?}");
+}

@@ -1,0 +1,127 @@
+//! Which instructions XLA's parser refuses for their names: the rule,
+//! in one place, for the whole-module dataflow and for the streaming
+//! `scan` alike.
+//!
+//! XLA resolves an instruction's operands by name within its computation
+//! (an operand may name an instruction written after it), and refuses a
+//! module whose computation repeats a name or names an operand that is
+//! not there. The reader does not check this (it keeps operand lists as
+//! text); [`Names`] does, fed one instruction at a time, so that memory
+//! follows one computation's names, not the module's.
+
+use alloc::vec::Vec;
+
+use hashbrown::HashSet;
+
+use crate::items::Instruction;
+
+/// An instruction XLA's parser would refuse for its names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Misnamed<'a> {
+    /// Its number in the order instructions were fed (in a module, its
+    /// [`InstructionId`](crate::dataflow::InstructionId)).
+    pub id: u32,
+    /// The instruction.
+    pub instruction: Instruction<'a>,
+    /// `true`: an operand names no instruction of its computation;
+    /// `false`: an earlier instruction of its computation has its name
+    /// (the first holder stands for the name).
+    pub dangling: bool,
+}
+
+/// The name check, fed as a reader streams: [`Names::computation`], then
+/// each [`Names::instruction`], then [`Names::end_computation`]; at the
+/// end, [`Names::finish`].
+///
+/// ```
+/// use xla_layout_hlo::{Event, Reader, names::Names};
+/// let text = "ENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(1)\n ROOT a = f32[4]{0} add(p, missing)\n}";
+/// let mut names = Names::new();
+/// for event in Reader::lenient(text) {
+///     match event.unwrap() {
+///         Event::Computation(_) => names.computation(),
+///         Event::Instruction(i) => names.instruction(i),
+///         Event::EndComputation { .. } => names.end_computation(),
+///         _ => {}
+///     }
+/// }
+/// let found: Vec<_> = names.finish(0).iter().map(|m| (m.instruction.name(), m.dangling)).collect();
+/// assert_eq!(found, [("p", false), ("a", true)]);
+/// ```
+#[derive(Debug, Default)]
+pub struct Names<'a> {
+    /// The current computation's names.
+    seen: HashSet<&'a str>,
+    /// The current computation's instructions whose operands are names,
+    /// checked when it ends (an operand may name a later instruction).
+    pending: Vec<(u32, Instruction<'a>)>,
+    next: u32,
+    found: Vec<Misnamed<'a>>,
+}
+
+impl<'a> Names<'a> {
+    /// Nothing fed yet.
+    pub fn new() -> Names<'a> {
+        Names::default()
+    }
+
+    /// A computation starts (the one before ends, if it has not).
+    pub fn computation(&mut self) {
+        self.end_computation();
+    }
+
+    /// The next instruction of the current computation.
+    pub fn instruction(&mut self, i: Instruction<'a>) {
+        let id = self.next;
+        self.next += 1;
+        if !self.seen.insert(i.name()) {
+            self.found.push(Misnamed {
+                id,
+                instruction: i,
+                dangling: false,
+            });
+        }
+        if operands_are_names(i.opcode()) {
+            self.pending.push((id, i));
+        }
+    }
+
+    /// The current computation ends: its operands are looked up.
+    pub fn end_computation(&mut self) {
+        for &(id, i) in &self.pending {
+            let names_nothing = i
+                .operands()
+                .any(|o| o.name().is_some_and(|name| !self.seen.contains(name)));
+            if names_nothing {
+                self.found.push(Misnamed {
+                    id,
+                    instruction: i,
+                    dangling: true,
+                });
+            }
+        }
+        self.pending.clear();
+        self.seen.clear();
+    }
+
+    /// Every instruction found, in the order fed; one that is both is
+    /// listed once, as dangling. `unread_parts` is how many parts of the
+    /// module did not read: an operand may name one of those, so then
+    /// only repeated names are listed.
+    pub fn finish(mut self, unread_parts: usize) -> Vec<Misnamed<'a>> {
+        self.end_computation();
+        let mut all = self.found;
+        if unread_parts > 0 {
+            all.retain(|m| !m.dangling);
+        }
+        all.sort_unstable_by(|a, b| a.id.cmp(&b.id).then(b.dangling.cmp(&a.dangling)));
+        all.dedup_by_key(|m| m.id);
+        all
+    }
+}
+
+/// Whether an instruction's operands are names of instructions: a
+/// parameter's operand is its number and a constant's its literal.
+pub(crate) fn operands_are_names(opcode: &str) -> bool {
+    opcode != "parameter" && opcode != "constant"
+}
