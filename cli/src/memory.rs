@@ -1324,15 +1324,26 @@ fn html(report: &Report, cx: &Context) -> String {
         let y = 8.0 + k as f64 * row_h;
         let parts = bar_parts(s);
         let total: u64 = parts.iter().copied().fold(0u64, u64::saturating_add);
+        let share = shares.get(&s.space).copied().unwrap_or([0.0; 4]);
+        // The padding the bar hatches: each part's share of its bytes. A
+        // temporary heap holds buffers in turn, so its share is of the
+        // buffers', and the figure an estimate (the buffers' own padding,
+        // in the table, can exceed the heap).
+        let drawn: f64 = parts.iter().zip(share).map(|(&b, p)| b as f64 * p).sum();
+        let about = if share[3] > 0.0 && parts[3] != s.temporaries {
+            "≈ "
+        } else {
+            ""
+        };
         let _ = writeln!(
             o,
-            "<g class=\"space\" data-space=\"{}\" data-total=\"{total}\"><text x=\"0\" y=\"{:.1}\">{}</text>",
+            "<g class=\"space\" data-space=\"{}\" data-total=\"{total}\" data-padding=\"{}\"><text x=\"0\" y=\"{:.1}\">{}</text>",
             s.space,
+            drawn.round() as u64,
             y + 16.0,
             escape(&space_title(s))
         );
         let mut x = 250.0;
-        let share = shares.get(&s.space).copied().unwrap_or([0.0; 4]);
         for ((part, (name, color)), pad) in parts.iter().zip(COLORS).zip(share) {
             if *part == 0 {
                 continue;
@@ -1358,18 +1369,18 @@ fn html(report: &Report, cx: &Context) -> String {
         }
         let _ = writeln!(
             o,
-            "<text x=\"{:.1}\" y=\"{:.1}\">{} · padding {}{}</text></g>",
+            "<text x=\"{:.1}\" y=\"{:.1}\">{} · padding {about}{}{}</text></g>",
             x + 8.0,
             y + 16.0,
             human(total),
-            human(s.buffer_bytes.saturating_sub(s.data_bytes)),
+            human(drawn.round() as u64),
             if s.host { " · host" } else { "" }
         );
     }
     o.push_str("</svg>\n");
 
     // The table of spaces.
-    o.push_str("<table id=\"space-table\"><tr><th>space</th><th>arguments</th><th>outputs</th><th>donated</th><th>constants</th><th>temporaries (at most at once; heap)</th><th>peak live</th><th>padding</th><th>XLA's allocations</th></tr>\n");
+    o.push_str("<table id=\"space-table\"><tr><th>space</th><th>arguments</th><th>outputs</th><th>donated</th><th>constants</th><th>temporaries (at most at once; heap)</th><th>peak live</th><th>padding in its buffers</th><th>XLA's allocations</th></tr>\n");
     for s in &report.spaces {
         let _ = writeln!(
             o,
