@@ -912,6 +912,17 @@ fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
     if let Some(l) = d.location {
         let _ = writeln!(o, "     Source: {l}");
     }
+    if let Some(from) = d.metadata_from {
+        let how = if d.opcode == "fusion" {
+            "those of its fused body's root,"
+        } else {
+            "those of the value it is taken from,"
+        };
+        let _ = writeln!(
+            o,
+            "     (no metadata of its own: the operator and source are {how} {from})"
+        );
+    }
 }
 
 /// `memory_analysis()`'s fields as the report shows them, with the
@@ -1075,6 +1086,7 @@ fn row_json(report: &Report, row: &Row) -> Value {
         "xla_allocation": row.allocation.map(|(index, offset)| json!({"index": index, "offset": offset})),
         "op_name": d.metadata.op_name.map(|n| unescape(n).into_owned()),
         "op_type": d.metadata.op_type.map(|n| unescape(n).into_owned()),
+        "metadata_from": d.metadata_from,
         "source": d.location.map(|l| json!({
             "file": unescape(l.file),
             "line": l.line,

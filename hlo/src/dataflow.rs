@@ -1193,13 +1193,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let &[k] = self.index_of(self.nodes(v.instruction).get(v.node as usize)?) else {
             return None;
         };
-        let body = self
-            .callees_of(v.instruction)
-            .iter()
-            .find(|(_, c)| c.role == Role::Calls)?
-            .1
-            .computation as usize;
-        let root = self.root(body)?;
+        let root = self.fusion_root(v.instruction)?;
         let (_, r) = self.instruction(root)?;
         if r.opcode() != "tuple" {
             return None;
@@ -1208,6 +1202,30 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             .get(k as usize)
             .copied()
             .filter(|&o| o != NONE)
+    }
+
+    /// The root of the body that fusion `id` calls; `None` when `id` is
+    /// not a fusion or its body is not in the module.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("f {\n p = f32[2]{0} parameter(0)\n ROOT n = f32[2]{0} negate(p)\n}\n\nENTRY e {\n x = f32[2]{0} parameter(0)\n ROOT y = f32[2]{0} fusion(x), kind=kLoop, calls=f\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.fusion_root(d.find("e/y").unwrap()), d.find("f/n"));
+    /// assert_eq!(d.fusion_root(d.find("e/x").unwrap()), None);
+    /// ```
+    pub fn fusion_root(&self, id: InstructionId) -> Option<InstructionId> {
+        let (_, i) = self.instruction(id)?;
+        if i.opcode() != "fusion" {
+            return None;
+        }
+        let body = self
+            .callees_of(id)
+            .iter()
+            .find(|(_, c)| c.role == Role::Calls)?
+            .1
+            .computation as usize;
+        self.root(body)
     }
 
     /// Constants of embedded computations (reducers, comparators), which

@@ -776,11 +776,43 @@ pub struct Details<'a> {
     /// (`d1: 3 → 128 by T(8,128): 42.7×`), then `L` and dynamic-size
     /// metadata.
     pub reasons: Vec<String>,
-    /// Its metadata.
+    /// Its metadata: its own, or, where it has none, that of the
+    /// instruction [`Details::metadata_from`] names.
     pub metadata: Metadata<'a>,
     /// Where in the user's code it comes from.
     pub location: Option<SourceLocation<'a>>,
+    /// The instruction whose metadata stands for this one's, which has
+    /// none: what a copy XLA inserted copies (`copy-start`, `copy`,
+    /// `bitcast`, … of it: [`TAKES_OPERANDS_ORIGIN`]), or the root of a
+    /// fusion's body. `None` when the metadata is the value's own.
+    pub metadata_from: Option<&'a str>,
 }
+
+/// Opcodes whose result is its first operand moved, reshaped or cut: an
+/// instruction of one of these that XLA inserts (a prefetch, a relayout)
+/// carries no metadata, and its operand's says where its bytes come from.
+///
+/// ```
+/// use xla_layout_hlo::memory::TAKES_OPERANDS_ORIGIN;
+/// assert!(TAKES_OPERANDS_ORIGIN.contains(&"copy-start"));
+/// assert!(TAKES_OPERANDS_ORIGIN.windows(2).all(|w| w[0] < w[1]));
+/// ```
+pub const TAKES_OPERANDS_ORIGIN: [&str; 10] = [
+    "bitcast",
+    "bitcast-convert",
+    "convert",
+    "copy",
+    "copy-done",
+    "copy-start",
+    "dynamic-slice",
+    "reshape",
+    "slice",
+    "transpose",
+];
+
+/// How many steps [`Details::metadata_from`] follows, at most: chains of
+/// inserted copies are short, and the bound keeps a report linear.
+const ORIGIN_STEPS: usize = 8;
 
 impl<'m, 'a> Report<'m, 'a> {
     /// The report of `module`.
@@ -1842,17 +1874,11 @@ impl<'m, 'a> Report<'m, 'a> {
                     reasons: Vec::new(),
                     metadata: Metadata::default(),
                     location: None,
+                    metadata_from: None,
                 };
             }
         };
-        // An output of a multi-output fusion: the metadata of the body's
-        // instruction that computes it, where it has any.
-        let metadata = d
-            .fusion_output(row.value)
-            .and_then(|o| d.instruction(o))
-            .map(|(_, o)| o.metadata())
-            .filter(|m| m.op_name.is_some() || m.source_file.is_some())
-            .unwrap_or_else(|| i.metadata());
+        let (metadata, metadata_from) = self.origin(row.value);
         let (shape, text) = node_shape(i.shape_text().unwrap_or(""), row.value.node);
         let mut reasons = Vec::new();
         if let Some(Shape::Array(a)) = &shape {
@@ -1867,7 +1893,50 @@ impl<'m, 'a> Report<'m, 'a> {
             reasons,
             metadata,
             location: metadata.location(m.stack_index()),
+            metadata_from,
         }
+    }
+
+    /// The metadata that says where value `v` comes from, and the
+    /// instruction it is taken from when not `v`'s own (see
+    /// [`Details::metadata_from`]). An output of a multi-output fusion
+    /// takes the metadata of the body's instruction that computes it,
+    /// where it has any (XLA gives each output its own there).
+    fn origin(&self, v: Value) -> (Metadata<'a>, Option<&'a str>) {
+        let d = &self.dataflow;
+        let says = |m: &Metadata<'_>| {
+            m.op_name.is_some() || m.source_file.is_some() || m.stack_frame_id.is_some()
+        };
+        let named = |id: InstructionId| d.instruction(id).map(|(_, i)| (i.metadata(), i.name()));
+        let own = named(v.instruction).map_or_else(Metadata::default, |(m, _)| m);
+        if let Some((m, _)) = d.fusion_output(v).and_then(named).filter(|(m, _)| says(m)) {
+            return (m, None);
+        }
+        if says(&own) {
+            return (own, None);
+        }
+        let mut at = v.instruction;
+        for _ in 0..ORIGIN_STEPS {
+            let Some((_, i)) = d.instruction(at) else {
+                break;
+            };
+            let next = if i.opcode() == "fusion" {
+                d.fusion_root(at)
+            } else if TAKES_OPERANDS_ORIGIN.contains(&i.opcode()) {
+                d.operands(at).first().copied()
+            } else {
+                None
+            };
+            let Some(next) = next.filter(|&n| n != u32::MAX) else {
+                break;
+            };
+            match named(next) {
+                Some((m, name)) if says(&m) => return (m, Some(name)),
+                Some(_) => at = next,
+                None => break,
+            }
+        }
+        (own, None)
     }
 
     /// The totals of memory space `space`, if the report has any.

@@ -455,3 +455,51 @@ fn fusion_outputs_carry_their_own_metadata() {
         "{ops:?}"
     );
 }
+
+/// A value with no metadata of its own (a prefetch `copy-start` XLA
+/// inserts, a fusion whose root says where it comes from) takes the
+/// metadata of what it copies or computes, and names it; a chain that
+/// loops (damaged text) ends.
+#[test]
+fn values_without_metadata_take_their_origins() {
+    let text = "f {\n p = f32[8]{0} parameter(0)\n ROOT n = f32[8]{0} negate(p), metadata={op_name=\"neg\"}\n}\n\n\
+                ENTRY e {\n w = f32[8]{0} parameter(0), metadata={op_name=\"w\"}\n \
+                cs = (f32[8]{0:S(1)}, f32[8]{0}, u32[]) copy-start(w)\n \
+                cd = f32[8]{0:S(1)} copy-done(cs)\n \
+                b = f32[8]{0} bitcast(cd)\n \
+                x = f32[8]{0} fusion(b), kind=kLoop, calls=f\n \
+                a = f32[8]{0} copy(z)\n z = f32[8]{0} copy(a)\n \
+                ROOT t = (f32[8]{0}, f32[8]{0}, f32[8]{0}) tuple(x, b, z)\n}\n";
+    let m = Module::parse(text).unwrap();
+    let r = Report::new(&m, &Options::default());
+    let of = |name: &str| {
+        let row = r
+            .rows
+            .iter()
+            .find(|row| r.details(row).name == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        let d = r.details(row);
+        (d.metadata.op_name, d.metadata_from)
+    };
+    assert_eq!(of("w"), (Some("w"), None));
+    assert_eq!(of("cs{0}"), (Some("w"), Some("w")));
+    assert_eq!(of("x"), (Some("neg"), Some("n")));
+    assert_eq!(of("a"), (None, None));
+    // On a real dump: the prefetch of the weights into VMEM.
+    let f = fixtures()
+        .into_iter()
+        .find(|f| f.name == "tpu_remat_while")
+        .unwrap();
+    let m = Module::parse(&f.text).unwrap();
+    let r = Report::new(&m, &Options::default());
+    let row = r
+        .rows
+        .iter()
+        .find(|row| r.details(row).name == "copy-start{0}")
+        .unwrap();
+    let d = r.details(row);
+    assert_eq!(
+        (d.metadata.op_name, d.metadata_from),
+        (Some("w"), Some("param.6"))
+    );
+}
