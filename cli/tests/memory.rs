@@ -1084,7 +1084,7 @@ fn html_space_bars_say_the_padding_they_draw() {
             let n = |k: &str| bar.attribute(k).unwrap().parse::<u64>().unwrap();
             let (total, padding) = (n("data-total"), n("data-padding"));
             assert!(padding <= total, "{name}: {s}");
-            let label = bar.descendants().filter(|t| t.is_text()).last().unwrap();
+            let label = bar.descendants().rfind(|t| t.is_text()).unwrap();
             assert!(label.text().unwrap().contains(" · padding "), "{name}");
             if s["xla_allocations"]["temp"] == 0 {
                 assert_eq!(padding, s["padding_bytes"].as_u64().unwrap(), "{name}: {s}");
