@@ -330,8 +330,14 @@ pub struct Node {
     /// Nodes in its subtree, itself included (preorder: its first child
     /// follows it).
     subtree: u32,
-    /// Its index, as a range of [`Dataflow`]'s index arena.
-    path: (u32, u32),
+    /// Its parent tuple's place in [`Dataflow`]'s node arena (`NONE` for
+    /// the shape itself), its own place among the parent's elements, and
+    /// its depth: an index is found by walking up, so that the nodes of a
+    /// deeply nested shape cost memory in proportion to their number, not
+    /// to the sum of their depths (which is quadratic in the text).
+    parent: u32,
+    at: u32,
+    depth: u32,
     /// A tuple's children: where their offsets from it start in
     /// [`Dataflow`]'s children arena (`arity` of them), so that finding
     /// child `k` takes one step, not `k` (a wide tuple's every element
@@ -466,7 +472,6 @@ pub struct Dataflow<'m, 'a> {
     /// Per instruction: its shape's nodes, a range of `nodes`.
     shapes: Vec<(u32, u32)>,
     nodes: Vec<Node>,
-    paths: Vec<u32>,
     /// Tuples' children, as offsets from the tuple ([`Node::kids`]).
     kids: Vec<u32>,
     /// Per instruction: its operands (ids, `NONE` for text that names none),
@@ -508,13 +513,12 @@ struct ShapeNodes<'a> {
     written: HashMap<&'a str, (u32, u32)>,
     inferred: HashMap<String, (u32, u32)>,
     nodes: Vec<Node>,
-    paths: Vec<u32>,
     kids: Vec<u32>,
 }
 
 impl<'a> ShapeNodes<'a> {
     fn get(&mut self, text: &str) -> (u32, u32) {
-        build_nodes(text, &mut self.nodes, &mut self.paths, &mut self.kids).unwrap_or((0, 0))
+        build_nodes(text, &mut self.nodes, &mut self.kids).unwrap_or((0, 0))
     }
 
     fn written(&mut self, text: &'a str) -> (u32, u32) {
@@ -539,27 +543,21 @@ impl<'a> ShapeNodes<'a> {
 /// Appends the nodes of the shape `text` in preorder, and each tuple's
 /// children to `kids`; `None` (and nothing appended) when it does not
 /// parse.
-fn build_nodes(
-    text: &str,
-    nodes: &mut Vec<Node>,
-    paths: &mut Vec<u32>,
-    kids: &mut Vec<u32>,
-) -> Option<(u32, u32)> {
+fn build_nodes(text: &str, nodes: &mut Vec<Node>, kids: &mut Vec<u32>) -> Option<(u32, u32)> {
     let start = nodes.len();
-    let (path_start, kids_start) = (paths.len(), kids.len());
+    let kids_start = kids.len();
     let mut open: Vec<usize> = Vec::new();
-    let mut path: Vec<u32> = Vec::new();
     // The open tuples' children so far, innermost last: a tuple's are
     // contiguous once its nested tuples have closed.
     let mut children: Vec<u32> = Vec::new();
     let mut first_child: Vec<usize> = Vec::new();
-    let mut push = |kind: NodeKind, path: &[u32], nodes: &mut Vec<Node>| {
-        let at = paths.len() as u32;
-        paths.extend_from_slice(path);
+    let push = |kind: NodeKind, index: usize, open: &[usize], nodes: &mut Vec<Node>| {
         nodes.push(Node {
             kind,
             subtree: 1,
-            path: (at, path.len() as u32),
+            parent: open.last().map_or(NONE, |&p| p as u32),
+            at: if open.is_empty() { 0 } else { index as u32 },
+            depth: open.len() as u32,
             kids: 0,
         });
     };
@@ -569,23 +567,17 @@ fn build_nodes(
         |event| match event {
             ParseEvent::TupleStart { index } => {
                 if !open.is_empty() {
-                    path.push(index as u32);
                     children.push(nodes.len() as u32);
                 }
-                open.push(nodes.len());
+                push(NodeKind::Tuple { arity: 0 }, index, &open, nodes);
+                open.push(nodes.len() - 1);
                 first_child.push(children.len());
-                push(NodeKind::Tuple { arity: 0 }, &path, nodes);
             }
             ParseEvent::Leaf { index, shape } => {
-                let inner = !open.is_empty();
-                if inner {
-                    path.push(index as u32);
+                if !open.is_empty() {
                     children.push(nodes.len() as u32);
                 }
-                push(leaf(shape), &path, nodes);
-                if inner {
-                    path.pop();
-                }
+                push(leaf(shape), index, &open, nodes);
                 if let Some(&t) = open.last()
                     && let NodeKind::Tuple { arity } = &mut nodes[t].kind
                 {
@@ -598,9 +590,6 @@ fn build_nodes(
                     let from = first_child.pop().unwrap_or(children.len());
                     nodes[t].kids = kids.len() as u32;
                     kids.extend(children.drain(from..).map(|c| c - t as u32));
-                    if !open.is_empty() {
-                        path.pop();
-                    }
                     if let Some(&p) = open.last()
                         && let NodeKind::Tuple { arity } = &mut nodes[p].kind
                     {
@@ -613,7 +602,6 @@ fn build_nodes(
     let end = nodes.len();
     if parsed.is_err() || end == start || u32::try_from(end).is_err() {
         nodes.truncate(start);
-        paths.truncate(path_start);
         kids.truncate(kids_start);
         return None;
     }
@@ -756,7 +744,6 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             written: HashMap::new(),
             inferred: HashMap::new(),
             nodes: Vec::new(),
-            paths: Vec::new(),
             kids: Vec::new(),
         };
         let mut shapes = Vec::with_capacity(n);
@@ -815,7 +802,6 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             comp_start,
             shapes,
             nodes: memo.nodes,
-            paths: memo.paths,
             kids: memo.kids,
             operand_start,
             operand_ids,
@@ -1114,11 +1100,47 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// let m = Module::parse("ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}").unwrap();
     /// let d = Dataflow::new(&m);
     /// let p = d.nodes(0);
-    /// assert_eq!((d.index_of(&p[0]), d.index_of(&p[1])), (&[][..], &[0][..]));
+    /// assert_eq!((d.index_of(&p[0]), d.index_of(&p[1])), (vec![], vec![0]));
     /// ```
-    pub fn index_of(&self, node: &Node) -> &[u32] {
-        let (s, l) = node.path;
-        self.paths.get(s as usize..(s + l) as usize).unwrap_or(&[])
+    pub fn index_of(&self, node: &Node) -> Vec<u32> {
+        let mut index = vec![0; node.depth as usize];
+        let mut n = node;
+        for slot in index.iter_mut().rev() {
+            *slot = n.at;
+            match self.nodes.get(n.parent as usize) {
+                Some(p) => n = p,
+                None => break,
+            }
+        }
+        index
+    }
+
+    /// The node of instruction `id`'s shape at `index` (`{}` is 0), as a
+    /// position in [`Dataflow::nodes`]; `None` where the shape has none.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = ((f32[2]{0}), s32[]) parameter(0)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.node_at_index(0, &[1]), Some(3));
+    /// assert_eq!(d.node_at_index(0, &[0, 0]), Some(2));
+    /// assert_eq!(d.node_at_index(0, &[2]), None);
+    /// ```
+    pub fn node_at_index(&self, id: InstructionId, index: &[u32]) -> Option<u32> {
+        self.node_at(id, 0, index)
+    }
+
+    /// A node's depth: how many tuples hold it (`index_of(node).len()`).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = ((f32[2]{0}), s32[]) parameter(0)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// let depths: Vec<usize> = d.nodes(0).iter().map(|n| d.depth_of(n)).collect();
+    /// assert_eq!(depths, [0, 1, 2, 1]);
+    /// ```
+    pub fn depth_of(&self, node: &Node) -> usize {
+        node.depth as usize
     }
 
     /// The operands of instruction `id`, as ids (`u32::MAX` for operand
@@ -1190,9 +1212,11 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         if i.opcode() != "fusion" {
             return None;
         }
-        let &[k] = self.index_of(self.nodes(v.instruction).get(v.node as usize)?) else {
+        let n = self.nodes(v.instruction).get(v.node as usize)?;
+        if n.depth != 1 {
             return None;
-        };
+        }
+        let k = n.at;
         let root = self.fusion_root(v.instruction)?;
         let (_, r) = self.instruction(root)?;
         if r.opcode() != "tuple" {
@@ -1493,10 +1517,10 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     let Some(n) = nodes.get(node as usize) else {
                         continue;
                     };
-                    let depth = nodes
-                        .get(from_node as usize)
-                        .map_or(0, |r| self.index_of(r).len());
-                    self.index_of(n).get(depth..).unwrap_or(&[]).to_vec()
+                    let depth = nodes.get(from_node as usize).map_or(0, |r| r.depth);
+                    let mut index = self.index_of(n);
+                    index.drain(..(depth as usize).min(index.len()));
+                    index
                 };
                 if let Some(o) = self.node_at(other, other_root, &rel) {
                     let (a, b) = (self.position(id, node), self.position(other, o));
@@ -1601,16 +1625,23 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             called_for_control_flow: called,
             wrapped_here,
         };
-        // Define.
+        // Define. A rule looks at an index's first entry only: each node's
+        // is its parent's, or its own at depth 1 (one pass in preorder;
+        // whole indices of a deep shape would be quadratic).
         let count = self.node_count(id);
+        let base = self.shapes.get(id as usize).map_or(0, |r| r.0);
+        let mut fronts: Vec<Option<u32>> = Vec::with_capacity(count as usize);
         for node in 0..count {
-            let (is_tuple, defines) = {
-                let n = &self.nodes(id)[node as usize];
-                let is_tuple = matches!(n.kind, NodeKind::Tuple { .. });
-                (is_tuple, r.defines_at(self.index_of(n), is_tuple, site))
+            let n = &self.nodes(id)[node as usize];
+            let front = match n.depth {
+                0 => None,
+                1 => Some(n.at),
+                _ => (n.parent.checked_sub(base))
+                    .and_then(|p| fronts.get(p as usize).copied().flatten()),
             };
-            let _ = is_tuple;
-            if defines {
+            fronts.push(front);
+            let is_tuple = matches!(n.kind, NodeKind::Tuple { .. });
+            if r.defines_at(front.as_slice(), is_tuple, site) {
                 self.values.push(Value {
                     instruction: id,
                     node,
@@ -1619,13 +1650,20 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         }
         let ops: Vec<u32> = self.operands(id).to_vec();
         let op = |j: usize| ops.get(j).copied().unwrap_or(NONE);
-        let array_nodes = |d: &Self| -> Vec<(u32, Vec<u32>)> {
+        // The array nodes, each index found as it is used (all of them at
+        // once would be quadratic in a deep shape's text).
+        let array_nodes = |d: &Self| -> Vec<u32> {
             d.nodes(id)
                 .iter()
                 .enumerate()
                 .filter(|(_, n)| !matches!(n.kind, NodeKind::Tuple { .. }))
-                .map(|(x, n)| (x as u32, d.index_of(n).to_vec()))
+                .map(|(x, _)| x as u32)
                 .collect()
+        };
+        let index_at = |d: &Self, node: u32| -> Vec<u32> {
+            d.nodes(id)
+                .get(node as usize)
+                .map_or_else(Vec::new, |n| d.index_of(n))
         };
         match r {
             Rule::Defines | Rule::Parameter => {}
@@ -1694,8 +1732,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 }
             }
             Rule::AsyncStart => {
-                for (node, index) in array_nodes(self) {
-                    match index.as_slice() {
+                for node in array_nodes(self) {
+                    match index_at(self, node).as_slice() {
                         [0, j, rest @ ..] => {
                             let o = op(*j as usize);
                             if let (Some(a), Some(src)) = (
@@ -1728,8 +1766,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 }
             }
             Rule::AsyncUpdate => {
-                for (node, index) in array_nodes(self) {
-                    let src = self.node_at(op(0), 0, &index);
+                for node in array_nodes(self) {
+                    let src = self.node_at(op(0), 0, &index_at(self, node));
                     if op(0) != NONE
                         && let Some(x) = src
                     {
@@ -1740,9 +1778,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
             Rule::AsyncDone | Rule::CollectiveDone | Rule::CopyDone => {
                 let prefix: u32 = if r == Rule::CopyDone { 0 } else { 1 };
-                for (node, index) in array_nodes(self) {
+                for node in array_nodes(self) {
                     let mut path = vec![prefix];
-                    path.extend_from_slice(&index);
+                    path.extend_from_slice(&index_at(self, node));
                     if op(0) != NONE
                         && let Some(x) = self.node_at(op(0), 0, &path)
                     {

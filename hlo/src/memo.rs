@@ -21,6 +21,14 @@ const WAYS: usize = 2;
 /// time linear in their text.
 pub(crate) const MAX_TEXT: usize = 4096;
 
+/// The most arrays and tuples (counted as `[` and `(` bytes, which tiles
+/// add to) a remembered shape may have: a parsed node takes some 760
+/// bytes, so a slot holds at most about 100 KB and the table some 12 MB,
+/// whatever the shapes (a 4 KiB text of nested tuples parses to megabytes,
+/// and 128 of them were kept). Dumps' shapes have a few nodes; larger ones
+/// are parsed each time.
+const MAX_NODES: usize = 128;
+
 /// The slot that always holds `token[]`, the shape of "no shape".
 pub(crate) const NO_SHAPE: usize = SLOTS;
 
@@ -50,7 +58,7 @@ impl<'a> ShapeMemo<'a> {
     /// slot to parse it into. `None` text (no skimmed extent) goes to the
     /// scratch slot.
     pub(crate) fn find(&mut self, text: Option<&'a str>) -> Result<usize, usize> {
-        let Some(text) = text else {
+        let Some(text) = text.filter(|t| worth_remembering(t)) else {
             return Err(SCRATCH);
         };
         let set = (hash(text.as_bytes()) % (SLOTS / WAYS)) * WAYS;
@@ -87,6 +95,15 @@ impl<'a> ShapeMemo<'a> {
     pub(crate) fn shape(&self, slot: usize) -> &Shape {
         &self.shapes[slot]
     }
+}
+
+/// Whether a shape's text is short and small enough to keep its parse
+/// ([`MAX_TEXT`], [`MAX_NODES`]). Nodes are counted only in texts longer
+/// than twice [`MAX_NODES`], which cannot hold more.
+fn worth_remembering(text: &str) -> bool {
+    text.len() <= 2 * MAX_NODES
+        || text.len() <= MAX_TEXT
+            && (text.bytes()).filter(|b| matches!(b, b'(' | b'[')).count() <= MAX_NODES
 }
 
 /// A hash of shape text, eight bytes at a time (shapes are some forty

@@ -1296,7 +1296,7 @@ impl<'m, 'a> Report<'m, 'a> {
             .nodes(value.instruction)
             .get(value.node as usize)?;
         let mut at = &shape;
-        for &k in self.dataflow.index_of(node) {
+        for k in self.dataflow.index_of(node) {
             let Shape::Tuple(elements) = at else {
                 return None;
             };
@@ -1647,7 +1647,9 @@ impl<'m, 'a> Report<'m, 'a> {
         // Arguments and outputs from the entry's signature: parameters'
         // and the root's nodes.
         let (mut arg, mut host_arg, mut arg_src) = (0u64, 0u64, Source::Exact);
-        let mut param_node_bytes: HashMap<(u64, Vec<u32>), (u64, bool)> = HashMap::new();
+        // Each parameter number's instruction (the first, as XLA's parser
+        // takes it), its nodes looked up by index when an alias names one.
+        let mut params: HashMap<u64, InstructionId> = HashMap::new();
         if let Some(k) = self.entry() {
             for id in d.ids_of(k) {
                 let Some((_, i)) = d.instruction(id) else {
@@ -1657,6 +1659,7 @@ impl<'m, 'a> Report<'m, 'a> {
                     continue;
                 }
                 let n: u64 = i.operands_text().trim().parse().unwrap_or(0);
+                params.entry(n).or_insert(id);
                 for node in d.nodes(id) {
                     let (bytes, _) = self.node_bytes(&node.kind);
                     let host = self.is_host(Self::node_space(&node.kind));
@@ -1668,7 +1671,6 @@ impl<'m, 'a> Report<'m, 'a> {
                     } else {
                         arg = arg.saturating_add(bytes);
                     }
-                    param_node_bytes.insert((n, d.index_of(node).to_vec()), (bytes, host));
                 }
             }
         }
@@ -1691,7 +1693,14 @@ impl<'m, 'a> Report<'m, 'a> {
         for (_, param, index) in crate::dataflow::input_output_aliases(
             module.attribute("input_output_alias").unwrap_or(""),
         ) {
-            if let Some(&(bytes, host)) = param_node_bytes.get(&(param, index)) {
+            let node = (params.get(&param))
+                .and_then(|&id| Some(d.nodes(id).get(d.node_at_index(id, &index)? as usize)?));
+            if let Some((bytes, host)) = node.map(|n| {
+                (
+                    self.node_bytes(&n.kind).0,
+                    self.is_host(Self::node_space(&n.kind)),
+                )
+            }) {
                 if host {
                     host_alias = host_alias.saturating_add(bytes);
                 } else {

@@ -548,9 +548,20 @@ impl<'a> Parser<'a> {
                             }
                             continue 'descend;
                         }
-                        let Some(Frame::Tuple { elems, invalid, .. }) = frames.pop() else {
+                        let Some(Frame::Tuple {
+                            mut elems, invalid, ..
+                        }) = frames.pop()
+                        else {
                             unreachable!()
                         };
+                        // Room left for more elements is some 760 bytes
+                        // a slot: a deep nest of small tuples kept it at
+                        // every level. (Only nested tuples give it back:
+                        // a dump's tuples are mostly outermost, and a
+                        // reallocation each costs.)
+                        if !frames.is_empty() {
+                            elems.shrink_to_fit();
+                        }
                         if let Some(e) = invalid {
                             self.error(E::InvalidTupleElement(e));
                             return Ok(false);
