@@ -1694,7 +1694,7 @@ impl<'m, 'a> Report<'m, 'a> {
             module.attribute("input_output_alias").unwrap_or(""),
         ) {
             let node = (params.get(&param))
-                .and_then(|&id| Some(d.nodes(id).get(d.node_at_index(id, &index)? as usize)?));
+                .and_then(|&id| d.nodes(id).get(d.node_at_index(id, &index)? as usize));
             if let Some((bytes, host)) = node.map(|n| {
                 (
                     self.node_bytes(&n.kind).0,
