@@ -173,19 +173,18 @@ pub fn main(
         )));
     }
     let assignment = assignment_text.map(BufferAssignment::parse);
-    // The generation the dump's topology names, unless --tpu gives one.
-    let dump_generation = match (&files.topology, args.tpu) {
-        (Some(p), None) => std::fs::read_to_string(p)
-            .ok()
-            .and_then(|t| xla_layout_hlo::topology_generation(&t)),
-        _ => None,
-    };
+    // The generation the dump's topology names (--tpu, when given, is
+    // used, and checked against it).
+    let dump_generation = (files.topology.as_ref())
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| xla_layout_hlo::topology_generation(&t));
     let labels = report_text.map(memory_space_labels).unwrap_or_default();
     let report = Report::new(
         &module,
         &Options {
             backend: args.backend,
-            generation: args.tpu.or(dump_generation),
+            generation: args.tpu,
+            topology: dump_generation,
             buffer_assignment: assignment.as_ref(),
             space_labels: &labels,
         },
@@ -532,6 +531,24 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
              v5e, 32 on v5p and v6e): tuple tables are estimated"
         ));
     }
+    if let Some((given, topology)) = report.topology_contradicted() {
+        let shown = report
+            .tuple_tables
+            .is_some_and(|t| t.source == Source::BufferAssignment);
+        let tables = if given.tuple_table_unit() == topology.tuple_table_unit() {
+            "both size tuple tables alike"
+        } else if shown {
+            "they size tuple tables differently, and XLA's buffer assignment shows how"
+        } else {
+            "they size tuple tables differently, so the figures those enter are estimates"
+        };
+        out.push(format!(
+            "--tpu {} contradicts the dump's topology.textproto, which names {}: {} was used, and {tables}",
+            given.name(),
+            topology.name(),
+            given.name(),
+        ));
+    }
     if let Some((g, arity, bytes)) = report.generation_contradicted() {
         out.push(format!(
             "XLA's buffer assignment gives a {arity}-element tuple's index table {bytes} bytes, \
@@ -689,6 +706,9 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             match t.source {
                 Source::Estimated if report.tuples_fit_no_generation().is_some() => {
                     "assumed: XLA's buffer assignment fits no known generation"
+                }
+                Source::Estimated if report.topology_contradicted().is_some() => {
+                    "--tpu's, which the dump's topology.textproto contradicts: estimated"
                 }
                 Source::Estimated => "assumed; give --tpu GEN",
                 Source::BufferAssignment => "as XLA's buffer assignment sizes them",

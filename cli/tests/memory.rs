@@ -1046,6 +1046,39 @@ fn the_generation_comes_from_the_dumps_topology() {
     );
     let given = json(&["memory", m, "--json", "--tpu", "v5e"]);
     assert_eq!(given["tpu_generation"], "v5e");
+    // A --tpu the topology contradicts is used, said, and its tuple
+    // tables estimated (it was marked exact, and 128 bytes off jax's).
+    for (tpu, says, source) in [
+        ("v5e", "contradicts", "estimated"),
+        ("v5p", "both size tuple tables alike", "exact"),
+    ] {
+        let out = run(
+            &[
+                "memory",
+                m,
+                "--json",
+                "--tpu",
+                tpu,
+                "--no-buffer-assignment",
+            ],
+            b"",
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let warnings = v["warnings"].to_string();
+        assert!(warnings.contains(says), "{tpu}: {warnings}");
+        assert!(
+            warnings.contains(&format!("--tpu {tpu} contradicts")),
+            "{warnings}"
+        );
+        assert_eq!(
+            v["memory_analysis_source"]["output_size_in_bytes"], source,
+            "{tpu}"
+        );
+    }
+    let jax =
+        manifest()["programs"]["tpu_v6e_many_outputs"]["memory_analysis"]["output_size_in_bytes"]
+            .clone();
+    assert_eq!(report["memory_analysis"]["output_size_in_bytes"], jax);
     let text = run(&["memory", dir.to_str().unwrap()], b"");
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(

@@ -511,6 +511,12 @@ pub struct Options<'o, 'b> {
     pub backend: Option<Backend>,
     /// The TPU generation (for the size of tuple index tables).
     pub generation: Option<Generation>,
+    /// The generation the dump's own topology names
+    /// (`topology.textproto`: [`crate::topology_generation`]), used when
+    /// `generation` is not given. When both are, `generation` is used,
+    /// and where the two size tuple tables differently every figure the
+    /// tables enter is an estimate ([`Report::topology_contradicted`]).
+    pub topology: Option<Generation>,
     /// XLA's buffer assignment for the module. One that is not this
     /// module's ([`Report::assignment_fits`]) or not all there is left out
     /// ([`Report::assignment_unused`] says why).
@@ -557,6 +563,9 @@ pub struct Report<'m, 'a> {
     /// generation given (or, when none fits, the one used) gives it:
     /// which case, and (arity, bytes).
     tuple_conflict: Option<(TupleConflict, (u64, u64))>,
+    /// The generation given and the one the dump's topology names, when
+    /// they differ.
+    topology_conflict: Option<(Generation, Generation)>,
     /// Whether the module is scheduled (`is_scheduled=true`): only then is
     /// its instruction order the order it runs in.
     pub scheduled: bool,
@@ -906,7 +915,14 @@ impl<'m, 'a> Report<'m, 'a> {
             (Backend::Tpu, Some(ba)) => assigned_tuples(ba),
             _ => Vec::new(),
         };
-        let tuple_tables = tuple_tables(backend, options.generation, &tuples);
+        let topology_conflict = match (options.generation, options.topology) {
+            (Some(g), Some(t)) if g != t => Some((g, t)),
+            _ => None,
+        };
+        let disputed =
+            topology_conflict.is_some_and(|(g, t)| g.tuple_table_unit() != t.tuple_table_unit());
+        let generation = options.generation.or(options.topology);
+        let tuple_tables = tuple_tables(backend, generation, &tuples, disputed);
         let conflict = |g: Generation| {
             tuples
                 .iter()
@@ -918,16 +934,16 @@ impl<'m, 'a> Report<'m, 'a> {
             Some(t) if !tuples.is_empty() && t.source != Source::BufferAssignment => {
                 conflict(t.generation).map(|c| (TupleConflict::NoGeneration, c))
             }
-            _ => options
-                .generation
+            _ => generation
                 .and_then(conflict)
                 .map(|c| (TupleConflict::OtherGeneration, c)),
         };
         let mut report = Report {
             dataflow,
             backend,
-            generation: options.generation,
+            generation,
             tuple_tables,
+            topology_conflict,
             tuple_conflict,
             scheduled,
             layouts_assigned,
@@ -1017,6 +1033,31 @@ impl<'m, 'a> Report<'m, 'a> {
             Some((TupleConflict::OtherGeneration, (arity, bytes))) => Some((g, arity, bytes)),
             _ => None,
         }
+    }
+
+    /// The generation given ([`Options::generation`]) and the one the
+    /// dump's topology names ([`Options::topology`]), when they differ.
+    /// The given one is used; where the two size tuple tables differently
+    /// (v4 and v5e: 512-byte units; v5p and v6e: 32), the tables are
+    /// estimates unless XLA's buffer assignment shows them.
+    ///
+    /// ```
+    /// use xla_layout_core::tpu::Generation;
+    /// use xla_layout_hlo::{Module, memory::{Backend, Options, Report, Source}};
+    /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[8]{0:T(256)}) parameter(0)\n}").unwrap();
+    /// let report = |given, topology| Report::new(&m, &Options {
+    ///     backend: Some(Backend::Tpu), generation: given, topology, ..Options::default()
+    /// });
+    /// let r = report(Some(Generation::V5e), Some(Generation::V6e));
+    /// assert_eq!(r.topology_contradicted(), Some((Generation::V5e, Generation::V6e)));
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
+    /// let r = report(None, Some(Generation::V6e));
+    /// assert_eq!(r.topology_contradicted(), None);
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.bytes, 32 + 1024);
+    /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Exact);
+    /// ```
+    pub fn topology_contradicted(&self) -> Option<(Generation, Generation)> {
+        self.topology_conflict
     }
 
     /// A tuple of XLA's buffer assignment whose index table no known
@@ -2311,6 +2352,7 @@ fn tuple_tables(
     backend: Backend,
     generation: Option<Generation>,
     tuples: &[(u64, u64)],
+    disputed: bool,
 ) -> Option<TupleTables> {
     if backend != Backend::Tpu {
         return None;
@@ -2325,7 +2367,7 @@ fn tuple_tables(
             generation: g,
             source: Source::BufferAssignment,
         },
-        (None, Some(g)) if tuples.is_empty() => TupleTables {
+        (None, Some(g)) if tuples.is_empty() && !disputed => TupleTables {
             generation: g,
             source: Source::Exact,
         },
