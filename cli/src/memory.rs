@@ -42,7 +42,8 @@ pub struct Args {
     /// In a dump directory, the module whose file name contains TEXT
     #[arg(long, value_name = "TEXT")]
     pub module: Option<String>,
-    /// XLA's buffer assignment for the module (default: the one next to it)
+    /// XLA's buffer assignment for the module (default: the one next to it;
+    /// `-`: stdin, when the dump is a file)
     #[arg(long, value_name = "FILE", conflicts_with = "no_buffer_assignment")]
     pub buffer_assignment: Option<PathBuf>,
     /// Do not read XLA's buffer assignment: estimate from the module alone
@@ -132,12 +133,26 @@ pub fn main(
             });
         }
     }
-    let read = read_text(&files.module, stdin)?;
+    // `-` is stdin for the module or for the buffer assignment: one.
+    let dash = |p: &Path| p == Path::new("-");
+    let assignment_dash = files.assignment.as_deref().is_some_and(dash);
+    if dash(&files.module) && assignment_dash {
+        return Err(Failure::Usage {
+            command: "memory",
+            message: "the dump and --buffer-assignment cannot both be - (stdin)".into(),
+        });
+    }
+    let (module_in, assignment_in): (Box<dyn Read>, Box<dyn Read>) = if assignment_dash {
+        (Box::new(std::io::empty()), Box::new(stdin))
+    } else {
+        (Box::new(stdin), Box::new(std::io::empty()))
+    };
+    let read = read_text(&files.module, module_in)?;
     let text = &read.text;
     read.report_repaired(&mut error_out)?;
     crate::common::not_a_module(&files.module.display().to_string(), text)?;
     let assignment_read = match &files.assignment {
-        Some(p) => Some(read_text(p, std::io::empty())?),
+        Some(p) => Some(read_text(p, assignment_in)?),
         None => None,
     };
     let report_read = match &files.report {

@@ -1128,3 +1128,28 @@ fn html_space_bars_say_the_padding_they_draw() {
     }
     assert!(heaps > 20, "{heaps}");
 }
+
+/// `--buffer-assignment -` reads the assignment from stdin (it read
+/// nothing and called it another module's); the dump and the assignment
+/// cannot both be stdin.
+#[test]
+fn the_buffer_assignment_reads_from_stdin() {
+    let file = format!("{DUMPS}/tpu_odd_shapes.hlo");
+    let ba = std::fs::read(format!("{DUMPS}/tpu_odd_shapes.buffer-assignment.txt")).unwrap();
+    let out = run(
+        &["memory", &file, "--json", "--buffer-assignment", "-"],
+        &ba,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["buffer_assignment_used"], true);
+    let beside = json(&["memory", &file, "--json"]);
+    assert_eq!(v["memory_analysis"], beside["memory_analysis"]);
+    let both = run(&["memory", "-", "--buffer-assignment", "-"], &ba);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot both be - (stdin)"));
+}
