@@ -945,7 +945,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The buffer at position `node` of `instruction`; `None` outside the
-    /// entry and control-flow computations, or past its shape's nodes.
+    /// entry and control-flow computations, past its shape's nodes, or
+    /// where the position holds no value (it forwards an operand that
+    /// names nothing).
     ///
     /// ```
     /// use xla_layout_hlo::{Module, dataflow::Dataflow};
@@ -959,7 +961,10 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         if base == NONE || node >= self.node_count(instruction) {
             return None;
         }
-        self.buffer.get((base + node) as usize).copied()
+        self.buffer
+            .get((base + node) as usize)
+            .copied()
+            .filter(|&b| b != NONE)
     }
 
     /// How many buffers there are.
@@ -1943,12 +1948,23 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             let r = self.root_of(p);
             self.buffer[p as usize] = r;
         }
-        // Dense numbers, in order of first position.
+        // Dense numbers, in order of first position, for the classes that
+        // hold a value: positions that forward nothing (an operand that
+        // did not read) are in no buffer.
+        let mut holds = vec![false; n];
+        for v in &self.values {
+            let at = (self.positions.get(v.instruction as usize))
+                .filter(|&&base| base != NONE)
+                .map(|&base| (base + v.node) as usize);
+            if let Some(&r) = at.and_then(|p| self.buffer.get(p)) {
+                holds[r as usize] = true;
+            }
+        }
         let mut number = vec![NONE; n];
         let mut next = 0u32;
         for p in 0..n {
             let r = self.buffer[p] as usize;
-            if number[r] == NONE {
+            if number[r] == NONE && holds[r] {
                 number[r] = next;
                 next += 1;
             }
