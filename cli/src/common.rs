@@ -121,12 +121,24 @@ pub struct Text {
 }
 
 impl Text {
-    /// Each line that held bytes that are not UTF-8, to `to`.
+    /// The first [`MAX_UNSHAPED_TOLD`] lines that held bytes that are
+    /// not UTF-8, to `to`, then how many more (a binary file has one on
+    /// every line).
     pub fn report_repaired(&self, mut to: impl Write) -> io::Result<()> {
-        for line in &self.repaired {
+        for line in self.repaired.iter().take(MAX_UNSHAPED_TOLD) {
             writeln!(
                 to,
                 "{}:{line}: bytes that are not UTF-8, read as \u{fffd}",
+                self.name
+            )?;
+        }
+        if let Some(more) = self.repaired.len().checked_sub(MAX_UNSHAPED_TOLD)
+            && more > 0
+        {
+            let lines = counted(more as u64, "more line", "more lines");
+            writeln!(
+                to,
+                "{}: and {lines} with bytes that are not UTF-8",
                 self.name
             )?;
         }
@@ -216,14 +228,24 @@ pub fn stdin_failed(e: std::io::Error) -> Failure {
 /// The failure for `n` parts of `what` that did not read, if any (the
 /// rest was read and written: the exit status says it is incomplete).
 pub fn unread(n: usize, what: &str) -> Result<(), Failure> {
+    let more = if n > MAX_UNREAD_TOLD {
+        format!(" (the first {MAX_UNREAD_TOLD} are shown above)")
+    } else {
+        String::new()
+    };
     match n {
         0 => Ok(()),
         n => Err(Failure::Input(format!(
-            "{} of {what} could not be read",
+            "{} of {what} could not be read{more}",
             counted(n as u64, "part", "parts")
         ))),
     }
 }
+
+/// How many parts that do not read are shown one by one on stderr (each
+/// quotes its line; `scan` lists every one in its output): a damaged file
+/// can have one on every line, and the failure gives the count.
+pub const MAX_UNREAD_TOLD: usize = 20;
 
 /// A line of input as a message quotes it: at most 120 characters (`…`
 /// after a cut), control characters as `�` (they would act on the

@@ -15,7 +15,7 @@ use xla_layout_hlo::memory::{
 };
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
 
-use crate::common::{Failure, counted, group, read_text, unread};
+use crate::common::{Failure, MAX_UNREAD_TOLD, counted, group, read_text, unread};
 
 /// Where a compiled program's bytes go, and why they are padded.
 ///
@@ -345,7 +345,7 @@ fn report_unread(
     // In text order, lines counted once overall (quadratic from the start
     // each time, with an error on every line).
     let mut lines = xla_layout_core::text::LineCursor::new(text);
-    for e in errors {
+    for e in errors.iter().take(MAX_UNREAD_TOLD) {
         writeln!(to, "{}", e.render_with(&mut lines, name))?;
     }
     unread(errors.len(), name)

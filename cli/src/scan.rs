@@ -13,7 +13,7 @@ use xla_layout_hlo::memory::{Options, Report, Row};
 use xla_layout_hlo::names::Names;
 use xla_layout_hlo::{Event, Module, Reader};
 
-use crate::common::{Failure, group, percent, read_text, unread};
+use crate::common::{Failure, MAX_UNREAD_TOLD, group, percent, read_text, unread};
 
 /// Read an HLO module dump: every instruction as JSON, or its values by size.
 ///
@@ -195,7 +195,9 @@ fn write_json_lines(
         let line = match event {
             Err(e) => {
                 failed += 1;
-                writeln!(errors, "{}", e.render_with(&mut lines, path))?;
+                if failed <= MAX_UNREAD_TOLD {
+                    writeln!(errors, "{}", e.render_with(&mut lines, path))?;
+                }
                 let (line, column) = lines.line_column(e.span.start);
                 json!({ "error": e.message(text).to_string(), "line": line, "column": column })
             }
@@ -312,7 +314,7 @@ fn write_summary(
         return Err(empty(path));
     }
     let mut lines = LineCursor::new(text);
-    for e in &unread_parts {
+    for e in unread_parts.iter().take(MAX_UNREAD_TOLD) {
         writeln!(errors, "{}", e.render_with(&mut lines, path))?;
     }
     let report = Report::new(&module, &Options::default());
