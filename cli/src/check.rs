@@ -19,7 +19,8 @@ use crate::common::Failure;
 /// Each object is {"input", "ok", "canonical", "error" (XLA's message),
 /// "hint" (the same as `explain` words it), "stage" ("parse",
 /// "validate" or null), "bytes", "xla_array_size", "xla_byte_size_of",
-/// "physical_elements" (the slot count), "size_error"}, in input order.
+/// "physical_elements" (the slot count), "size_error"}, in input order;
+/// blank lines are skipped.
 /// The sizes are an array's: null for a tuple, token[] and opaque[]
 /// (scan, sizing a dump's values, sums a tuple's arrays).
 /// A malformed line gets its object and the rest go on. A line may also
@@ -77,6 +78,11 @@ fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Resu
             crate::common::strip_byte_order_mark(&mut line);
         }
         let text = strip_newline(&line);
+        // A blank line holds no shape: skipped, not an invalid one (a
+        // stray empty line failed `--strict` pipelines).
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
         let report = check_line(text);
         counts.lines += 1;
         if report["ok"] != true {

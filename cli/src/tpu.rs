@@ -17,6 +17,7 @@ use crate::common::{Failure, bytes};
 /// {"input", "shape", "bytes", "data_bytes", "padding_bytes", "expansion"},
 /// or {"input", "error"} for a line that is not a shape without a layout
 /// (the other lines go on; with --strict the exit status is then 1).
+/// Blank lines are skipped.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -155,6 +156,10 @@ fn json_lines(
         // A line that is not UTF-8 is an error line; the rest go on.
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
+        // A blank line holds no shape: skipped, as `check` skips it.
+        if text.trim().is_empty() {
+            continue;
+        }
         let value: Value = match std::str::from_utf8(&line) {
             Err(e) => json!({
                 "input": text,

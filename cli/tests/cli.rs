@@ -924,6 +924,19 @@ fn check_strict_fails_on_an_invalid_line() {
     // Valid lines, undefined sizes included: success.
     let out = run(&["check", "--strict"], "f32[2]\nf32[?,2]\n");
     assert_eq!(out.status.code(), Some(0));
+    // Blank lines hold no shape: skipped, in `check` and `tpu` alike (a
+    // stray empty line was an invalid shape and failed `--strict`).
+    for command in ["check", "tpu"] {
+        let out = run(&[command, "--strict"], "f32[2]\n\n  \r\nbf16[8]\n\n");
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        let lines: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let inputs: Vec<&str> = lines.iter().map(|l| l["input"].as_str().unwrap()).collect();
+        assert_eq!(inputs, ["f32[2]", "bf16[8]"], "{command}");
+    }
 }
 
 /// A `*` tile entry prints as `*`, not as the integer that stands for it.
