@@ -469,15 +469,21 @@ pub fn module_in_dir(
                         .into_owned()
                 })
                 .collect();
-            Err(Failure::Usage {
-                command,
-                message: format!(
+            let message = match module {
+                Some(m) => format!(
+                    "--module '{m}' matches {} modules of {}; give more of one's name:\n  {}",
+                    names.len(),
+                    dir.display(),
+                    names.join("\n  ")
+                ),
+                None => format!(
                     "{} holds {} modules; choose one with --module TEXT:\n  {}",
                     dir.display(),
                     names.len(),
                     names.join("\n  ")
                 ),
-            })
+            };
+            Err(Failure::Usage { command, message })
         }
     }
 }

@@ -509,6 +509,15 @@ fn scan_reads_a_dump_directory() {
     assert_eq!(several.status.code(), Some(2));
     let err = String::from_utf8_lossy(&several.stderr);
     assert!(err.contains("choose one with --module"), "{err}");
+    // A --module that matches several says so, and lists them.
+    let vague = run(&["scan", dumps, "--module", "tpu_v6e"], "");
+    assert_eq!(vague.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&vague.stderr);
+    assert!(
+        err.contains("--module 'tpu_v6e' matches 3 modules"),
+        "{err}"
+    );
+    assert!(err.contains("tpu_v6e_scan.hlo"), "{err}");
     assert_eq!(
         run(&["scan", &file, "--module", "x"], "").status.code(),
         Some(2)
