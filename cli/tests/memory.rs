@@ -223,6 +223,19 @@ fn text_reads_like_an_out_of_memory_report() {
 
 /// The HTML page is well-formed and holds what the JSON holds: the
 /// fields, a bar per space, a bar and a row per buffer shown.
+/// The page as XML (it is XHTML-clean: its DOCTYPE aside, a parser of
+/// XML reads it).
+fn html_doc(page: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse_with_options(
+        page,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
 #[test]
 fn html_is_one_self_contained_page() {
     let file = format!("{DUMPS}/tpu_train_step.hlo");
@@ -233,14 +246,7 @@ fn html_is_one_self_contained_page() {
     for banned in ["<script", "<link", "src=", "@import", "url(http"] {
         assert!(!page.contains(banned), "{banned}");
     }
-    let doc = roxmltree::Document::parse_with_options(
-        &page,
-        roxmltree::ParsingOptions {
-            allow_dtd: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let doc = html_doc(&page);
     let by_id = |id: &str| {
         doc.descendants()
             .find(|n| n.attribute("id") == Some(id))
@@ -1101,14 +1107,7 @@ fn html_space_bars_say_the_padding_they_draw() {
         let out = run(&["memory", &file, "--html", "-"], b"");
         assert!(out.status.success(), "{name}");
         let page = String::from_utf8(out.stdout).unwrap();
-        let doc = roxmltree::Document::parse_with_options(
-            &page,
-            roxmltree::ParsingOptions {
-                allow_dtd: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let doc = html_doc(&page);
         let v = json(&["memory", &file, "--json"]);
         let bars = doc
             .descendants()
