@@ -979,7 +979,18 @@ fn write_json(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::R
         serde_json::to_string_pretty(&json_head(report, cx)).map_err(std::io::Error::from)?;
     // `head` ends with "\n}": the buffers go before the brace.
     let head = head.strip_suffix("\n}").unwrap_or(&head);
-    out.write_all(head.as_bytes())?;
+    // The spaces, one compact object a line, where the placeholder is.
+    // The last occurrence: no key after `spaces` holds text from the input.
+    let marker = serde_json::to_string(SPACES_GO_HERE).map_err(std::io::Error::from)?;
+    let (before, after) = head.rsplit_once(&marker).unwrap_or((head, ""));
+    out.write_all(before.as_bytes())?;
+    out.write_all(b"[")?;
+    for (n, s) in report.spaces.iter().enumerate() {
+        out.write_all(if n == 0 { b"\n    " } else { b",\n    " })?;
+        serde_json::to_writer(&mut *out, &space_json(s)).map_err(std::io::Error::from)?;
+    }
+    out.write_all(if report.spaces.is_empty() { b"]" } else { b"\n  ]" })?;
+    out.write_all(after.as_bytes())?;
     out.write_all(b",\n  \"buffers\": [")?;
     for (n, k) in shown(report, cx.args).into_iter().enumerate() {
         out.write_all(if n == 0 { b"\n    " } else { b",\n    " })?;
@@ -988,6 +999,9 @@ fn write_json(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::R
     }
     out.write_all(b"\n  ]\n}\n")
 }
+
+/// Where `json_head` leaves the spaces to `write_json`.
+const SPACES_GO_HERE: &str = "\u{1}spaces\u{1}";
 
 /// Every key of the JSON object but `buffers`.
 fn json_head(report: &Report, cx: &Context) -> Value {
@@ -1000,41 +1014,6 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         ma.insert(name.into(), b);
         src.insert(name.into(), s);
     }
-    let spaces: Vec<Value> = report
-        .spaces
-        .iter()
-        .map(|s| {
-            json!({
-                "space": s.space,
-                "name": s.name,
-                "xla_label": s.label,
-                "host": s.host,
-                "buffers": s.buffers,
-                "buffer_bytes": s.buffer_bytes,
-                "data_bytes": s.data_bytes,
-                "padding_bytes": s.buffer_bytes.saturating_sub(s.data_bytes),
-                "arguments": s.arguments,
-                "outputs": s.outputs,
-                "aliased": s.aliased,
-                "constants": s.constants,
-                "temporaries": s.temporaries,
-                "temp_peak": s.temp_peak,
-                "temp_heap": s.temp_heap,
-                "live_peak": s.live_peak,
-                "live_peak_step": s.live_peak_at,
-                "xla_allocations": s.assigned.map(|a| json!({
-                    "count": a.count,
-                    "total": a.total,
-                    "parameters": a.parameters,
-                    "outputs": a.outputs,
-                    "aliased": a.aliased,
-                    "constants": a.constants,
-                    "temp": a.temp,
-                    "thread_local": a.thread_local,
-                })),
-            })
-        })
-        .collect();
     let (data, bytes) = report.padding();
     let peak = report.peak.as_ref().map(|p| {
         let at = d.instruction(p.instruction);
@@ -1084,11 +1063,46 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             "expansion": expansion(data, bytes),
         },
         "peak": peak,
-        "spaces": spaces,
+        // Streamed by `write_json`, one space at a time: a buffer
+        // assignment can have tens of thousands of colors.
+        "spaces": SPACES_GO_HERE,
         "values": report.rows.len(),
         "buffer_count": d.buffer_count(),
         "sort": match args.sort { Order::Bytes => "bytes", Order::Padding => "padding" },
         "top": args.top,
+    })
+}
+
+/// One memory space's object in the JSON report.
+fn space_json(s: &Space) -> Value {
+    json!({
+        "space": s.space,
+        "name": s.name,
+        "xla_label": s.label,
+        "host": s.host,
+        "buffers": s.buffers,
+        "buffer_bytes": s.buffer_bytes,
+        "data_bytes": s.data_bytes,
+        "padding_bytes": s.buffer_bytes.saturating_sub(s.data_bytes),
+        "arguments": s.arguments,
+        "outputs": s.outputs,
+        "aliased": s.aliased,
+        "constants": s.constants,
+        "temporaries": s.temporaries,
+        "temp_peak": s.temp_peak,
+        "temp_heap": s.temp_heap,
+        "live_peak": s.live_peak,
+        "live_peak_step": s.live_peak_at,
+        "xla_allocations": s.assigned.map(|a| json!({
+            "count": a.count,
+            "total": a.total,
+            "parameters": a.parameters,
+            "outputs": a.outputs,
+            "aliased": a.aliased,
+            "constants": a.constants,
+            "temp": a.temp,
+            "thread_local": a.thread_local,
+        })),
     })
 }
 
