@@ -127,11 +127,18 @@ fn report(text: &str, module: &Module<'_>) {
         2 => Some(Generation::V5e),
         _ => Some(Generation::V6e),
     };
+    // The generation a dump's topology names, which may contradict it.
+    let topology = match rng.below(3) {
+        0 => None,
+        1 => Some(Generation::V5e),
+        _ => Some(Generation::V6e),
+    };
     let ba = BufferAssignment::parse(text);
     let labels = memory_space_labels(text);
     let options = Options {
         backend,
         generation,
+        topology,
         buffer_assignment: (!ba.allocations.is_empty() || !ba.values.is_empty()).then_some(&ba),
         space_labels: &labels,
     };
@@ -139,6 +146,7 @@ fn report(text: &str, module: &Module<'_>) {
     // A damaged assignment is left out (its figures are the module's);
     // the rows XLA's validator rejects are each a row of the report.
     let _ = (ba.is_whole(), r.assignment_unused, r.assignment_fits());
+    let _ = r.topology_contradicted();
     for (k, e) in r.invalid_rows().iter().take(DETAILS) {
         assert!(*k < r.rows.len());
         let _ = e.to_string();
