@@ -989,7 +989,11 @@ fn write_json(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::R
         out.write_all(if n == 0 { b"\n    " } else { b",\n    " })?;
         serde_json::to_writer(&mut *out, &space_json(s)).map_err(std::io::Error::from)?;
     }
-    out.write_all(if report.spaces.is_empty() { b"]" } else { b"\n  ]" })?;
+    out.write_all(if report.spaces.is_empty() {
+        b"]"
+    } else {
+        b"\n  ]"
+    })?;
     out.write_all(after.as_bytes())?;
     out.write_all(b",\n  \"buffers\": [")?;
     for (n, k) in shown(report, cx.args).into_iter().enumerate() {

@@ -375,9 +375,10 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
         Err(FormError::Jax(e)) => {
             let (start, end) = match &e {
                 JaxShapeError::Shape(e) => (e.span().start, e.span().end),
-                JaxShapeError::Layout(JaxLayoutError::Syntax(at) | JaxLayoutError::Field(at)) => {
-                    (*at, at + 1)
+                JaxShapeError::Layout(JaxLayoutError::NegativeTileEntry { value, at }) => {
+                    (*at, at + value.to_string().len())
                 }
+                JaxShapeError::Layout(l) => l.offset().map_or(whole, |at| (at, at + 1)),
                 _ => whole,
             };
             let what = message(

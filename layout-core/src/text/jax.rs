@@ -50,6 +50,14 @@ pub enum JaxLayoutError {
     Unrepresentable(&'static str),
     /// A tile has a `*` entry: JAX's tiling holds numbers only.
     CombineTileEntry,
+    /// A tile entry below 0 (XLA's text parser refuses it, and XLA
+    /// aborts on one): the value and the byte offset where it is written.
+    NegativeTileEntry {
+        /// The entry.
+        value: i64,
+        /// Where it starts in the text.
+        at: usize,
+    },
 }
 
 impl Display for JaxLayoutError {
@@ -72,7 +80,9 @@ impl JaxLayoutError {
     /// ```
     pub const fn offset(&self) -> Option<usize> {
         match self {
-            JaxLayoutError::Syntax(at) | JaxLayoutError::Field(at) => Some(*at),
+            JaxLayoutError::Syntax(at)
+            | JaxLayoutError::Field(at)
+            | JaxLayoutError::NegativeTileEntry { at, .. } => Some(*at),
             _ => None,
         }
     }
@@ -102,6 +112,10 @@ impl JaxLayoutError {
             JaxLayoutError::CombineTileEntry => {
                 f.write_str("JAX's Layout has no field for XLA's `*` tile entries")
             }
+            JaxLayoutError::NegativeTileEntry { value, .. } => write!(
+                f,
+                "tile dimension {value} is negative (XLA's parser refuses it, and XLA aborts on it)"
+            ),
         })
     }
 }
@@ -113,6 +127,10 @@ impl JaxLayoutError {
         match self {
             JaxLayoutError::Syntax(at) => JaxLayoutError::Syntax(at.saturating_add(by)),
             JaxLayoutError::Field(at) => JaxLayoutError::Field(at.saturating_add(by)),
+            JaxLayoutError::NegativeTileEntry { value, at } => JaxLayoutError::NegativeTileEntry {
+                value,
+                at: at.saturating_add(by),
+            },
             other => other,
         }
     }
@@ -275,7 +293,12 @@ pub fn parse_jax_layout(text: &str) -> Result<Layout, JaxLayoutError> {
                         _ => return Err(capacity(crate::Capacity::Tiles)),
                     };
                     c.tuple(|c| {
+                        c.space();
+                        let at = c.at;
                         let v = c.int()?;
+                        if v < 0 {
+                            return Err(JaxLayoutError::NegativeTileEntry { value: v, at });
+                        }
                         let slot = tile
                             .get_mut(*len)
                             .ok_or(capacity(crate::Capacity::TileEntries))?;

@@ -3,7 +3,7 @@
 //! tools/jax_layouts/generate.py) must convert into each other exactly.
 #![cfg(feature = "std")]
 
-use xla_layout_core::text::{parse_array_with_jax_layout, parse_jax_layout};
+use xla_layout_core::text::{JaxLayoutError, parse_array_with_jax_layout, parse_jax_layout};
 use xla_layout_core::{ArrayShape, Layout};
 
 #[test]
@@ -227,5 +227,33 @@ fn errors_point_into_the_whole_input() {
             Err(RequestError::Parse(e)) => assert_eq!(&text[e.span()], at, "{text}"),
             other => panic!("{text}: {other:?}"),
         }
+    }
+}
+
+/// A negative tile entry is refused where it is written (it was read,
+/// and printed as `T(Invalid value -1,128)`, a text nothing reads back);
+/// whatever JAX's form reads prints as XLA text that reads back the same.
+#[test]
+fn negative_tile_entries_are_refused() {
+    let text = "Layout(major_to_minor=(0, 1), tiling=((-1, 128),))";
+    let e = parse_jax_layout(text).unwrap_err();
+    assert_eq!(
+        e,
+        JaxLayoutError::NegativeTileEntry {
+            value: -1,
+            at: text.find("-1").unwrap()
+        }
+    );
+    assert!(
+        e.to_string().contains("tile dimension -1 is negative"),
+        "{e}"
+    );
+    for ok in [
+        "Layout(major_to_minor=(0, 1), tiling=((8, 128), (2, 1)))",
+        "Layout(major_to_minor=(1, 0), tiling=((0, 1),), sub_byte_element_size_in_bits=4)",
+        "Layout(major_to_minor=(0,), tiling=((1024,),))",
+    ] {
+        let l = parse_jax_layout(ok).unwrap();
+        assert_eq!(Layout::parse(&l.to_string()).unwrap(), l, "{ok}");
     }
 }
