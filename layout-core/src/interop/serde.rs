@@ -3,8 +3,9 @@
 //! so that files stay readable and grep-able, and a shape read back is
 //! validated as XLA would validate it, and parsed strictly: text XLA's
 //! parser reads past (`S(300)`, which it keeps in 8 bits as `S(44)`) is
-//! refused rather than read as another shape. A bare layout is parsed only: most
-//! of XLA's rules need the shape it belongs to.
+//! refused rather than read as another shape. A bare layout is parsed as
+//! strictly, but not validated: most of XLA's rules need the shape it
+//! belongs to.
 
 use core::fmt;
 
@@ -92,7 +93,9 @@ as_text! {
     Shape, "an XLA shape such as \"(f32[2]{0}, s32[])\"",
         |t| strictly(t, "invalid shape");
     Layout, "an XLA layout such as \"{1,0:T(8,128)}\"",
-        |t| Layout::parse(t).map_err(|e| ParseFailure("invalid layout", Some(e.into())));
+        // Strictly, as shapes: not validated (most rules need the shape).
+        |t| crate::text::parse_layout_with(t.as_bytes(), crate::text::ParseOptions::default().with_strict(true))
+            .map_err(|e| ParseFailure("invalid layout", Some(e.into())));
     ElementType, "an XLA element type name such as \"bf16\"",
         // Every type by its name, `tuple` and the like included (those are
         // not element-type tokens of shape text, but are still types).

@@ -1199,7 +1199,22 @@ pub fn shape_spans(text: &[u8]) -> ShapeSpans {
 /// assert!(parse_layout(b"{1,0} x").is_err());
 /// ```
 pub fn parse_layout(text: &[u8]) -> Result<Layout, ParseError> {
-    let mut p = Parser::new(text, 0, ParseOptions::default());
+    parse_layout_with(text, ParseOptions::default())
+}
+
+/// [`parse_layout`] with `options`: strictly
+/// ([`ParseOptions::with_strict`]), text XLA's parser reads past (`S(300)`
+/// kept in 8 bits, `E` without its size) is refused.
+///
+/// ```
+/// use xla_layout_core::text::{ParseOptions, parse_layout, parse_layout_with};
+/// let strict = ParseOptions::default().with_strict(true);
+/// assert_eq!(parse_layout(b"{0:S(300)}").unwrap().to_string(), "{0:S(44)}");
+/// assert!(parse_layout_with(b"{0:S(300)}", strict).is_err());
+/// assert!(parse_layout_with(b"{1,0:T(8,128)}", strict).is_ok());
+/// ```
+pub fn parse_layout_with(text: &[u8], options: ParseOptions) -> Result<Layout, ParseError> {
+    let mut p = Parser::new(text, 0, options);
     let v = match p.layout() {
         Ok(Some((_, n))) if n > crate::MAX_RANK => {
             let tok = p.tok;

@@ -255,6 +255,14 @@ mod serde_text {
         }
         let e = serde_json::from_str::<ArrayShape>("\"f32[3,5]{1,0:S(300)}\"").unwrap_err();
         assert!(e.to_string().contains("invalid array shape"), "{e}");
+        // A bare layout as strictly (it read `{0:S(300)}` as `{0:S(44)}`,
+        // and `{0:E}` as `{0}`).
+        for text in ["{0:S(300)}", "{0:E}", "{0:E(4}"] {
+            let e = serde_json::from_str::<Layout>(&format!("\"{text}\"")).unwrap_err();
+            assert!(e.to_string().contains("invalid layout"), "{text}: {e}");
+        }
+        let l: Layout = serde_json::from_str("\"{1,0:T(8,128)(2,1)S(1)}\"").unwrap();
+        assert_eq!(l.to_string(), "{1,0:T(8,128)(2,1)S(1)}");
     }
 }
 
