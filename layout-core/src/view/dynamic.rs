@@ -147,8 +147,9 @@ macro_rules! dyn_reads {
         }
 
         /// The elements of first-level tile `k` with their indices, in
-        /// memory order ([`TiledShape::tile_slots`]); `None` without tiles
-        /// or past the last tile.
+        /// memory order ([`TiledShape::tile_slots`]); `None` without tiles,
+        /// past the last tile, or when tiles are not runs of slots (a `*`
+        /// in the first tile, or a later tile longer than it).
         #[doc = concat!("```\n", $example, "\nassert!(v.tile(0).is_none()); // no tiles\n```")]
         pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (PerDim, T)> $($bound)*> {
             let v = self.capture();

@@ -289,7 +289,8 @@ macro_rules! view_reads {
 
         /// The elements of first-level tile `k` (slots `k·S .. (k+1)·S`, `S`
         /// the first tile's size), with their indices, in memory order;
-        /// `None` without tiles or past the last tile.
+        /// `None` without tiles, past the last tile, or when tiles are not
+        /// runs of slots (see [`crate::TiledShape::tile_slots`]).
         pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (L::Index, T)> + '_> {
             let range = tile_slots::<L>(k)?;
             Some(Physical::<L>::over(range).map(move |(slot, i)| (i, self.data[slot])))
@@ -568,7 +569,9 @@ macro_rules! bits_reads {
 
         /// The elements of first-level tile `k` (see
         /// [`crate::TiledShape::tile_slots`]), with their indices, in memory
-        /// order; `None` without tiles or past the last tile.
+        /// order; `None` without tiles, past the last tile, or when tiles
+        /// are not runs of slots (a `*` in the first tile, or a later tile
+        /// longer than it).
         pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (L::Index, T)> + '_> {
             let range = tile_slots::<L>(k)?;
             Some(Physical::<L>::over(range).map(move |(slot, i)| (i, self.read_slot(slot))))
