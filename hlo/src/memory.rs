@@ -1795,12 +1795,19 @@ impl<'m, 'a> Report<'m, 'a> {
         };
         ma.peak_memory_in_bytes = match self.backend {
             // The CPU's peak is its arguments, outputs and constants:
-            // temporaries are not in it (every fixture).
+            // temporaries are not in it (every fixture). The constants
+            // are the compiled module's: one that is not scheduled is not
+            // what XLA runs (before optimisation, its constants are not
+            // yet folded), and its count is an estimate.
             Backend::Cpu => Field::new(
                 arg.saturating_add(out)
                     .saturating_add(constants)
                     .saturating_sub(alias),
-                Source::Exact,
+                if self.scheduled {
+                    Source::Exact
+                } else {
+                    Source::Estimated
+                },
             ),
             _ => Field::new(peak_estimate, Source::Estimated),
         };
