@@ -949,13 +949,13 @@ fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
     }
     if let Some(from) = d.metadata_from {
         let how = if d.opcode == "fusion" {
-            "those of its fused body's root,"
+            "which computes it in the fusion's body"
         } else {
-            "those of the value it is taken from,"
+            "which it is taken from (it has no metadata of its own)"
         };
         let _ = writeln!(
             o,
-            "     (no metadata of its own: the operator and source are {how} {from})"
+            "     (the operator and source are those of {from}, {how})"
         );
     }
 }

@@ -785,15 +785,18 @@ pub struct Details<'a> {
     /// (`d1: 3 → 128 by T(8,128): 42.7×`), then `L` and dynamic-size
     /// metadata.
     pub reasons: Vec<String>,
-    /// Its metadata: its own, or, where it has none, that of the
-    /// instruction [`Details::metadata_from`] names.
+    /// Its metadata: its instruction's, or that of the instruction
+    /// [`Details::metadata_from`] names.
     pub metadata: Metadata<'a>,
     /// Where in the user's code it comes from.
     pub location: Option<SourceLocation<'a>>,
-    /// The instruction whose metadata stands for this one's, which has
-    /// none: what a copy XLA inserted copies (`copy-start`, `copy`,
-    /// `bitcast`, … of it: [`TAKES_OPERANDS_ORIGIN`]), or the root of a
-    /// fusion's body. `None` when the metadata is the value's own.
+    /// The instruction whose metadata stands for the value's: the
+    /// instruction of a fusion's body that computes it (an output of a
+    /// multi-output fusion, which XLA gives metadata of its own, or the
+    /// body's root where the fusion has none), or, where its instruction
+    /// has none, what a copy XLA inserted copies (`copy-start`, `copy`,
+    /// `bitcast`, … of it: [`TAKES_OPERANDS_ORIGIN`]). `None` when the
+    /// metadata is its instruction's own.
     pub metadata_from: Option<&'a str>,
 }
 
@@ -1966,8 +1969,8 @@ impl<'m, 'a> Report<'m, 'a> {
         };
         let named = |id: InstructionId| d.instruction(id).map(|(_, i)| (i.metadata(), i.name()));
         let own = named(v.instruction).map_or_else(Metadata::default, |(m, _)| m);
-        if let Some((m, _)) = d.fusion_output(v).and_then(named).filter(|(m, _)| says(m)) {
-            return (m, None);
+        if let Some((m, name)) = d.fusion_output(v).and_then(named).filter(|(m, _)| says(m)) {
+            return (m, Some(name));
         }
         if says(&own) {
             return (own, None);

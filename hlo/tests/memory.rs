@@ -517,6 +517,21 @@ fn values_without_metadata_take_their_origins() {
     assert_eq!(of("w"), (Some("w"), None));
     assert_eq!(of("cs{0}"), (Some("w"), Some("w")));
     assert_eq!(of("x"), (Some("neg"), Some("n")));
+    // A multi-output fusion's outputs: each its body instruction's.
+    let multi = "g {\n p = f32[8]{0} parameter(0)\n n = f32[8]{0} negate(p), metadata={op_name=\"neg\"}\n \
+                 a = f32[8]{0} abs(p), metadata={op_name=\"abs\"}\n ROOT t = (f32[8]{0}, f32[8]{0}) tuple(n, a)\n}\n\n\
+                 ENTRY e {\n w = f32[8]{0} parameter(0)\n \
+                 ROOT y = (f32[8]{0}, f32[8]{0}) fusion(w), kind=kLoop, calls=g, metadata={op_name=\"both\"}\n}\n";
+    let m2 = Module::parse(multi).unwrap();
+    let r2 = Report::new(&m2, &Options::default());
+    let of2 = |name: &str| {
+        let row = r2.rows.iter().find(|row| r2.details(row).name == name).unwrap();
+        let d = r2.details(row);
+        (d.metadata.op_name, d.metadata_from)
+    };
+    assert_eq!(of2("y{0}"), (Some("neg"), Some("n")));
+    assert_eq!(of2("y{1}"), (Some("abs"), Some("a")));
+    assert_eq!(of2("y{}"), (Some("both"), None));
     assert_eq!(of("a"), (None, None));
     // On a real dump: the prefetch of the weights into VMEM.
     let f = fixtures()
