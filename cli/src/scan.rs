@@ -115,9 +115,10 @@ fn array_bytes(shape: &Shape) -> Option<Bytes> {
 
 /// A shape's canonical text and its non-tuple parts, by a streamed parse
 /// (a tuple is never built: memory stays proportional to its text). `f`
-/// gets each part with its XLA shape index (`{1,0}`; empty for a shape
-/// that is not a tuple).
-fn walk_leaves(text: &str, mut f: impl FnMut(String, &Shape)) -> Option<String> {
+/// gets each part with its XLA shape index (`[1, 0]`; empty for a shape
+/// that is not a tuple), to format only when needed (a deep shape's every
+/// part named was quadratic).
+fn walk_leaves(text: &str, mut f: impl FnMut(&[usize], &Shape)) -> Option<String> {
     let mut canonical = String::new();
     let mut path: Vec<usize> = Vec::new();
     let mut depth = 0usize;
@@ -138,17 +139,13 @@ fn walk_leaves(text: &str, mut f: impl FnMut(String, &Shape)) -> Option<String> 
                 }
             }
             ParseEvent::Leaf { index, shape } => {
-                let name = if depth == 0 {
-                    String::new()
+                if depth == 0 {
+                    f(&[], shape);
                 } else {
-                    let all: Vec<String> = path
-                        .iter()
-                        .chain(Some(&index))
-                        .map(usize::to_string)
-                        .collect();
-                    format!("{{{}}}", all.join(","))
-                };
-                f(name, shape);
+                    path.push(index);
+                    f(&path, shape);
+                    path.pop();
+                }
             }
         }
     })
@@ -470,7 +467,8 @@ fn first_invalid(text: &str) -> Option<String> {
             first = Some(if index.is_empty() {
                 e.to_string()
             } else {
-                format!("{index}: {e}")
+                let all: Vec<String> = index.iter().map(usize::to_string).collect();
+                format!("{{{}}}: {e}", all.join(","))
             });
         }
     });

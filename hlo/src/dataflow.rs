@@ -1515,19 +1515,23 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         } else {
             // Shapes that differ (a bitcast between tuple structures,
             // malformed text): join the nodes whose index exists in both.
+            // In preorder a node's match is its parent's match's element
+            // of the same place: one step each (whole indices looked up
+            // from the top were quadratic in a deep shape).
+            let base = self.shapes.get(id as usize).map_or(0, |r| r.0) + from_node;
+            let mut matched: Vec<u32> = Vec::with_capacity(count as usize);
             for k in 0..count {
                 let node = from_node + k;
-                let rel: Vec<u32> = {
-                    let nodes = self.nodes(id);
-                    let Some(n) = nodes.get(node as usize) else {
-                        continue;
-                    };
-                    let depth = nodes.get(from_node as usize).map_or(0, |r| r.depth);
-                    let mut index = self.index_of(n);
-                    index.drain(..(depth as usize).min(index.len()));
-                    index
+                let o = match (k, self.nodes(id).get(node as usize)) {
+                    (0, _) => Some(other_root),
+                    (_, Some(n)) => (n.parent.checked_sub(base))
+                        .and_then(|p| matched.get(p as usize).copied())
+                        .filter(|&p| p != NONE)
+                        .and_then(|p| self.node_at(other, p, &[n.at])),
+                    (_, None) => None,
                 };
-                if let Some(o) = self.node_at(other, other_root, &rel) {
+                matched.push(o.unwrap_or(NONE));
+                if let Some(o) = o {
                     let (a, b) = (self.position(id, node), self.position(other, o));
                     self.join(a, b);
                 }

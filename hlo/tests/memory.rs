@@ -525,7 +525,11 @@ fn values_without_metadata_take_their_origins() {
     let m2 = Module::parse(multi).unwrap();
     let r2 = Report::new(&m2, &Options::default());
     let of2 = |name: &str| {
-        let row = r2.rows.iter().find(|row| r2.details(row).name == name).unwrap();
+        let row = r2
+            .rows
+            .iter()
+            .find(|row| r2.details(row).name == name)
+            .unwrap();
         let d = r2.details(row);
         (d.metadata.op_name, d.metadata_from)
     };

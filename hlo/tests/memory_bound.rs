@@ -66,7 +66,12 @@ fn peak_of(text: &str) -> usize {
 fn distinct_deep_shapes(n: usize, depth: usize) -> String {
     let mut text = String::from("HloModule deep\n\nENTRY e {\n");
     for k in 0..n {
-        let shape = format!("{}f32[{}]{{0}}{}", "(".repeat(depth), k + 1, ")".repeat(depth));
+        let shape = format!(
+            "{}f32[{}]{{0}}{}",
+            "(".repeat(depth),
+            k + 1,
+            ")".repeat(depth)
+        );
         text.push_str(&format!(" p{k} = {shape} parameter({k})\n"));
     }
     text.push_str(&format!(" ROOT r = f32[1]{{0}} parameter({n})\n}}\n"));
@@ -77,7 +82,9 @@ fn distinct_deep_shapes(n: usize, depth: usize) -> String {
 fn reading_peak(text: &str) -> usize {
     let base = NOW.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
-    let events = xla_layout_hlo::Reader::new(text).filter(Result::is_ok).count();
+    let events = xla_layout_hlo::Reader::new(text)
+        .filter(Result::is_ok)
+        .count();
     assert!(events > 1);
     PEAK.load(Ordering::Relaxed) - base
 }
@@ -95,7 +102,11 @@ fn memory_follows_the_text() {
 fn the_readers_shape_cache_keeps_small_parses_only() {
     let text = distinct_deep_shapes(200, 400);
     let peak = reading_peak(&text);
-    assert!(peak < 4 << 20, "{peak} bytes to read {} of text", text.len());
+    assert!(
+        peak < 4 << 20,
+        "{peak} bytes to read {} of text",
+        text.len()
+    );
 }
 
 fn nested_tuples_cost_memory_in_proportion_to_their_text() {
