@@ -80,7 +80,7 @@ fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Resu
         let text = strip_newline(&line);
         // A blank line holds no shape: skipped, not an invalid one (a
         // stray empty line failed `--strict` pipelines).
-        if text.iter().all(u8::is_ascii_whitespace) {
+        if crate::common::is_blank(text) {
             continue;
         }
         let report = check_line(text);

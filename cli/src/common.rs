@@ -242,6 +242,12 @@ pub fn unread(n: usize, what: &str) -> Result<(), Failure> {
     }
 }
 
+/// Whether a line of `check` or `tpu` input is blank (whitespace alone,
+/// Unicode's included): it holds no shape, and is skipped.
+pub fn is_blank(line: &[u8]) -> bool {
+    String::from_utf8_lossy(line).trim().is_empty()
+}
+
 /// How many parts that do not read are shown one by one on stderr (each
 /// quotes its line; `scan` lists every one in its output): a damaged file
 /// can have one on every line, and the failure gives the count.

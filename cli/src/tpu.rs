@@ -157,7 +157,7 @@ fn json_lines(
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
         // A blank line holds no shape: skipped, as `check` skips it.
-        if text.trim().is_empty() {
+        if crate::common::is_blank(text.as_bytes()) {
             continue;
         }
         let value: Value = match std::str::from_utf8(&line) {

@@ -933,7 +933,10 @@ fn check_strict_fails_on_an_invalid_line() {
     // Blank lines hold no shape: skipped, in `check` and `tpu` alike (a
     // stray empty line was an invalid shape and failed `--strict`).
     for command in ["check", "tpu"] {
-        let out = run(&[command, "--strict"], "f32[2]\n\n  \r\nbf16[8]\n\n");
+        let out = run(
+            &[command, "--strict"],
+            "f32[2]\n\n  \r\n\x0b\nbf16[8]\n\u{a0}\u{2028}\n\n",
+        );
         assert_eq!(out.status.code(), Some(0), "{command}");
         let lines: Vec<Value> = String::from_utf8(out.stdout)
             .unwrap()
