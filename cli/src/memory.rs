@@ -551,17 +551,20 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
             .tuple_tables
             .is_some_and(|t| t.source == Source::BufferAssignment);
         let tables = if given.tuple_table_unit() == topology.tuple_table_unit() {
-            "both size tuple tables alike"
+            format!("{} was used (both size tuple tables alike)", given.name())
         } else if shown {
-            "they size tuple tables differently, and XLA's buffer assignment shows how"
+            "they size tuple tables differently, and XLA's buffer assignment shows how".into()
         } else {
-            "they size tuple tables differently, so the figures those enter are estimates"
+            format!(
+                "{} was used, and as the two size tuple tables differently, the figures those \
+                 enter are estimates",
+                given.name()
+            )
         };
         out.push(format!(
-            "--tpu {} contradicts the dump's topology.textproto, which names {}: {} was used, and {tables}",
+            "--tpu {} contradicts the dump's topology.textproto, which names {}: {tables}",
             given.name(),
             topology.name(),
-            given.name(),
         ));
     }
     if let Some((g, arity, bytes)) = report.generation_contradicted() {
