@@ -456,6 +456,24 @@ pub fn module_in_dir(
         })
         .collect();
     found.sort();
+    // A TEXT that is one module's whole name picks it, whatever else
+    // contains it (`f.hlo` beside `jit_f.hlo`).
+    if let Some(m) = module
+        && found.len() > 1
+    {
+        let whole = |p: &PathBuf| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            name == m
+                || name.strip_suffix(".hlo") == Some(m)
+                || name.strip_suffix(".after_optimizations.txt") == Some(m)
+        };
+        if let [one] = found.iter().filter(|p| whole(p)).collect::<Vec<_>>()[..] {
+            return Ok(one.clone());
+        }
+    }
     match found.len() {
         1 => Ok(found.remove(0)),
         0 => Err(Failure::Input(format!(
@@ -477,7 +495,8 @@ pub fn module_in_dir(
                 .collect();
             let message = match module {
                 Some(m) => format!(
-                    "--module '{m}' matches {} modules of {}; give more of one's name:\n  {}",
+                    "--module '{m}' matches {} modules of {}; give more of one's name, or its file's path \
+                     instead of the directory:\n  {}",
                     names.len(),
                     dir.display(),
                     names.join("\n  ")

@@ -518,6 +518,24 @@ fn scan_reads_a_dump_directory() {
         "{err}"
     );
     assert!(err.contains("tpu_v6e_scan.hlo"), "{err}");
+    // A module's whole name picks it, though another name contains it.
+    let dir = std::env::temp_dir().join(format!("xla-layout-whole-name-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&file, dir.join("f.hlo")).unwrap();
+    std::fs::copy(format!("{dumps}/tpu_v6e_scan.hlo"), dir.join("jit_f.hlo")).unwrap();
+    let d = dir.to_str().unwrap();
+    for name in ["f.hlo", "f"] {
+        assert_eq!(
+            stdout(&run(&["scan", d, "--module", name], "")),
+            direct,
+            "{name}"
+        );
+    }
+    assert_eq!(
+        run(&["scan", d, "--module", ".hlo"], "").status.code(),
+        Some(2)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run(&["scan", &file, "--module", "x"], "").status.code(),
         Some(2)
