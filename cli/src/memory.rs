@@ -39,7 +39,8 @@ pub struct Args {
     /// The dump: a module's text, a dump directory, or `-` for stdin
     #[arg(value_name = "DUMP")]
     pub dump: PathBuf,
-    /// In a dump directory, the module whose file name contains TEXT
+    /// In a dump directory, the module whose file name contains TEXT (or
+    /// is TEXT, with or without `.hlo`)
     #[arg(long, value_name = "TEXT")]
     pub module: Option<String>,
     /// XLA's buffer assignment for the module (default: the one next to it;

@@ -36,7 +36,8 @@ pub struct Args {
     /// The dump (`-` for stdin): a module's text, or a dump directory
     #[arg(value_name = "FILE.hlo")]
     pub file: PathBuf,
-    /// In a dump directory, the module whose file name contains TEXT
+    /// In a dump directory, the module whose file name contains TEXT (or
+    /// is TEXT, with or without `.hlo`)
     #[arg(long, value_name = "TEXT")]
     pub module: Option<String>,
     /// Summarise the values by size instead
