@@ -16,6 +16,18 @@ use hashbrown::HashSet;
 use crate::items::Instruction;
 
 /// An instruction XLA's parser would refuse for its names.
+///
+/// ```
+/// use xla_layout_hlo::{Module, names::Names};
+/// let m = Module::parse("ENTRY e {\n p = f32[2]{0} parameter(0)\n ROOT n = f32[2]{0} negate(q)\n}").unwrap();
+/// let mut names = Names::new();
+/// names.computation();
+/// for i in m.entry().unwrap().instructions() {
+///     names.instruction(*i);
+/// }
+/// let found = names.finish(0);
+/// assert_eq!((found[0].id, found[0].instruction.name(), found[0].dangling), (1, "n", true));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Misnamed<'a> {
     /// Its number in the order instructions were fed (in a module, its
@@ -61,16 +73,49 @@ pub struct Names<'a> {
 
 impl<'a> Names<'a> {
     /// Nothing fed yet.
+    ///
+    /// ```
+    /// use xla_layout_hlo::names::Names;
+    /// assert!(Names::new().finish(0).is_empty());
+    /// ```
     pub fn new() -> Names<'a> {
         Names::default()
     }
 
-    /// A computation starts (the one before ends, if it has not).
+    /// A computation starts (the one before ends, if it has not): names
+    /// are per computation.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, names::Names};
+    /// let m = Module::parse("f {\n ROOT x = f32[] parameter(0)\n}\n\nENTRY e {\n ROOT x = f32[] parameter(0)\n}").unwrap();
+    /// let mut names = Names::new();
+    /// for c in m.computations() {
+    ///     names.computation();
+    ///     for i in c.instructions() {
+    ///         names.instruction(*i);
+    ///     }
+    /// }
+    /// assert!(names.finish(0).is_empty()); // one `x` in each
+    /// ```
     pub fn computation(&mut self) {
         self.end_computation();
     }
 
-    /// The next instruction of the current computation.
+    /// The next instruction of the current computation. A repeated name
+    /// is found here; an operand is looked up when the computation ends,
+    /// for it may name a later instruction.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, names::Names};
+    /// let m = Module::parse("ENTRY e {\n ROOT n = f32[2]{0} negate(p)\n p = f32[2]{0} parameter(0)\n}").unwrap();
+    /// let mut names = Names::new();
+    /// names.computation();
+    /// for i in m.entry().unwrap().instructions() {
+    ///     names.instruction(*i);
+    /// }
+    /// names.end_computation();
+    /// assert!(names.finish(0).is_empty()); // `p` is written after its use
+    /// ```
     pub fn instruction(&mut self, i: Instruction<'a>) {
         let id = self.next;
         self.next += 1;
@@ -87,6 +132,16 @@ impl<'a> Names<'a> {
     }
 
     /// The current computation ends: its operands are looked up.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, names::Names};
+    /// let m = Module::parse("ENTRY e {\n ROOT n = f32[2]{0} negate(gone)\n}").unwrap();
+    /// let mut names = Names::new();
+    /// names.computation();
+    /// names.instruction(m.entry().unwrap().instructions()[0]);
+    /// names.end_computation();
+    /// assert_eq!(names.finish(0).len(), 1);
+    /// ```
     pub fn end_computation(&mut self) {
         for &(id, i) in &self.pending {
             let names_nothing = i
@@ -108,6 +163,21 @@ impl<'a> Names<'a> {
     /// listed once, as dangling. `unread_parts` is how many parts of the
     /// module did not read: an operand may name one of those, so then
     /// only repeated names are listed.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, names::Names};
+    /// let m = Module::parse("ENTRY e {\n p = f32[2]{0} parameter(0)\n p = f32[2]{0} negate(gone)\n}").unwrap();
+    /// let feed = |unread| {
+    ///     let mut names = Names::new();
+    ///     names.computation();
+    ///     for i in m.entry().unwrap().instructions() {
+    ///         names.instruction(*i);
+    ///     }
+    ///     names.finish(unread).iter().map(|f| (f.id, f.dangling)).collect::<Vec<_>>()
+    /// };
+    /// assert_eq!(feed(0), [(1, true)]);  // repeated and dangling: once, dangling
+    /// assert_eq!(feed(1), [(1, false)]); // `gone` may be a part that did not read
+    /// ```
     pub fn finish(mut self, unread_parts: usize) -> Vec<Misnamed<'a>> {
         self.end_computation();
         let mut all = self.found;

@@ -474,8 +474,35 @@ fn streaming_and_whole_module_name_checks_agree() {
     };
     let whole = |text: &str| {
         let (m, _) = Module::parse_lenient(text);
-        Dataflow::new(&m).misnamed_by_why().collect::<Vec<_>>()
+        let found = Dataflow::new(&m).misnamed_by_why().collect::<Vec<_>>();
+        assert_eq!(found, by_hand(&m));
+        found
     };
+    // XLA's rule written out here, apart from the library's: per
+    // computation, a name used before, or an operand (not a parameter's
+    // number or a constant's literal) naming no instruction of it; the
+    // latter only when every part read (an operand may name one that
+    // did not).
+    fn by_hand(m: &Module) -> Vec<(u32, bool)> {
+        let mut out = Vec::new();
+        let mut id = 0u32;
+        for c in m.computations() {
+            let names: BTreeSet<&str> = c.instructions().iter().map(|i| i.name()).collect();
+            let mut seen = BTreeSet::new();
+            for i in c.instructions() {
+                let repeated = !seen.insert(i.name());
+                let dangling = m.unread_parts() == 0
+                    && !matches!(i.opcode(), "parameter" | "constant")
+                    && i.operands()
+                        .any(|o| o.name().is_some_and(|n| !names.contains(n)));
+                if dangling || repeated {
+                    out.push((id, dangling));
+                }
+                id += 1;
+            }
+        }
+        out
+    }
     let mut found_any = [0usize; 2];
     for (name, text, _) in fixtures() {
         let lines: Vec<&str> = text.lines().collect();
