@@ -1515,26 +1515,63 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         } else {
             // Shapes that differ (a bitcast between tuple structures,
             // malformed text): join the nodes whose index exists in both.
-            // In preorder a node's match is its parent's match's element
-            // of the same place: one step each (whole indices looked up
-            // from the top were quadratic in a deep shape).
-            let base = self.shapes.get(id as usize).map_or(0, |r| r.0) + from_node;
-            let mut matched: Vec<u32> = Vec::with_capacity(count as usize);
-            for k in 0..count {
-                let node = from_node + k;
-                let o = match (k, self.nodes(id).get(node as usize)) {
-                    (0, _) => Some(other_root),
-                    (_, Some(n)) => (n.parent.checked_sub(base))
-                        .and_then(|p| matched.get(p as usize).copied())
-                        .filter(|&p| p != NONE)
-                        .and_then(|p| self.node_at(other, p, &[n.at])),
-                    (_, None) => None,
-                };
-                matched.push(o.unwrap_or(NONE));
-                if let Some(o) = o {
+            let matched = self.matching(id, from_node, other, other_root);
+            for (k, &o) in matched.iter().enumerate() {
+                if o != NONE {
+                    let node = from_node + k as u32;
                     let (a, b) = (self.position(id, node), self.position(other, o));
                     self.join(a, b);
                 }
+            }
+        }
+    }
+
+    /// For each node of the subtree of `id`'s shape at `from_node` (in
+    /// preorder, from 0), the node of `other`'s shape at the same index
+    /// below `other_root`, or `NONE` where it has none. A node's match is
+    /// its parent's match's element of the same place, one step each
+    /// (whole indices looked up from the top were quadratic in a deep
+    /// shape).
+    fn matching(&self, id: InstructionId, from_node: u32, other: u32, other_root: u32) -> Vec<u32> {
+        let nodes = self.nodes(id);
+        let count = nodes.get(from_node as usize).map_or(0, |n| n.subtree);
+        let base = self.shapes.get(id as usize).map_or(0, |r| r.0) + from_node;
+        let mut matched: Vec<u32> = Vec::with_capacity(count as usize);
+        for k in 0..count {
+            let o = match (k, nodes.get((from_node + k) as usize)) {
+                (0, _) => Some(other_root),
+                (_, Some(n)) => (n.parent.checked_sub(base))
+                    .and_then(|p| matched.get(p as usize).copied())
+                    .filter(|&p| p != NONE)
+                    .and_then(|p| self.node_at(other, p, &[n.at])),
+                (_, None) => None,
+            };
+            matched.push(o.unwrap_or(NONE));
+        }
+        matched
+    }
+
+    /// Joins each array node of the subtree of `id`'s shape at
+    /// `from_node` with the node of `other`'s at the same index below
+    /// `other_root` (`None`, or `other` `NONE`: nothing to join).
+    fn join_arrays(
+        &mut self,
+        id: InstructionId,
+        from_node: u32,
+        other: u32,
+        other_root: Option<u32>,
+    ) {
+        let Some(root) = other_root.filter(|_| other != NONE) else {
+            return;
+        };
+        let matched = self.matching(id, from_node, other, root);
+        for (k, &o) in matched.iter().enumerate() {
+            let node = from_node + k as u32;
+            let array = (self.nodes(id).get(node as usize))
+                .is_some_and(|n| !matches!(n.kind, NodeKind::Tuple { .. }));
+            if o != NONE && array {
+                let (a, b) = (self.position(id, node), self.position(other, o));
+                self.join(a, b);
             }
         }
     }
@@ -1659,21 +1696,6 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         }
         let ops: Vec<u32> = self.operands(id).to_vec();
         let op = |j: usize| ops.get(j).copied().unwrap_or(NONE);
-        // The array nodes, each index found as it is used (all of them at
-        // once would be quadratic in a deep shape's text).
-        let array_nodes = |d: &Self| -> Vec<u32> {
-            d.nodes(id)
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| !matches!(n.kind, NodeKind::Tuple { .. }))
-                .map(|(x, _)| x as u32)
-                .collect()
-        };
-        let index_at = |d: &Self, node: u32| -> Vec<u32> {
-            d.nodes(id)
-                .get(node as usize)
-                .map_or_else(Vec::new, |n| d.index_of(n))
-        };
         match r {
             Rule::Defines | Rule::Parameter => {}
             Rule::Forward => self.join_subtree(id, 0, op(0), &[]),
@@ -1741,30 +1763,17 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 }
             }
             Rule::AsyncStart => {
-                for node in array_nodes(self) {
-                    match index_at(self, node).as_slice() {
-                        [0, j, rest @ ..] => {
-                            let o = op(*j as usize);
-                            if let (Some(a), Some(src)) = (
-                                self.position(id, node),
-                                (o != NONE)
-                                    .then(|| self.node_at(o, 0, rest))
-                                    .flatten()
-                                    .and_then(|x| self.position(o, x)),
-                            ) {
-                                self.join(Some(a), Some(src));
-                            }
-                        }
-                        [1, rest @ ..] if wrapped_here => {
-                            if let Some(root) = control.first().and_then(|&c| self.root(c))
-                                && let Some(x) = self.node_at(root, 0, rest)
-                            {
-                                let (a, b) = (self.position(id, node), self.position(root, x));
-                                self.join(a, b);
-                            }
-                        }
-                        _ => {}
-                    }
+                // `{0, j, …}` is operand j's; `{1, …}` the wrapped root's.
+                let mut j = 0u32;
+                while let Some(from) = self.node_at(id, 0, &[0, j]) {
+                    self.join_arrays(id, from, op(j as usize), Some(0));
+                    j += 1;
+                }
+                if wrapped_here
+                    && let Some(from) = self.node_at(id, 0, &[1])
+                    && let Some(root) = control.first().and_then(|&c| self.root(c))
+                {
+                    self.join_arrays(id, from, root, Some(0));
                 }
                 if let Some(&callee) = control.first() {
                     for (n, &o) in ops.iter().enumerate() {
@@ -1774,29 +1783,11 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     }
                 }
             }
-            Rule::AsyncUpdate => {
-                for node in array_nodes(self) {
-                    let src = self.node_at(op(0), 0, &index_at(self, node));
-                    if op(0) != NONE
-                        && let Some(x) = src
-                    {
-                        let (a, b) = (self.position(id, node), self.position(op(0), x));
-                        self.join(a, b);
-                    }
-                }
-            }
+            Rule::AsyncUpdate => self.join_arrays(id, 0, op(0), Some(0)),
             Rule::AsyncDone | Rule::CollectiveDone | Rule::CopyDone => {
                 let prefix: u32 = if r == Rule::CopyDone { 0 } else { 1 };
-                for node in array_nodes(self) {
-                    let mut path = vec![prefix];
-                    path.extend_from_slice(&index_at(self, node));
-                    if op(0) != NONE
-                        && let Some(x) = self.node_at(op(0), 0, &path)
-                    {
-                        let (a, b) = (self.position(id, node), self.position(op(0), x));
-                        self.join(a, b);
-                    }
-                }
+                let root = self.node_at(op(0), 0, &[prefix]);
+                self.join_arrays(id, 0, op(0), root);
             }
             Rule::CopyStart => {
                 if let Some(node) = self.node_at(id, 0, &[1]) {
