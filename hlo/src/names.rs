@@ -64,8 +64,9 @@ pub struct Misnamed<'a> {
 pub struct Names<'a> {
     /// The current computation's names.
     seen: HashSet<&'a str>,
-    /// The current computation's instructions whose operands are names,
-    /// checked when it ends (an operand may name a later instruction).
+    /// The current computation's instructions with an operand that named
+    /// no instruction before them, checked again when it ends (an operand
+    /// may name a later instruction).
     pending: Vec<(u32, Instruction<'a>)>,
     next: u32,
     found: Vec<Misnamed<'a>>,
@@ -126,7 +127,12 @@ impl<'a> Names<'a> {
                 dangling: false,
             });
         }
-        if operands_are_names(i.opcode()) {
+        // Most operands name instructions before them: only an
+        // instruction with one that is not seen yet waits for the end.
+        if operands_are_names(i.opcode())
+            && i.operands()
+                .any(|o| o.name().is_some_and(|name| !self.seen.contains(name)))
+        {
             self.pending.push((id, i));
         }
     }
