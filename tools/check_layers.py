@@ -21,7 +21,7 @@ list only shrinks).
 Layers of `xla-layout-core`, lowest first (a module may use its own layer
 and the ones below it; a module belongs to the longest prefix listed):
 
- 0 foundation     limits, const_eq, inline_str, similar, joined
+ 0 foundation     limits, const_eq, const_message, inline_str, similar, joined
  1 element_type   element_type (with the table of element-type names)
  2 model          model
  3 in words       text::human (the model in words; validation messages
@@ -60,7 +60,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (layer name, module prefixes), lowest first. The docstring describes
 # them; this list is what is checked (README.md points here).
 CORE_LAYERS = [
-    ("foundation", ["limits", "const_eq", "inline_str", "similar", "joined"]),
+    ("foundation", ["limits", "const_eq", "const_message", "inline_str", "similar", "joined"]),
     ("element_type", ["element_type"]),
     ("model", ["model"]),
     ("in words", ["text::human"]),

@@ -44,6 +44,7 @@ extern crate std;
 
 mod address;
 mod const_eq;
+mod const_message;
 mod element_type;
 mod inline_str;
 mod interop;
@@ -106,4 +107,5 @@ pub use view::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::const_eq::same_bytes;
+    pub use crate::const_message::{MESSAGE, Part, append, fail, message};
 }

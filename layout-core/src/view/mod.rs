@@ -18,6 +18,7 @@ pub use element::Element;
 pub use iter::{Indices, Lane, Physical};
 
 use crate::bits::{MAX_VALUE_BITS, read_value, write_bits};
+use crate::const_message::{MESSAGE, append, fail, message};
 use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout};
 
 /// Why a buffer cannot be viewed through a layout.
@@ -193,13 +194,53 @@ const fn holds_slots<T: Element>(ty: ElementType, slot_bits: u64) -> bool {
 /// known at compile time (the rustc note "the above error was
 /// encountered while instantiating" names the call).
 const fn assert_holds_slots<L: StaticLayout, T: Element>() {
-    assert!(
-        holds_slots::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS),
-        "View/ViewMut: this Rust element type does not hold the layout's elements slot for \
-         slot (see `Element`: f32 for f32, u16 or half::bf16 for bf16; a type narrower than its \
-         slot (s4, u2, f4e2m1fn, …, packed by E(n) or one per byte) or a slot narrower than its \
-         type: BitsView/BitsViewMut)"
-    );
+    if !holds_slots::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS) {
+        fail(&element_type_message::<L, T>(
+            "View/ViewMut",
+            "does not hold them slot for slot (see `Element`: f32 for f32, u16 or half::bf16 \
+             for bf16; a type narrower than its slot (s4, u2, f4e2m1fn, …, packed by E(n) or one \
+             per byte) or a slot narrower than its type: BitsView/BitsViewMut)",
+        ));
+    }
+}
+
+/// "{views} of `{layout}`: its {type} elements are in {n}-bit slots, and
+/// the Rust element type ({bits} bits, for {types}) {rule}": what a view
+/// check that fails says, with what the compiler knows of both sides (the
+/// Rust type's name is not known in `const`; rustc's note "while
+/// instantiating" gives it).
+const fn element_type_message<L: StaticLayout, T: Element>(
+    views: &str,
+    rule: &str,
+) -> ([u8; MESSAGE], usize) {
+    use crate::const_message::Part::{Num, Str};
+    let mut m = message(&[
+        Str(views),
+        Str(" of `"),
+        Str(L::TEXT),
+        Str("`: its "),
+        Str(L::ELEMENT_TYPE.name()),
+        Str(" elements are in "),
+        Num(L::ELEMENT_BITS),
+        Str("-bit slots, and the Rust element type ("),
+        Num(T::BITS as u64),
+        Str(" bits, for "),
+    ]);
+    let mut k = 0;
+    let mut first = true;
+    while k < ElementType::ALL.len() {
+        let t = ElementType::ALL[k];
+        if T::HOLDS.contains(t) {
+            if !first {
+                m = append(m, ", ");
+            }
+            m = append(m, t.name());
+            first = false;
+        }
+        k += 1;
+    }
+    m = append(m, ") ");
+    append(m, rule)
 }
 
 /// Whether `T` stands for elements of `ty` stored in `slot_bits`-bit
@@ -211,11 +252,14 @@ const fn holds_bits<T: Element>(ty: ElementType, slot_bits: u64) -> bool {
 
 /// As [`assert_holds_slots`], for the bit views.
 const fn assert_holds_bits<L: StaticLayout, T: Element>() {
-    assert!(
-        holds_bits::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS),
-        "BitsView/BitsViewMut: this Rust element type does not stand for the layout's element \
-         type (see `Element`)"
-    );
+    if !holds_bits::<T>(L::ELEMENT_TYPE, L::ELEMENT_BITS) {
+        let rule = if T::HOLDS.contains(L::ELEMENT_TYPE) {
+            "stands for them, but no view reads slots wider than 128 bits"
+        } else {
+            "does not stand for them (see `Element`)"
+        };
+        fail(&element_type_message::<L, T>("BitsView/BitsViewMut", rule));
+    }
 }
 
 /// The static views' run-time check, the length: the element type was
