@@ -717,6 +717,16 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         report.rows.len(),
         d.buffer_count()
     );
+    // After SPMD partitioning every shape is one device's shard: a
+    // padded dimension is the global one divided (vocab 32000 over 4
+    // devices pads 8000, not 32000).
+    if report.partitions() > 1 && !report.before_partitioning {
+        let _ = writeln!(
+            o,
+            "Partitioned for {} devices: every shape and size here is one device's",
+            report.partitions()
+        );
+    }
     if let Some(t) = report.tuple_tables {
         let _ = writeln!(
             o,
@@ -846,7 +856,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     let (data, bytes) = report.padding();
     let _ = writeln!(
         o,
-        "\nExtra memory due to padding: {}{} — {} of elements in {} of device buffers",
+        "\nExtra memory due to padding: {}{} — {} of elements in {} of device buffers (all of them, live at once or not)",
         human(bytes.saturating_sub(data)),
         expansion_text(data, bytes),
         human(data),
@@ -871,6 +881,26 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             d.schedule().len(),
             p.live.len()
         );
+        if let Some((data, bytes)) = report.padding_at_peak() {
+            let _ = writeln!(
+                o,
+                "  of which padding: {}{}",
+                human(bytes.saturating_sub(data)),
+                expansion_text(data, bytes)
+            );
+        }
+        // The peak adds spaces at one step; each has its own, and on a TPU
+        // jax's figure is not always their sum (docs/memory-report.md §4).
+        if p.spaces.len() > 1 {
+            let own: Vec<String> = (p.spaces.iter())
+                .filter_map(|&s| report.space(s))
+                .map(|s| match s.live_peak_at {
+                    Some(at) => format!("{} {} (step {})", s.name, human(s.live_peak), at + 1),
+                    None => format!("{} {}", s.name, human(s.live_peak)),
+                })
+                .collect();
+            let _ = writeln!(o, "  each space at its own most: {}", own.join(", "));
+        }
     }
     let rows = shown(report, args);
     let _ = writeln!(
@@ -1033,6 +1063,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             "instruction": at.map(|(_, i)| i.name()),
             "computation": at.and_then(|(k, _)| d.module().computations().get(k)).map(|c| c.name()),
             "live_buffers": p.live.len(),
+            "padding_bytes": report.padding_at_peak().map(|(data, bytes)| bytes.saturating_sub(data)),
         })
     });
     json!({
@@ -1047,6 +1078,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "tuple_table_unit": report.tuple_tables.map(|t| t.generation.tuple_table_unit()),
         "tuple_table_source": report.tuple_tables.map(|t| t.source.name()),
         "scheduled": report.scheduled,
+        "partitions": report.partitions(),
         "entry_marked": report.entry_marked,
         "layouts_assigned": report.layouts_assigned,
         "entry_incomplete": report.entry_incomplete,
@@ -1316,12 +1348,20 @@ fn html(report: &Report, cx: &Context) -> String {
     let _ = writeln!(o, "<h1>{}</h1>", escape(&title));
     let _ = writeln!(
         o,
-        "<p class=\"sub\">{} · {} · {} values in {} buffers · {}</p>",
+        "<p class=\"sub\">{} · {}{} · {} values in {} buffers · {}</p>",
         escape(&backend_text(report, args)),
         if report.scheduled {
             "scheduled"
         } else {
             "not scheduled"
+        },
+        if report.partitions() > 1 && !report.before_partitioning {
+            format!(
+                " · partitioned for {} devices: shapes and sizes are one device's",
+                report.partitions()
+            )
+        } else {
+            String::new()
         },
         report.rows.len(),
         d.buffer_count(),
@@ -1359,7 +1399,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let (data, bytes) = report.padding();
     let _ = writeln!(
         o,
-        "<h2>Padding</h2>\n<p id=\"padding\" data-padding-bytes=\"{}\"><b>Extra memory due to padding: {}{}</b> — {} of elements in {} of device buffers.</p>",
+        "<h2>Padding</h2>\n<p id=\"padding\" data-padding-bytes=\"{}\"><b>Extra memory due to padding: {}{}</b> — {} of elements in {} of device buffers (all of them, live at once or not).</p>",
         bytes.saturating_sub(data),
         human(bytes.saturating_sub(data)),
         expansion_text(data, bytes),
@@ -1488,13 +1528,20 @@ fn html(report: &Report, cx: &Context) -> String {
         timeline(&mut o, report);
         let _ = writeln!(
             o,
-            "<p id=\"peak\" data-bytes=\"{}\">Most bytes live at once, by the schedule (estimate): <b>{}</b> at <code>{}</code>, step {} of {}, {} buffers live.{}</p>",
+            "<p id=\"peak\" data-bytes=\"{}\">Most bytes live at once, by the schedule (estimate): <b>{}</b> at <code>{}</code>, step {} of {}, {} buffers live{}.{}</p>",
             p.bytes,
             human(p.bytes),
             escape(instruction),
             p.at + 1,
             d.schedule().len(),
             p.live.len(),
+            report
+                .padding_at_peak()
+                .map(|(data, bytes)| format!(
+                    ", {} of them padding",
+                    human(bytes.saturating_sub(data))
+                ))
+                .unwrap_or_default(),
             if report.backend == Backend::Cpu {
                 " (jax's CPU peak_memory_in_bytes leaves temporaries out.)"
             } else {

@@ -105,6 +105,11 @@ fn memory_analysis_matches_jax_on_every_fixture() {
 fn json_is_one_stable_object() {
     let file = format!("{DUMPS}/tpu_odd_shapes.hlo");
     let v = json(&["memory", &file, "--json", "--top", "5"]);
+    // Shards of 4 devices (manifest: mesh 2x2), and the padding of the
+    // buffers live at the peak, at most all padding.
+    assert_eq!(v["partitions"], 4);
+    let at_peak = v["peak"]["padding_bytes"].as_u64().unwrap();
+    assert!(at_peak > 0 && at_peak <= v["padding"]["padding_bytes"].as_u64().unwrap());
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
     assert_eq!(
         keys,
@@ -120,6 +125,7 @@ fn json_is_one_stable_object() {
             "tuple_table_unit",
             "tuple_table_source",
             "scheduled",
+            "partitions",
             "entry_marked",
             "layouts_assigned",
             "entry_incomplete",

@@ -906,11 +906,7 @@ impl<'m, 'a> Report<'m, 'a> {
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
         let layouts_assigned = layouts_assigned(module);
-        let before_partitioning = !scheduled
-            && module
-                .attribute("num_partitions")
-                .and_then(|n| n.trim().parse::<u64>().ok())
-                .is_some_and(|n| n > 1);
+        let before_partitioning = !scheduled && partitions_of(module) > 1;
         let entry_marked = module.entry_is_marked();
         // XLA's tuples, read once: (arity, bytes) of each non-empty one
         // (an empty tuple takes 0 bytes everywhere and tells nothing).
@@ -2091,6 +2087,42 @@ impl<'m, 'a> Report<'m, 'a> {
         rows
     }
 
+    /// The padding of the buffers live at the peak ([`Report::peak`]):
+    /// (data bytes, buffer bytes); what padding costs when memory is
+    /// tightest, where [`Report::padding`] sums buffers that need not
+    /// coexist. `None` without a peak.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\nENTRY e {\n a = f32[2,128]{1,0:T(8,128)} parameter(0)\n n = f32[2,128]{1,0:T(8,128)} negate(a)\n ROOT x = f32[8,128]{1,0:T(8,128)} parameter(1)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.padding_at_peak(), Some((1024 * 2 + 4096, 4096 * 3)));
+    /// ```
+    pub fn padding_at_peak(&self) -> Option<(u64, u64)> {
+        let p = self.peak.as_ref()?;
+        Some(
+            p.live
+                .iter()
+                .filter_map(|&k| self.rows.get(k))
+                .fold((0u64, 0u64), |(d, b), r| {
+                    (d.saturating_add(r.data_bytes), b.saturating_add(r.bytes))
+                }),
+        )
+    }
+
+    /// How many devices the module is partitioned for
+    /// (`num_partitions=N` in its header; 1 when absent): after SPMD
+    /// partitioning, every shape in it is one device's shard.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("HloModule m, num_partitions=8\nENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// assert_eq!(Report::new(&m, &Options::default()).partitions(), 8);
+    /// ```
+    pub fn partitions(&self) -> u64 {
+        partitions_of(self.dataflow.module())
+    }
+
     /// The padding of every buffer: (data bytes, buffer bytes), device
     /// spaces only.
     ///
@@ -2352,6 +2384,14 @@ fn assigned_tuples(ba: &BufferAssignment<'_>) -> Vec<(u64, u64)> {
             _ => None,
         })
         .collect()
+}
+
+/// `num_partitions=N` of the module's header; 1 when absent.
+fn partitions_of(module: &Module<'_>) -> u64 {
+    module
+        .attribute("num_partitions")
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .unwrap_or(1)
 }
 
 /// How tuple tables are sized on `backend` (`None` off a TPU): by the
