@@ -915,12 +915,35 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     );
     out.write_all(o.as_bytes())?;
     // Row by row: with --top 0 a large module has hundreds of thousands.
+    let same = same_buffer_as(report, &rows);
     for (n, &k) in rows.iter().enumerate() {
         let mut row_text = String::new();
         write_row(&mut row_text, report, &report.rows[k], n + 1);
+        if let Some(m) = same[n] {
+            let _ = writeln!(row_text, "     Same buffer as {m}. above: not more memory");
+        }
         out.write_all(row_text.as_bytes())?;
     }
     Ok(())
+}
+
+/// For each shown row, the number (from 1) of the first shown row whose
+/// buffer it shares: no more memory (a parameter, its in-place update
+/// and its prefetch read as three arrays otherwise).
+fn same_buffer_as(report: &Report, rows: &[usize]) -> Vec<Option<usize>> {
+    let mut first_of: std::collections::HashMap<u32, usize> = Default::default();
+    (rows.iter().enumerate())
+        .map(|(n, &k)| match report.rows[k].buffer {
+            u32::MAX => None,
+            b => match first_of.entry(b) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(n + 1);
+                    None
+                }
+            },
+        })
+        .collect()
 }
 
 fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
@@ -1574,6 +1597,7 @@ fn html(report: &Report, cx: &Context) -> String {
         o,
         "<svg id=\"buffers\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch2\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eef0f4\"/><rect width=\"3\" height=\"6\" fill=\"#b4bac6\"/></pattern></defs>"
     );
+    let same = same_buffer_as(report, &rows);
     for (n, &k) in rows.iter().enumerate() {
         let row = &report.rows[k];
         let det = report.details(row);
@@ -1611,11 +1635,12 @@ fn html(report: &Report, cx: &Context) -> String {
             } else {
                 &det.shape
             }),
-            if row.padding_bytes() > 0 {
-                format!(" · {} padding", human(row.padding_bytes()))
-            } else {
-                String::new()
-            }
+            match row.padding_bytes() {
+                0 => String::new(),
+                p => format!(" · {} padding", human(p)),
+            } + &same[n]
+                .map(|m| format!(" · same buffer as #{m}"))
+                .unwrap_or_default()
         );
     }
     o.push_str("</svg>\n");

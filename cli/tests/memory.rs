@@ -1158,3 +1158,43 @@ fn the_buffer_assignment_reads_from_stdin() {
     assert_eq!(both.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&both.stderr).contains("cannot both be - (stdin)"));
 }
+
+/// A listed value whose buffer an earlier entry holds says so (a
+/// parameter, its in-place update and its prefetch read as three arrays),
+/// exactly where the JSON's buffer ids repeat.
+#[test]
+fn values_of_one_buffer_say_so() {
+    let mut told = 0;
+    for name in ["tpu_donate_tuple", "tpu_train_step", "cpu_collectives_8dev"] {
+        let file = format!("{DUMPS}/{name}.hlo");
+        let v = json(&["memory", &file, "--json", "--top", "0"]);
+        let ids: Vec<Value> = (v["buffers"].as_array().unwrap().iter())
+            .map(|b| b["buffer"].clone())
+            .collect();
+        let text = stdout_of(&["memory", &file, "--top", "0"]);
+        // Entries are separated by a blank line.
+        let entries: Vec<&str> = text
+            .split("\n\n")
+            .filter(|e| e.contains(". Size: "))
+            .collect();
+        assert_eq!(entries.len(), ids.len(), "{name}");
+        for (n, entry) in entries.iter().enumerate() {
+            let first = (!ids[n].is_null())
+                .then(|| ids.iter().position(|b| *b == ids[n]))
+                .flatten()
+                .filter(|&f| f < n);
+            match first {
+                Some(f) => {
+                    assert!(
+                        entry.contains(&format!("Same buffer as {}. above", f + 1)),
+                        "{name} #{}",
+                        n + 1
+                    );
+                    told += 1;
+                }
+                None => assert!(!entry.contains("Same buffer as"), "{name} #{}", n + 1),
+            }
+        }
+    }
+    assert!(told > 10, "{told}");
+}
