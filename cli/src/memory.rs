@@ -1263,6 +1263,9 @@ tr:nth-child(even) td { background: #f6f7f9; }
 .pad { background: repeating-linear-gradient(45deg, #c9ced8, #c9ced8 3px, #eef0f4 3px, #eef0f4 6px); }
 .reason { color: #5b6478; font-size: 12px; }
 code { font-size: 12px; }
+svg { max-width: 100%; height: auto; }
+.wide { overflow-x: auto; }
+td.reason { min-width: 14em; }
 svg text { font: 12px -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; fill: #1d2330; }
 "#;
 
@@ -1328,10 +1331,10 @@ fn timeline(o: &mut String, report: &Report) {
     }
     let _ = write!(path, " L{:.1},{:.1} Z", left + w, top + h);
     let px = left + w * (peak.at as f64 + 0.5) / series.len() as f64;
+    let svg_h = top + h + 30.0;
     let _ = writeln!(
         o,
-        "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1240\" height=\"{:.0}\" role=\"img\">\n<path d=\"{path}\" fill=\"#9ab6d3\" stroke=\"#4e79a7\" stroke-width=\"1\"/>\n<line x1=\"{left}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#5b6478\"/>\n<text x=\"0\" y=\"{:.1}\">{}</text><text x=\"0\" y=\"{:.1}\">0</text>\n<line x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#c0392b\" text-anchor=\"{}\">peak {} at step {}</text>\n<text x=\"{left}\" y=\"{:.1}\">step 1</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">step {}</text>\n</svg>",
-        top + h + 30.0,
+        "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1240 {svg_h:.0}\" width=\"1240\" height=\"{svg_h:.0}\" role=\"img\">\n<path d=\"{path}\" fill=\"#9ab6d3\" stroke=\"#4e79a7\" stroke-width=\"1\"/>\n<line x1=\"{left}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#5b6478\"/>\n<text x=\"0\" y=\"{:.1}\">{}</text><text x=\"0\" y=\"{:.1}\">0</text>\n<line x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/>\n<text x=\"{:.1}\" y=\"{:.1}\" fill=\"#c0392b\" text-anchor=\"{}\">peak {} at step {}</text>\n<text x=\"{left}\" y=\"{:.1}\">step 1</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">step {}</text>\n</svg>",
         top + h,
         left + w,
         top + h,
@@ -1449,7 +1452,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let height = row_h * report.spaces.len() as f64 + 10.0;
     let _ = writeln!(
         o,
-        "<svg id=\"spaces\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.75\"/></pattern></defs>"
+        "<svg id=\"spaces\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1240 {height}\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.75\"/></pattern></defs>"
     );
     let shares = padding_shares(report);
     for (k, s) in report.spaces.iter().enumerate() {
@@ -1595,7 +1598,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let height = line * rows.len() as f64 + 8.0;
     let _ = writeln!(
         o,
-        "<svg id=\"buffers\" xmlns=\"http://www.w3.org/2000/svg\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch2\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eef0f4\"/><rect width=\"3\" height=\"6\" fill=\"#b4bac6\"/></pattern></defs>"
+        "<svg id=\"buffers\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1240 {height}\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch2\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eef0f4\"/><rect width=\"3\" height=\"6\" fill=\"#b4bac6\"/></pattern></defs>"
     );
     let same = same_buffer_as(report, &rows);
     for (n, &k) in rows.iter().enumerate() {
@@ -1646,7 +1649,7 @@ fn html(report: &Report, cx: &Context) -> String {
     o.push_str("</svg>\n");
 
     // And the same rows as a table, with reasons and origins.
-    o.push_str("<table id=\"buffer-table\"><tr><th>#</th><th>value</th><th>shape</th><th>bytes</th><th>padding</th><th>why</th><th>role</th><th>op_name / source</th></tr>\n");
+    o.push_str("<div class=\"wide\"><table id=\"buffer-table\"><tr><th>#</th><th>value</th><th>shape</th><th>bytes</th><th>padding</th><th>why</th><th>role</th><th>op_name / source</th></tr>\n");
     for (n, &k) in rows.iter().enumerate() {
         let row = &report.rows[k];
         let det = report.details(row);
@@ -1677,6 +1680,6 @@ fn html(report: &Report, cx: &Context) -> String {
             escape(&origin)
         );
     }
-    o.push_str("</table>\n</body>\n</html>\n");
+    o.push_str("</table></div>\n</body>\n</html>\n");
     o
 }
