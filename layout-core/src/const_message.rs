@@ -20,34 +20,23 @@ pub const fn message(parts: &[Part<'_>]) -> ([u8; MESSAGE], usize) {
     let mut n = 0;
     let mut p = 0;
     while p < parts.len() {
-        match &parts[p] {
-            Part::Str(s) => {
-                let b = s.as_bytes();
-                let mut i = 0;
-                while i < b.len() && n < MESSAGE {
-                    buf[n] = b[i];
-                    n += 1;
-                    i += 1;
-                }
-            }
+        n = match &parts[p] {
+            Part::Str(s) => copy_in(&mut buf, n, s.as_bytes()),
             Part::Num(v) => {
+                // Digits from the last, then copied in reading order.
                 let mut digits = [0u8; 20];
-                let (mut v, mut k) = (*v, 0);
+                let (mut v, mut k) = (*v, digits.len());
                 loop {
+                    k -= 1;
                     digits[k] = b'0' + (v % 10) as u8;
-                    k += 1;
                     v /= 10;
                     if v == 0 {
                         break;
                     }
                 }
-                while k > 0 && n < MESSAGE {
-                    k -= 1;
-                    buf[n] = digits[k];
-                    n += 1;
-                }
+                copy_in(&mut buf, n, digits.split_at(k).1)
             }
-        }
+        };
         p += 1;
     }
     let n = whole_chars(&buf, n);
@@ -58,16 +47,21 @@ pub const fn message(parts: &[Part<'_>]) -> ([u8; MESSAGE], usize) {
 /// character), for parts only known in a loop.
 #[doc(hidden)]
 pub const fn append(m: ([u8; MESSAGE], usize), s: &str) -> ([u8; MESSAGE], usize) {
-    let (mut buf, mut n) = m;
-    let b = s.as_bytes();
+    let (mut buf, n) = m;
+    let n = copy_in(&mut buf, n, s.as_bytes());
+    let n = whole_chars(&buf, n);
+    (buf, n)
+}
+
+/// Copies `bytes` into `buf` from `n` while there is room; the new end.
+const fn copy_in(buf: &mut [u8; MESSAGE], mut n: usize, bytes: &[u8]) -> usize {
     let mut i = 0;
-    while i < b.len() && n < MESSAGE {
-        buf[n] = b[i];
+    while i < bytes.len() && n < MESSAGE {
+        buf[n] = bytes[i];
         n += 1;
         i += 1;
     }
-    let n = whole_chars(&buf, n);
-    (buf, n)
+    n
 }
 
 /// The length of the longest prefix of `buf[..n]` that ends on a whole
