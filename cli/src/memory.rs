@@ -720,11 +720,10 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     // After SPMD partitioning every shape is one device's shard: a
     // padded dimension is the global one divided (vocab 32000 over 4
     // devices pads 8000, not 32000).
-    if report.partitions() > 1 && !report.before_partitioning {
+    if let Some(n) = report.sharded_over() {
         let _ = writeln!(
             o,
-            "Partitioned for {} devices: every shape and size here is one device's",
-            report.partitions()
+            "Partitioned for {n} devices: every shape and size here is one device's"
         );
     }
     if let Some(t) = report.tuple_tables {
@@ -1381,14 +1380,10 @@ fn html(report: &Report, cx: &Context) -> String {
         } else {
             "not scheduled"
         },
-        if report.partitions() > 1 && !report.before_partitioning {
-            format!(
-                " · partitioned for {} devices: shapes and sizes are one device's",
-                report.partitions()
-            )
-        } else {
-            String::new()
-        },
+        report
+            .sharded_over()
+            .map(|n| format!(" · partitioned for {n} devices: shapes and sizes are one device's"))
+            .unwrap_or_default(),
         report.rows.len(),
         d.buffer_count(),
         escape(&match &cx.files.assignment {

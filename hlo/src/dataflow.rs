@@ -1526,29 +1526,49 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         }
     }
 
-    /// For each node of the subtree of `id`'s shape at `from_node` (in
-    /// preorder, from 0), the node of `other`'s shape at the same index
-    /// below `other_root`, or `NONE` where it has none. A node's match is
-    /// its parent's match's element of the same place, one step each
-    /// (whole indices looked up from the top were quadratic in a deep
-    /// shape).
-    fn matching(&self, id: InstructionId, from_node: u32, other: u32, other_root: u32) -> Vec<u32> {
+    /// For each node of the subtree of `id`'s shape at `from_node`, in
+    /// preorder from 0: `root` for that node, and for every other node
+    /// `step` of its parent's value and itself (`orphan` where the parent
+    /// is not in the subtree, which a shape built here never has). One
+    /// pass, each node from its parent (a deep shape's whole indices,
+    /// looked up from the top, are quadratic in its text).
+    fn down_from<T: Copy>(
+        &self,
+        id: InstructionId,
+        from_node: u32,
+        (root, orphan): (T, T),
+        step: impl Fn(T, &Node) -> T,
+    ) -> Vec<T> {
         let nodes = self.nodes(id);
         let count = nodes.get(from_node as usize).map_or(0, |n| n.subtree);
         let base = self.shapes.get(id as usize).map_or(0, |r| r.0) + from_node;
-        let mut matched: Vec<u32> = Vec::with_capacity(count as usize);
+        let mut out: Vec<T> = Vec::with_capacity(count as usize);
         for k in 0..count {
-            let o = match (k, nodes.get((from_node + k) as usize)) {
-                (0, _) => Some(other_root),
-                (_, Some(n)) => (n.parent.checked_sub(base))
-                    .and_then(|p| matched.get(p as usize).copied())
-                    .filter(|&p| p != NONE)
-                    .and_then(|p| self.node_at(other, p, &[n.at])),
-                (_, None) => None,
+            let v = match nodes.get((from_node + k) as usize) {
+                Some(n) if k > 0 => (n.parent.checked_sub(base))
+                    .and_then(|p| out.get(p as usize).copied())
+                    .map_or(orphan, |parent| step(parent, n)),
+                _ => root,
             };
-            matched.push(o.unwrap_or(NONE));
+            out.push(v);
         }
-        matched
+        out
+    }
+
+    /// For each node of the subtree of `id`'s shape at `from_node` (in
+    /// preorder, from 0), the node of `other`'s shape at the same index
+    /// below `other_root`, or `NONE` where it has none: its parent's
+    /// match's element of the same place.
+    fn matching(&self, id: InstructionId, from_node: u32, other: u32, other_root: u32) -> Vec<u32> {
+        self.down_from(
+            id,
+            from_node,
+            (other_root, NONE),
+            |parent, n| match parent {
+                NONE => NONE,
+                p => self.node_at(other, p, &[n.at]).unwrap_or(NONE),
+            },
+        )
     }
 
     /// Joins each array node of the subtree of `id`'s shape at
@@ -1674,18 +1694,12 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         // Define. A rule looks at an index's first entry only: each node's
         // is its parent's, or its own at depth 1 (one pass in preorder;
         // whole indices of a deep shape would be quadratic).
-        let count = self.node_count(id);
-        let base = self.shapes.get(id as usize).map_or(0, |r| r.0);
-        let mut fronts: Vec<Option<u32>> = Vec::with_capacity(count as usize);
-        for node in 0..count {
+        let fronts = self.down_from(id, 0, (None, None), |parent, n| match n.depth {
+            1 => Some(n.at),
+            _ => parent,
+        });
+        for (node, front) in (0u32..).zip(fronts) {
             let n = &self.nodes(id)[node as usize];
-            let front = match n.depth {
-                0 => None,
-                1 => Some(n.at),
-                _ => (n.parent.checked_sub(base))
-                    .and_then(|p| fronts.get(p as usize).copied().flatten()),
-            };
-            fronts.push(front);
             let is_tuple = matches!(n.kind, NodeKind::Tuple { .. });
             if r.defines_at(front.as_slice(), is_tuple, site) {
                 self.values.push(Value {

@@ -2123,6 +2123,23 @@ impl<'m, 'a> Report<'m, 'a> {
         partitions_of(self.dataflow.module())
     }
 
+    /// How many devices share the module's arrays when every shape in it
+    /// is one device's shard: [`Report::partitions`] above 1, in a module
+    /// after partitioning (before it, shapes are global:
+    /// [`Report::before_partitioning`]). `None` otherwise.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let after = Module::parse("HloModule m, is_scheduled=true, num_partitions=8\nENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// assert_eq!(Report::new(&after, &Options::default()).sharded_over(), Some(8));
+    /// let before = Module::parse("HloModule m, num_partitions=8\nENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// assert_eq!(Report::new(&before, &Options::default()).sharded_over(), None);
+    /// ```
+    pub fn sharded_over(&self) -> Option<u64> {
+        let n = self.partitions();
+        (n > 1 && !self.before_partitioning).then_some(n)
+    }
+
     /// The padding of every buffer: (data bytes, buffer bytes), device
     /// spaces only.
     ///
