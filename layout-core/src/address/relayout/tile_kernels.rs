@@ -44,7 +44,9 @@ pub(super) enum Kernel {
     /// [`Kernel::Bytes32`] with 512-bit vectors (AVX-512BW), where
     /// `Tiles::choose` finds them faster; edge groups run the SSE2
     /// `Bytes32` when unpacking, and this kernel when packing (through
-    /// a stage of whole rows, see [`pack_edge`]).
+    /// a stage of whole rows, see [`pack_edge`]). Packing rows of whole
+    /// lines on Intel's cores, it loads them whole with no stage
+    /// (`avx512::pack_lines`).
     Bytes32Wide,
 }
 
@@ -138,6 +140,16 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         // slot size, group and row length (and a wide one only where its
         // conditions hold: see `Kernel`).
         unsafe {
+            if kernel == Kernel::Bytes32Wide
+                && pitch != row
+                && (from as usize | pitch | row).is_multiple_of(64)
+                && family() == Core::Intel
+            {
+                // Rows of whole lines: no stage (see `pack_lines`; on
+                // Intel's cores, where it was measured).
+                avx512::pack_lines::<NT>(from, pitch, out, row);
+                return;
+            }
             if kernel.transposes() && pitch != row {
                 // Sixteen or more rows of a large array are as many lines
                 // in one cache set (rows a multiple of 4 KiB apart) while
@@ -1263,6 +1275,95 @@ mod avx512 {
                         out.add((k + 2 * i) * 32),
                         _mm512_permutexvar_epi64(order, v),
                     );
+                }
+            }
+        }
+    }
+
+    /// [`super::pack`] of 32 rows of bytes with AVX-512BW, 64 columns at
+    /// a time, straight from the rows: each row's line loaded once,
+    /// whole (so rows in one cache set need no stage), vector `r` row
+    /// `r`. Five rounds of interleaving (the 32×16 byte transpose in
+    /// each 128-bit lane) leave lane `j` of vector `2c + h` column
+    /// `16j + c`'s rows `16h..16h + 16`; a 4×4 transpose of the 128-bit
+    /// lanes of each four vectors then gives each output line (two
+    /// columns' 32 rows). 192 shuffles per 2 KiB, no inserts and no
+    /// stores but the output's (and a few spills).
+    ///
+    /// Why: with [`pack`]'s stage, each tile's 256 16-byte stores queue
+    /// in order behind the streaming stores of the tile before, so the
+    /// gathering and the transposes took turns. Measured on a Xeon
+    /// (BENCHMARKS.md, four A/B runs alternating processes): streamed
+    /// near the core 0.79–0.84× → 0.83–0.93× of the NT copy, from memory
+    /// at 8192² 0.83–0.96× → 0.88–1.01×; with ordinary stores near the
+    /// core 20–21 → 22–28 GiB/s (16 bytes into a line 19–20 → 20–21).
+    /// Rows off the line grid (8191×8190) keep the stage: loading their
+    /// lines whole ran 0.02–0.05× slower, and gathering them 64 bytes at
+    /// a time for this kernel even.
+    ///
+    /// # Safety
+    /// As [`super::pack`], `row` a multiple of 64; the CPU runs AVX-512F
+    /// and BW; with `NT`, `out` 64-byte aligned.
+    #[target_feature(enable = "avx2,avx512f,avx512bw")]
+    pub(super) unsafe fn pack_lines<const NT: bool>(
+        from: *const u8,
+        pitch: usize,
+        out: *mut u8,
+        row: usize,
+    ) {
+        // SAFETY: reads inside the group's 32 rows, writes inside its
+        // output; the CPU runs the extensions.
+        unsafe {
+            for k in (0..row).step_by(64) {
+                // Spelled out (macros): `array::from_fn` and loops over
+                // 32 vectors were not inlined or unrolled, and passed the
+                // vectors through memory.
+                macro_rules! rows {
+                    ($($r:literal)*) => {
+                        [$(_mm512_loadu_si512(from.add($r * pitch + k).cast())),*]
+                    };
+                }
+                let mut x: [__m512i; 32] = rows!(
+                    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+                    16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+                );
+                // Round `s` interleaves vector `i` with `i + s`, in place:
+                // bit `s` of the row moves into the byte's place in the
+                // lane and the lane's top bit takes its place. After the
+                // rounds 16, 8, 4, 2, 1, lane `j` of vector `2c + h` is
+                // column `16j + c`'s rows `16h..16h + 16`.
+                macro_rules! round {
+                    ($s:literal; $($i:literal)*) => {$(
+                        let (a, b) = (x[$i], x[$i + $s]);
+                        x[$i] = _mm512_unpacklo_epi8(a, b);
+                        x[$i + $s] = _mm512_unpackhi_epi8(a, b);
+                    )*};
+                }
+                round!(16; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+                round!(8; 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23);
+                round!(4; 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27);
+                round!(2; 0 1 4 5 8 9 12 13 16 17 20 21 24 25 28 29);
+                round!(1; 0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30);
+                // Output line `8·j' + j` (`j' < 4`): lane `j'` of vectors
+                // `4j..4j + 4`, columns `16j' + 2j` and `16j' + 2j + 1`.
+                let mut lines = x;
+                for j in 0..8 {
+                    let [a, b, c, d] = [x[4 * j], x[4 * j + 1], x[4 * j + 2], x[4 * j + 3]];
+                    // Lanes a0 a1 b0 b1, a2 a3 b2 b3, and so for c, d.
+                    let ab = _mm512_shuffle_i64x2::<0b01_00_01_00>(a, b);
+                    let ab2 = _mm512_shuffle_i64x2::<0b11_10_11_10>(a, b);
+                    let cd = _mm512_shuffle_i64x2::<0b01_00_01_00>(c, d);
+                    let cd2 = _mm512_shuffle_i64x2::<0b11_10_11_10>(c, d);
+                    lines[j] = _mm512_shuffle_i64x2::<0b10_00_10_00>(ab, cd);
+                    lines[8 + j] = _mm512_shuffle_i64x2::<0b11_01_11_01>(ab, cd);
+                    lines[16 + j] = _mm512_shuffle_i64x2::<0b10_00_10_00>(ab2, cd2);
+                    lines[24 + j] = _mm512_shuffle_i64x2::<0b11_01_11_01>(ab2, cd2);
+                }
+                // In the output's order (interleaved four ways, stores
+                // into a destination off the line grid ran 0.2× of the
+                // NT copy slower).
+                for (i, v) in lines.into_iter().enumerate() {
+                    put::<NT>(out.add((k + 2 * i) * 32), v);
                 }
             }
         }
