@@ -531,7 +531,10 @@ impl Tiles {
         // they measured faster (BENCHMARKS.md). On Intel's: pred packing,
         // streamed only to whole lines (64-byte streaming stores need
         // them aligned); pred unpacking with ordinary stores into rows of
-        // whole lines (streamed, or across lines, it lost); s8 unpacking
+        // whole lines (across lines it lost), and streamed through the
+        // stage, as on Zen 5 (from memory at 8192² 0.84–0.87× →
+        // 0.89–0.94× of the NT copy, at 8191×8190 0.80–0.83× →
+        // 0.86–0.89×; straight from its registers it lost); s8 unpacking
         // streamed (straight from the registers or through the lines) or
         // into rows of whole lines. On Zen 5, pred streamed, where the
         // narrow transposes were the limit: unpacking through the stage
@@ -572,7 +575,14 @@ impl Tiles {
             Kernel::Bytes32 if self.pack => {
                 (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
             }
-            Kernel::Bytes32 => (!stream && whole_rows).then_some(Kernel::Bytes32Wide),
+            Kernel::Bytes32 => {
+                // Zen 5's rule, but for ordinary stores into rows of
+                // whole lines too.
+                let in_stage = stream
+                    && matches!(self.staging(dst, size, kernel), Staging::Windows(_))
+                    && (self.tile_cols * size as u64).is_multiple_of(64);
+                (whole_rows || in_stage).then_some(Kernel::Bytes32Wide)
+            }
             Kernel::Quads8 if !self.pack => ((self.tile_cols * size as u64).is_multiple_of(64)
                 && (stream || whole_rows))
                 .then_some(Kernel::Quads8Wide),
