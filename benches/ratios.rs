@@ -37,7 +37,9 @@
 //! packing with streaming stores in the destination's or the source's
 //! order wherever it can (`packing_in_source_order`), `pipe` or `nopipe`
 //! pred's packing a software pipeline deep or a tile at a time
-//! (`packing_pipelined`), `same` the same plan again
+//! (`packing_pipelined`), `lines` or `stage` pred's packing from source
+//! rows of whole lines or through the stage (`packing_from_lines`),
+//! `same` the same plan again
 //! (how far the two columns differ when nothing differs: within 0.03
 //! here). `at16` puts the destinations of both relayout columns 16 bytes
 //! into a line (with one of those: the pair compared off the line grid;
@@ -190,7 +192,7 @@ fn main() {
         .map_or(vec![], |a| a.split(',').filter(|f| !f.is_empty()).collect());
     // The flags that share the third column, each a plan limited or
     // changed in one way, with the column's name.
-    let column: [(&str, Limit, &str); 9] = [
+    let column: [(&str, Limit, &str); 11] = [
         ("sse2", Relayout::without_avx2, "SSE2 only"),
         ("avx2", Relayout::without_avx512, "AVX2 only"),
         (
@@ -207,6 +209,8 @@ fn main() {
         ("srcorder", |p| p.packing_in_source_order(true), "src order"),
         ("pipe", |p| p.packing_pipelined(true), "pipelined"),
         ("nopipe", |p| p.packing_pipelined(false), "not pipelined"),
+        ("lines", |p| p.packing_from_lines(true), "from lines"),
+        ("stage", |p| p.packing_from_lines(false), "via the stage"),
         ("same", |p| p, "the same"),
     ];
     let others = [

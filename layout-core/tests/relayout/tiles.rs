@@ -51,7 +51,17 @@ fn check_at<T: Unit>(
     let mut buf = vec![guard; n + 3 * spare];
     for pass in 0..passes {
         let piece = |s: u32| T::from_bits(s.checked_shr(pass * bits).unwrap_or(0));
-        let input: Vec<T> = (0..src_slots as u32).map(piece).collect();
+        // The source on a line (as XLA's host allocator places buffers),
+        // so that the kernels that read whole lines of it run.
+        let mut held = vec![guard; src_slots + 64 / size];
+        let first = (0..64 / size)
+            .find(|k| (held.as_ptr() as usize + k * size).is_multiple_of(64))
+            .unwrap();
+        let input = &mut held[first..first + src_slots];
+        for (i, x) in input.iter_mut().enumerate() {
+            *x = piece(i as u32);
+        }
+        let input = &*input;
         let mut whole = vec![guard; n + 2 * spare];
         for (w, s) in whole[spare..spare + n].iter_mut().zip(want) {
             *w = s.map_or(pad, piece);
@@ -93,6 +103,15 @@ fn check_at<T: Unit>(
                 plan.streaming_from(0).packing_pipelined(false),
                 "streaming, not pipelined",
             ),
+            // pred's packing from whole lines or through the stage.
+            (
+                plan.streaming_from(0).packing_from_lines(false),
+                "streaming, through the stage",
+            ),
+            (
+                plan.streaming_from(usize::MAX).packing_from_lines(false),
+                "ordinary stores, through the stage",
+            ),
             (plan.streaming_from(usize::MAX), "ordinary stores"),
             (
                 plan.streaming_from(usize::MAX).without_avx512_vectors(),
@@ -116,7 +135,7 @@ fn check_at<T: Unit>(
                 let region = &mut buf[at..at + n + 2 * spare];
                 region.fill(guard);
                 region[spare..spare + n].fill(poison);
-                mode.copy(&input, &mut region[spare..spare + n], pad)
+                mode.copy(input, &mut region[spare..spare + n], pad)
                     .unwrap();
                 if region != &whole[..] {
                     let k = (0..region.len()).find(|&k| region[k] != whole[k]).unwrap();

@@ -377,6 +377,24 @@ impl Relayout {
         }
     }
 
+    /// The same plan packing pred's tiles on Intel's cores from source
+    /// rows of whole lines with no stage (`true`, where it can run) or
+    /// through the stage (`false`), instead of the way measured faster.
+    /// For tests and benchmarks that compare the two.
+    #[doc(hidden)]
+    pub const fn packing_from_lines(self, yes: bool) -> Relayout {
+        Relayout {
+            tiles: match self.tiles {
+                Some(t) => Some(Tiles {
+                    from_lines: Some(yes),
+                    ..t
+                }),
+                None => None,
+            },
+            ..self
+        }
+    }
+
     /// The same plan without the tile-by-tile path: the general walk (for
     /// tests and benchmarks that compare the two).
     #[doc(hidden)]
@@ -669,7 +687,7 @@ impl Relayout {
         // (the formula's, `Tiles::new` checked); the tail is padding.
         dst[self.dst.tiled_slots() as usize..].fill(pad);
         let big = size_of_val(dst) >= self.stream_threshold && cfg!(target_arch = "x86_64");
-        let at = dst.as_ptr().cast::<u8>();
+        let at = (src.as_ptr().cast::<u8>(), dst.as_ptr().cast::<u8>());
         let (kernel, how) = t.choose(kernel, at, (size_of::<T>(), big), self.isa.min(isa()));
         let b = Buffers {
             src: src.as_ptr(),
@@ -964,7 +982,10 @@ mod tests {
             for (yes, want) in [(true, Stores::SourceOrder), (false, Stores::Streaming)] {
                 let tiles = plan.packing_in_source_order(yes).tiles.unwrap();
                 let kernel = Kernel::new(size, tiles.group, tiles.tile_cols);
-                let stores = |at| tiles.choose(kernel, at, (size, true), Isa::Sse2).1.0;
+                let stores = |at| {
+                    let at = (aligned, at);
+                    tiles.choose(kernel, at, (size, true), Isa::Sse2).1.0
+                };
                 assert_eq!(stores(aligned), want, "{tpu}, source order {yes}");
                 // Off the line grid, parts would leave lines half written.
                 assert_eq!(stores(off), Stores::Streaming, "{tpu} at +16 B");
@@ -991,10 +1012,11 @@ mod tests {
             // family measured them faster: Zen 5 packs with them only
             // pipelined, and unpacks with them into rows of whole lines
             // and into rows off the line grid joined in the stage;
-            // Intel's cores pack with them either way, and unpack with
-            // them as Zen 5 does.
+            // Intel's cores pack with them either way (a tile at a time
+            // from source rows of whole lines with no stage, unless told
+            // not to), and unpack with them as Zen 5 does.
             use tile_kernels::Core;
-            let kernel = |tiles: &Tiles, at| {
+            let kernel = |tiles: &Tiles, at: (_, _)| {
                 let (size, big) = (1, true);
                 tiles
                     .choose(Kernel::Bytes32, at, (size, big), Isa::Avx512Wide)
@@ -1009,20 +1031,25 @@ mod tests {
             };
             let family = tile_kernels::family();
             let (zen5, intel) = (family == Core::Zen5, family == Core::Intel);
+            let staged = two_wide
+                .packing_pipelined(false)
+                .packing_from_lines(false)
+                .tiles
+                .unwrap();
+            let lines = |yes: bool| match (yes, intel) {
+                (true, true) => Kernel::Bytes32Lines,
+                (_, true) => Kernel::Bytes32Wide,
+                (_, false) => Kernel::Bytes32,
+            };
             if zen5 || intel {
-                assert_eq!(kernel(&yes, aligned), wide(true), "packing pipelined");
+                let both = (aligned, aligned);
+                assert_eq!(kernel(&yes, both), wide(true), "packing pipelined");
+                assert_eq!(kernel(&no, both), lines(true), "a tile at a time");
+                assert_eq!(kernel(&no, (off, aligned)), lines(false), "from +16 B");
+                assert_eq!(kernel(&staged, both), lines(false), "through the stage");
+                assert_eq!(kernel(&unpack, both), wide(true), "unpacking into lines");
                 assert_eq!(
-                    kernel(&no, aligned),
-                    wide(intel),
-                    "packing a tile at a time"
-                );
-                assert_eq!(
-                    kernel(&unpack, aligned),
-                    wide(true),
-                    "unpacking into whole lines"
-                );
-                assert_eq!(
-                    kernel(&unpack, off),
+                    kernel(&unpack, (aligned, off)),
                     wide(true),
                     "unpacking off the line grid"
                 );

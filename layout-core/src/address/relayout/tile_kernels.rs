@@ -44,10 +44,13 @@ pub(super) enum Kernel {
     /// [`Kernel::Bytes32`] with 512-bit vectors (AVX-512BW), where
     /// `Tiles::choose` finds them faster; edge groups run the SSE2
     /// `Bytes32` when unpacking, and this kernel when packing (through
-    /// a stage of whole rows, see [`pack_edge`]). Packing rows of whole
-    /// lines on Intel's cores, it loads them whole with no stage
-    /// (`avx512::pack_lines`).
+    /// a stage of whole rows, see [`pack_edge`]).
     Bytes32Wide,
+    /// [`Kernel::Bytes32Wide`] packing whole row groups straight from
+    /// source rows of whole 64-byte lines, each line loaded once, with no
+    /// stage (`avx512::pack_lines`); edge groups as `Bytes32Wide`.
+    /// `Tiles::choose` takes it on Intel's cores, where it measured faster.
+    Bytes32Lines,
 }
 
 impl Kernel {
@@ -81,7 +84,7 @@ impl Kernel {
     pub(super) const fn transposes(self) -> bool {
         matches!(
             self,
-            Kernel::Bytes16 | Kernel::Bytes32 | Kernel::Bytes32Wide
+            Kernel::Bytes16 | Kernel::Bytes32 | Kernel::Bytes32Wide | Kernel::Bytes32Lines
         )
     }
 
@@ -140,13 +143,8 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         // slot size, group and row length (and a wide one only where its
         // conditions hold: see `Kernel`).
         unsafe {
-            if kernel == Kernel::Bytes32Wide
-                && pitch != row
-                && (from as usize | pitch | row).is_multiple_of(64)
-                && family() == Core::Intel
-            {
-                // Rows of whole lines: no stage (see `pack_lines`; on
-                // Intel's cores, where it was measured).
+            if kernel == Kernel::Bytes32Lines && pitch != row {
+                debug_assert!((from as usize | pitch | row).is_multiple_of(64));
                 avx512::pack_lines::<NT>(from, pitch, out, row);
                 return;
             }
@@ -609,7 +607,7 @@ mod x86 {
                         put::<NT>(o.add(48), _mm_unpackhi_epi16(y, w));
                     }
                 }
-                Kernel::Bytes16 | Kernel::Bytes32 | Kernel::Bytes32Wide => {
+                Kernel::Bytes16 | Kernel::Bytes32 | Kernel::Bytes32Wide | Kernel::Bytes32Lines => {
                     let blocks = if kernel == Kernel::Bytes16 { 1 } else { 2 };
                     for k in (0..row).step_by(16) {
                         // Columns k..k+16 of each block of 16 rows, then
@@ -692,7 +690,7 @@ mod x86 {
                         }
                     }
                 }
-                Kernel::Bytes16 | Kernel::Bytes32 | Kernel::Bytes32Wide => {
+                Kernel::Bytes16 | Kernel::Bytes32 | Kernel::Bytes32Wide | Kernel::Bytes32Lines => {
                     let g = if kernel == Kernel::Bytes16 { 16 } else { 32 };
                     for k in (0..row).step_by(16) {
                         for h in 0..g / 16 {
@@ -1023,7 +1021,10 @@ mod avx2 {
                         put::<NT>(o.add(96), _mm256_permute2x128_si256::<0x31>(o2, o3));
                     }
                 }
-                Kernel::Bytes32Wide => super::avx512::pack::<NT>(from, pitch, out, row),
+                // `Bytes32Lines` here only for the stage of an edge group.
+                Kernel::Bytes32Wide | Kernel::Bytes32Lines => {
+                    super::avx512::pack::<NT>(from, pitch, out, row)
+                }
                 Kernel::Bytes32 => pack_bytes32::<NT>((from, pitch), out, row, None, None),
                 Kernel::Bytes16 => super::x86::pack::<NT>(kernel, from, pitch, out, row),
                 Kernel::Scalar => unreachable!(),
@@ -1153,7 +1154,10 @@ mod avx2 {
                         }
                     }
                 }
-                Kernel::Bytes32Wide => super::avx512::unpack::<NT>(from, to, pitch, row),
+                // `Tiles::choose` never unpacks with `Bytes32Lines`.
+                Kernel::Bytes32Wide | Kernel::Bytes32Lines => {
+                    super::avx512::unpack::<NT>(from, to, pitch, row)
+                }
                 Kernel::Bytes32 => {
                     for k in (0..row).step_by(16) {
                         // Columns k..k+16, rows 0-15 and 16-31 in the two
@@ -1293,13 +1297,10 @@ mod avx512 {
     /// Why: with [`pack`]'s stage, each tile's 256 16-byte stores queue
     /// in order behind the streaming stores of the tile before, so the
     /// gathering and the transposes took turns. Measured on a Xeon
-    /// (BENCHMARKS.md, four A/B runs alternating processes): streamed
-    /// near the core 0.79–0.84× → 0.83–0.93× of the NT copy, from memory
-    /// at 8192² 0.83–0.96× → 0.88–1.01×; with ordinary stores near the
-    /// core 20–21 → 22–28 GiB/s (16 bytes into a line 19–20 → 20–21).
-    /// Rows off the line grid (8191×8190) keep the stage: loading their
-    /// lines whole ran 0.02–0.05× slower, and gathering them 64 bytes at
-    /// a time for this kernel even.
+    /// against the stage in the same process (BENCHMARKS.md, "pred
+    /// without the stage"): 0.01–0.07× of the NT copy faster, streamed
+    /// near the core and from memory; with ordinary stores near the core
+    /// 20–21 → 22–26 GiB/s. Only [`Kernel::Bytes32Lines`] runs it.
     ///
     /// # Safety
     /// As [`super::pack`], `row` a multiple of 64; the CPU runs AVX-512F

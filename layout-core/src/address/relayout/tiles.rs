@@ -81,6 +81,11 @@ pub(super) struct Tiles {
     /// ([`Tiles::pipelines`]): `None` where the measurements of the core
     /// say so; set only to measure or test either way on any core.
     pub(super) pipeline: Option<bool>,
+    /// Whether pred's packing on Intel's cores loads source rows of
+    /// whole lines with no stage ([`Kernel::Bytes32Lines`]): `None` where
+    /// the measurements of the core say so; set only to measure or test
+    /// either way.
+    pub(super) from_lines: Option<bool>,
 }
 
 impl Tiles {
@@ -127,6 +132,7 @@ impl Tiles {
             read_ahead: true,
             source_order: None,
             pipeline: None,
+            from_lines: None,
         };
         // Row groups of slots of a byte must fit the edge buffer.
         match group.checked_mul(tile_cols) {
@@ -512,7 +518,7 @@ impl Tiles {
     pub(super) fn choose(
         &self,
         kernel: Kernel,
-        dst: *const u8,
+        (src, dst): (*const u8, *const u8),
         (size, big): (usize, bool),
         limit: Isa,
     ) -> (Kernel, (Stores, Isa)) {
@@ -532,9 +538,10 @@ impl Tiles {
         // streamed only to whole lines (64-byte streaming stores need
         // them aligned); pred unpacking with ordinary stores into rows of
         // whole lines (across lines it lost), and streamed through the
-        // stage, as on Zen 5 (from memory at 8192² 0.84–0.87× →
-        // 0.89–0.94× of the NT copy, at 8191×8190 0.80–0.83× →
-        // 0.86–0.89×; straight from its registers it lost); s8 unpacking
+        // stage, as on Zen 5 (against AVX2's in the same process, near
+        // the core 0.69–0.72× → 0.73–0.75× of the NT copy, from memory
+        // even or up to 0.03× ahead; straight from its registers it
+        // lost); s8 unpacking
         // streamed (straight from the registers or through the lines) or
         // into rows of whole lines. On Zen 5, pred streamed, where the
         // narrow transposes were the limit: unpacking through the stage
@@ -573,7 +580,12 @@ impl Tiles {
             }
             _ if zen5 => None,
             Kernel::Bytes32 if self.pack => {
-                (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
+                let wide = if self.packs_from_lines(src, size) && !pipelined {
+                    Kernel::Bytes32Lines
+                } else {
+                    Kernel::Bytes32Wide
+                };
+                (!stream || (dst as usize).is_multiple_of(64)).then_some(wide)
             }
             Kernel::Bytes32 => {
                 // Zen 5's rule, but for ordinary stores into rows of
@@ -654,6 +666,26 @@ impl Tiles {
                 (false, _) => self.unpack_bands::<T, AVX, false>(b, bands, kernel, None),
             }
         }
+    }
+
+    /// Whether pred's packing on Intel's cores (the wide kernel's caller
+    /// checks the rest) reads each row group straight from source rows
+    /// of whole lines ([`Kernel::Bytes32Lines`]): the source at `src`
+    /// (slots of `size` bytes) 64-byte aligned, and its rows and a tile's
+    /// width whole lines. With the stage, each tile's 256 16-byte stores
+    /// queued behind the streaming stores of the tile before; measured
+    /// on a Xeon against the stage in the same process (BENCHMARKS.md,
+    /// "pred without the stage"): 0.01–0.07× of the NT copy faster near
+    /// the core and from memory. Rows off the line grid keep the stage
+    /// (loaded whole they ran 0.02–0.05× slower). Not while pipelined
+    /// (`Tiles::pipelines`), which gathers the next tile meanwhile.
+    fn packs_from_lines(&self, src: *const u8, size: usize) -> bool {
+        let size = size as u64;
+        self.from_lines.unwrap_or(true)
+            && self.pack
+            && (src as usize).is_multiple_of(64)
+            && (self.cols * size).is_multiple_of(64)
+            && (self.tile_cols * size).is_multiple_of(64)
     }
 
     /// Whether unpacking can stream straight from the kernel's registers
@@ -996,7 +1028,10 @@ impl Tiles {
     pub(super) fn pipelines(&self, kernel: Kernel, size: usize, band_rows: usize) -> bool {
         let measured = on_zen5();
         self.pipeline.unwrap_or(measured)
-            && matches!(kernel, Kernel::Bytes32 | Kernel::Bytes32Wide)
+            && matches!(
+                kernel,
+                Kernel::Bytes32 | Kernel::Bytes32Wide | Kernel::Bytes32Lines
+            )
             && size == 1
             && self.group == self.tile_rows
             && self.tile_cols.is_multiple_of(16)
@@ -1038,7 +1073,7 @@ impl Tiles {
         (src, out): (usize, usize),
         kernel: Kernel,
     ) -> usize {
-        let wide = kernel == Kernel::Bytes32Wide;
+        let wide = matches!(kernel, Kernel::Bytes32Wide | Kernel::Bytes32Lines);
         let (cols, tc, tr) = (
             self.cols as usize,
             self.tile_cols as usize,
@@ -1190,7 +1225,10 @@ impl Tiles {
     pub(super) fn staging(&self, dst: *const u8, size: usize, kernel: Kernel) -> Staging {
         let (tr, tc) = (self.tile_rows as usize, self.tile_cols as usize);
         let whole_lines = self.lines(dst, size);
-        let pred = matches!(kernel, Kernel::Bytes32 | Kernel::Bytes32Wide);
+        let pred = matches!(
+            kernel,
+            Kernel::Bytes32 | Kernel::Bytes32Wide | Kernel::Bytes32Lines
+        );
         let big = !whole_lines && on_zen5() && pred;
         match Lines::span(tr * tc * size, tc * size, big) {
             None => Staging::Groups,
