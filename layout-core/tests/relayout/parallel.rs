@@ -19,7 +19,17 @@ fn same<T: Copy + PartialEq + core::fmt::Debug + Send + Sync>(
 ) {
     let (src, dst) = (tiled(a), tiled(b));
     let plan = Relayout::new(&src, &dst).unwrap();
-    let input: Vec<T> = (0..src.physical_slots() as usize).map(value).collect();
+    // The source on a 64-byte line, as XLA's host allocator places it
+    // (pred's packing then reads whole lines of it, on the cores that do).
+    let slots = src.physical_slots() as usize;
+    let mut held: Vec<T> = (0..slots + 64).map(value).collect();
+    let first = (0..64)
+        .find(|&k| (held.as_ptr() as usize + k * size_of::<T>()).is_multiple_of(64))
+        .unwrap();
+    for (k, x) in held[first..first + slots].iter_mut().enumerate() {
+        *x = value(k);
+    }
+    let input = &held[first..first + slots];
     let n = dst.physical_slots() as usize;
     for plan in [
         plan,
@@ -27,14 +37,14 @@ fn same<T: Copy + PartialEq + core::fmt::Debug + Send + Sync>(
         plan.streaming_from(0).without_avx2(),
     ] {
         let mut want = vec![guard; n + 16];
-        plan.copy(&input, &mut want, pad).unwrap();
+        plan.copy(input, &mut want, pad).unwrap();
         for pieces in 1..=7 {
             let mut got = vec![guard; n + 16];
-            plan.copy_in_pieces(&input, &mut got, pad, pieces).unwrap();
+            plan.copy_in_pieces(input, &mut got, pad, pieces).unwrap();
             assert!(got == want, "{a} -> {b}: {pieces} pieces differ");
         }
         let mut got = vec![guard; n + 16];
-        plan.copy_parallel(&input, &mut got, pad).unwrap();
+        plan.copy_parallel(input, &mut got, pad).unwrap();
         assert!(got == want, "{a} -> {b}: copy_parallel differs");
     }
 }

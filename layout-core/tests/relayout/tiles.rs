@@ -51,17 +51,20 @@ fn check_at<T: Unit>(
     let mut buf = vec![guard; n + 3 * spare];
     for pass in 0..passes {
         let piece = |s: u32| T::from_bits(s.checked_shr(pass * bits).unwrap_or(0));
-        // The source on a line (as XLA's host allocator places buffers),
-        // so that the kernels that read whole lines of it run.
-        let mut held = vec![guard; src_slots + 64 / size];
-        let first = (0..64 / size)
-            .find(|k| (held.as_ptr() as usize + k * size).is_multiple_of(64))
-            .unwrap();
-        let input = &mut held[first..first + src_slots];
-        for (i, x) in input.iter_mut().enumerate() {
-            *x = piece(i as u32);
-        }
-        let input = &*input;
+        // The source on a line (as XLA's host allocator places buffers:
+        // the kernels that read whole lines of it run) and 16 bytes into
+        // one (as glibc's `malloc` places large blocks; `size` bytes into
+        // it for wider slots).
+        let sources = [0, 16usize.max(size)].map(|line_offset| {
+            let mut held = vec![guard; src_slots + 64 / size];
+            let first = (0..64 / size)
+                .find(|k| (held.as_ptr() as usize + k * size) % 64 == line_offset)
+                .unwrap();
+            for (i, x) in held[first..first + src_slots].iter_mut().enumerate() {
+                *x = piece(i as u32);
+            }
+            (held, first, line_offset)
+        });
         let mut whole = vec![guard; n + 2 * spare];
         for (w, s) in whole[spare..spare + n].iter_mut().zip(want) {
             *w = s.map_or(pad, piece);
@@ -103,7 +106,12 @@ fn check_at<T: Unit>(
                 plan.streaming_from(0).packing_pipelined(false),
                 "streaming, not pipelined",
             ),
-            // pred's packing from whole lines or through the stage.
+            // pred's packing from whole lines (each runs on the family
+            // of cores it was measured faster on) or through the stage.
+            (
+                plan.streaming_from(0).packing_from_lines(true),
+                "streaming, from whole lines",
+            ),
             (
                 plan.streaming_from(0).packing_from_lines(false),
                 "streaming, through the stage",
@@ -127,7 +135,11 @@ fn check_at<T: Unit>(
             ),
         ] {
             let base = buf.as_ptr() as usize;
-            for &line_offset in offsets.iter().filter(|&&o| o % size == 0) {
+            let dst_offsets = offsets.iter().filter(|&&o| o % size == 0);
+            for (&line_offset, (held, first, src_offset)) in
+                dst_offsets.flat_map(|o| sources.iter().map(move |s| (o, s)))
+            {
+                let input = &held[*first..first + src_slots];
                 // The destination starts `line_offset` bytes into a line.
                 let at = (0..spare)
                     .find(|k| (base + (spare + k) * size) % 64 == line_offset)
@@ -141,7 +153,8 @@ fn check_at<T: Unit>(
                     let k = (0..region.len()).find(|&k| region[k] != whole[k]).unwrap();
                     panic!(
                         "{name} ({size}-byte slots, pass {pass}, {how}): at line offset \
-                         {line_offset}, slot {} holds {:?}, not {:?}",
+                         {line_offset} (the source at {src_offset}), slot {} holds {:?}, \
+                         not {:?}",
                         k as isize - spare as isize,
                         region[k],
                         whole[k]

@@ -1047,6 +1047,18 @@ mod tests {
                 assert_eq!(kernel(&no, both), lines(true), "a tile at a time");
                 assert_eq!(kernel(&no, (off, aligned)), lines(false), "from +16 B");
                 assert_eq!(kernel(&staged, both), lines(false), "through the stage");
+                // Forced, on either family.
+                let forced = two_wide
+                    .packing_pipelined(false)
+                    .packing_from_lines(true)
+                    .tiles
+                    .unwrap();
+                assert_eq!(kernel(&forced, both), Kernel::Bytes32Lines, "forced");
+                assert_eq!(
+                    kernel(&forced, (off, aligned)),
+                    lines(false),
+                    "forced, +16 B"
+                );
                 assert_eq!(kernel(&unpack, both), wide(true), "unpacking into lines");
                 assert_eq!(
                     kernel(&unpack, (aligned, off)),

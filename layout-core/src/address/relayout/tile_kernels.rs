@@ -14,11 +14,13 @@ pub(super) const MAX_GROUP_BYTES: usize = 4096;
 /// Which kernel moves a row group; chosen once per copy by [`Kernel::new`]
 /// and `Tiles::choose`.
 ///
-/// The wide kernels ([`Kernel::Bytes32Wide`], [`Kernel::Quads8Wide`]) need
-/// more than their callers' contracts below say of `AVX` (AVX2, rows of
-/// whole 32-byte vectors, 16-byte alignment for `NT`): the CPU runs
-/// AVX-512F and BW, rows of whole 64-byte vectors when unpacking, and
-/// 64-byte aligned stores with `NT`.
+/// The wide kernels ([`Kernel::Bytes32Wide`], [`Kernel::Bytes32Lines`],
+/// [`Kernel::Quads8Wide`]) need more than their callers' contracts below
+/// say of `AVX` (AVX2, rows of whole 32-byte vectors, 16-byte alignment
+/// for `NT`): the CPU runs AVX-512F and BW, rows of whole 64-byte vectors
+/// when unpacking, and 64-byte aligned stores with `NT`; and
+/// `Bytes32Lines`, packing, rows of whole 64-byte vectors (and, for its
+/// speed, a source on 64-byte lines with a pitch of whole lines).
 /// Only `Tiles::choose` makes them, under those conditions and with
 /// [`Isa::Avx512Wide`], whose entry point enables the extensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +50,8 @@ pub(super) enum Kernel {
     Bytes32Wide,
     /// [`Kernel::Bytes32Wide`] packing whole row groups straight from
     /// source rows of whole 64-byte lines, each line loaded once, with no
-    /// stage (`avx512::pack_lines`); edge groups as `Bytes32Wide`.
+    /// stage (`avx512::pack_lines`); edge groups, and groups whose rows
+    /// are one tile (nothing to gather), as `Bytes32Wide`.
     /// `Tiles::choose` takes it on Intel's cores, where it measured faster.
     Bytes32Lines,
 }
@@ -144,7 +147,10 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         // conditions hold: see `Kernel`).
         unsafe {
             if kernel == Kernel::Bytes32Lines && pitch != row {
-                debug_assert!((from as usize | pitch | row).is_multiple_of(64));
+                // Whole 64-byte vectors keep its reads in the rows; the
+                // lines' alignment is `Tiles::choose`'s reason to pick it.
+                debug_assert!(row.is_multiple_of(64));
+                debug_assert!((from as usize | pitch).is_multiple_of(64));
                 avx512::pack_lines::<NT>(from, pitch, out, row);
                 return;
             }
@@ -1021,7 +1027,9 @@ mod avx2 {
                         put::<NT>(o.add(96), _mm256_permute2x128_si256::<0x31>(o2, o3));
                     }
                 }
-                // `Bytes32Lines` here only for the stage of an edge group.
+                // `Bytes32Lines` here where `super::pack` gathers
+                // nothing: the stage of an edge group, or rows one tile
+                // wide (`pitch == row`).
                 Kernel::Bytes32Wide | Kernel::Bytes32Lines => {
                     super::avx512::pack::<NT>(from, pitch, out, row)
                 }
@@ -1291,20 +1299,22 @@ mod avx512 {
     /// each 128-bit lane) leave lane `j` of vector `2c + h` column
     /// `16j + c`'s rows `16h..16h + 16`; a 4×4 transpose of the 128-bit
     /// lanes of each four vectors then gives each output line (two
-    /// columns' 32 rows). 192 shuffles per 2 KiB, no inserts and no
-    /// stores but the output's (and a few spills).
+    /// columns' 32 rows). 224 shuffles per 2 KiB (160 interleaves and
+    /// 64 lane shuffles; [`pack`]'s 128 shuffles and 96 inserts, as
+    /// many), no stores but the output's (and a few spills).
     ///
     /// Why: with [`pack`]'s stage, each tile's 256 16-byte stores queue
     /// in order behind the streaming stores of the tile before, so the
     /// gathering and the transposes took turns. Measured on a Xeon
     /// against the stage in the same process (BENCHMARKS.md, "pred
-    /// without the stage"): 0.01–0.07× of the NT copy faster, streamed
-    /// near the core and from memory; with ordinary stores near the core
-    /// 20–21 → 22–26 GiB/s. Only [`Kernel::Bytes32Lines`] runs it.
+    /// without the stage"): up to 0.07× of the NT copy faster, streamed
+    /// near the core and from memory (in one run of seven 0.01× behind);
+    /// with ordinary stores near the core 20–21 → 22–26 GiB/s. Only
+    /// [`super::Kernel::Bytes32Lines`] runs it.
     ///
     /// # Safety
-    /// As [`super::pack`], `row` a multiple of 64; the CPU runs AVX-512F
-    /// and BW; with `NT`, `out` 64-byte aligned.
+    /// As [`super::pack`] (32 rows), `row` a multiple of 64; the CPU runs
+    /// AVX-512F and BW; with `NT`, `out` 64-byte aligned.
     #[target_feature(enable = "avx2,avx512f,avx512bw")]
     pub(super) unsafe fn pack_lines<const NT: bool>(
         from: *const u8,
@@ -1312,8 +1322,10 @@ mod avx512 {
         out: *mut u8,
         row: usize,
     ) {
-        // SAFETY: reads inside the group's 32 rows, writes inside its
-        // output; the CPU runs the extensions.
+        // SAFETY: row `r < 32`'s bytes `k..k + 64`, `k + 64 <= row` (a
+        // multiple of 64), are inside the group's rows; the 32 stores of
+        // each `k` write `out`'s bytes `32k..32k + 2048`, inside its
+        // `32·row`; the CPU runs the extensions.
         unsafe {
             for k in (0..row).step_by(64) {
                 // Spelled out (macros): `array::from_fn` and loops over

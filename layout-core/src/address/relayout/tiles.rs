@@ -513,8 +513,9 @@ impl Tiles {
     /// kernel and a 16-byte aligned destination; unpacking: tiles of at
     /// most [`super::lines::MAX_ROWS`] rows), straight from the kernels
     /// where [`Tiles::direct`] allows; and the kernel, widened to
-    /// [`Kernel::Bytes32Wide`] or [`Kernel::Quads8Wide`] where that pays
-    /// (only with [`Isa::Avx512Wide`]).
+    /// [`Kernel::Bytes32Wide`], [`Kernel::Bytes32Lines`] or
+    /// [`Kernel::Quads8Wide`] where that pays (only with
+    /// [`Isa::Avx512Wide`]). `src` is the source's first byte.
     pub(super) fn choose(
         &self,
         kernel: Kernel,
@@ -540,8 +541,8 @@ impl Tiles {
         // whole lines (across lines it lost), and streamed through the
         // stage, as on Zen 5 (against AVX2's in the same process, near
         // the core 0.69–0.72× → 0.73–0.75× of the NT copy, from memory
-        // even or up to 0.03× ahead; straight from its registers it
-        // lost); s8 unpacking
+        // within ±0.03×; straight from its registers it lost); s8
+        // unpacking
         // streamed (straight from the registers or through the lines) or
         // into rows of whole lines. On Zen 5, pred streamed, where the
         // narrow transposes were the limit: unpacking through the stage
@@ -557,11 +558,21 @@ impl Tiles {
         let whole_rows = self.lines(dst, size);
         let zen5 = on_zen5();
         #[cfg(target_arch = "x86_64")]
-        let pipelined = self.pipelines(kernel, size, self.tile_rows as usize);
+        let pipelined = stream && self.pipelines(kernel, size, self.tile_rows as usize);
         #[cfg(not(target_arch = "x86_64"))]
         let pipelined = false;
         let wide = match kernel {
             _ if isa != Isa::Avx512Wide => None,
+            // pred's packing from the source's whole lines: on Intel's
+            // cores, and anywhere it is forced (to test it).
+            Kernel::Bytes32
+                if self.pack
+                    && !pipelined
+                    && self.packs_from_lines(src, size)
+                    && (!zen5 || self.from_lines == Some(true)) =>
+            {
+                (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Lines)
+            }
             Kernel::Bytes32 if zen5 => {
                 let fits = match self.pack {
                     // Only pipelined, as measured (a band cut short
@@ -580,12 +591,7 @@ impl Tiles {
             }
             _ if zen5 => None,
             Kernel::Bytes32 if self.pack => {
-                let wide = if self.packs_from_lines(src, size) && !pipelined {
-                    Kernel::Bytes32Lines
-                } else {
-                    Kernel::Bytes32Wide
-                };
-                (!stream || (dst as usize).is_multiple_of(64)).then_some(wide)
+                (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
             }
             Kernel::Bytes32 => {
                 // Zen 5's rule, but for ordinary stores into rows of
@@ -675,8 +681,8 @@ impl Tiles {
     /// width whole lines. With the stage, each tile's 256 16-byte stores
     /// queued behind the streaming stores of the tile before; measured
     /// on a Xeon against the stage in the same process (BENCHMARKS.md,
-    /// "pred without the stage"): 0.01–0.07× of the NT copy faster near
-    /// the core and from memory. Rows off the line grid keep the stage
+    /// "pred without the stage"): up to 0.07× of the NT copy faster near
+    /// the core and from memory (in one run of seven 0.01× behind). Rows off the line grid keep the stage
     /// (loaded whole they ran 0.02–0.05× slower). Not while pipelined
     /// (`Tiles::pipelines`), which gathers the next tile meanwhile.
     fn packs_from_lines(&self, src: *const u8, size: usize) -> bool {
@@ -1063,8 +1069,9 @@ impl Tiles {
     /// # Safety
     /// As [`Tiles::pack_bands`] with `NT` and `AVX` (the CPU runs AVX2),
     /// for this band; [`Tiles::pipelines`] holds; with
-    /// [`Kernel::Bytes32Wide`] (which only [`Tiles::choose`] gives), the
-    /// CPU runs AVX-512F and BW and the destination is 64-byte aligned.
+    /// [`Kernel::Bytes32Wide`] (which only [`Tiles::choose`] gives; it
+    /// never gives [`Kernel::Bytes32Lines`] to a pipeline), the CPU runs
+    /// AVX-512F and BW and the destination is 64-byte aligned.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     unsafe fn pack_band_pipelined<T: Copy>(
