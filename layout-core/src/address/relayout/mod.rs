@@ -687,7 +687,7 @@ impl Relayout {
         // (the formula's, `Tiles::new` checked); the tail is padding.
         dst[self.dst.tiled_slots() as usize..].fill(pad);
         let big = size_of_val(dst) >= self.stream_threshold && cfg!(target_arch = "x86_64");
-        let at = (src.as_ptr().cast::<u8>(), dst.as_ptr().cast::<u8>());
+        let at = dst.as_ptr().cast::<u8>();
         let (kernel, how) = t.choose(kernel, at, (size_of::<T>(), big), self.isa.min(isa()));
         let b = Buffers {
             src: src.as_ptr(),
@@ -982,10 +982,7 @@ mod tests {
             for (yes, want) in [(true, Stores::SourceOrder), (false, Stores::Streaming)] {
                 let tiles = plan.packing_in_source_order(yes).tiles.unwrap();
                 let kernel = Kernel::new(size, tiles.group, tiles.tile_cols);
-                let stores = |at| {
-                    let at = (aligned, at);
-                    tiles.choose(kernel, at, (size, true), Isa::Sse2).1.0
-                };
+                let stores = |at| tiles.choose(kernel, at, (size, true), Isa::Sse2).1.0;
                 assert_eq!(stores(aligned), want, "{tpu}, source order {yes}");
                 // Off the line grid, parts would leave lines half written.
                 assert_eq!(stores(off), Stores::Streaming, "{tpu} at +16 B");
@@ -1016,7 +1013,7 @@ mod tests {
             // from source rows of whole lines with no stage, unless told
             // not to), and unpack with them as Zen 5 does.
             use tile_kernels::Core;
-            let kernel = |tiles: &Tiles, at: (_, _)| {
+            let kernel = |tiles: &Tiles, at| {
                 let (size, big) = (1, true);
                 tiles
                     .choose(Kernel::Bytes32, at, (size, big), Isa::Avx512Wide)
@@ -1042,26 +1039,19 @@ mod tests {
                 (_, false) => Kernel::Bytes32,
             };
             if zen5 || intel {
-                let both = (aligned, aligned);
-                assert_eq!(kernel(&yes, both), wide(true), "packing pipelined");
-                assert_eq!(kernel(&no, both), lines(true), "a tile at a time");
-                assert_eq!(kernel(&no, (off, aligned)), lines(false), "from +16 B");
-                assert_eq!(kernel(&staged, both), lines(false), "through the stage");
+                assert_eq!(kernel(&yes, aligned), wide(true), "packing pipelined");
+                assert_eq!(kernel(&no, aligned), lines(true), "a tile at a time");
+                assert_eq!(kernel(&staged, aligned), lines(false), "through the stage");
                 // Forced, on either family.
                 let forced = two_wide
                     .packing_pipelined(false)
                     .packing_from_lines(true)
                     .tiles
                     .unwrap();
-                assert_eq!(kernel(&forced, both), Kernel::Bytes32Lines, "forced");
+                assert_eq!(kernel(&forced, aligned), Kernel::Bytes32Lines, "forced");
+                assert_eq!(kernel(&unpack, aligned), wide(true), "unpacking into lines");
                 assert_eq!(
-                    kernel(&forced, (off, aligned)),
-                    lines(false),
-                    "forced, +16 B"
-                );
-                assert_eq!(kernel(&unpack, both), wide(true), "unpacking into lines");
-                assert_eq!(
-                    kernel(&unpack, (aligned, off)),
+                    kernel(&unpack, off),
                     wide(true),
                     "unpacking off the line grid"
                 );

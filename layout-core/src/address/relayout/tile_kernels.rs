@@ -19,8 +19,7 @@ pub(super) const MAX_GROUP_BYTES: usize = 4096;
 /// say of `AVX` (AVX2, rows of whole 32-byte vectors, 16-byte alignment
 /// for `NT`): the CPU runs AVX-512F and BW, rows of whole 64-byte vectors
 /// when unpacking, and 64-byte aligned stores with `NT`; and
-/// `Bytes32Lines`, packing, rows of whole 64-byte vectors (and, for its
-/// speed, a source on 64-byte lines with a pitch of whole lines).
+/// `Bytes32Lines`, packing, groups of 32 rows of whole 64-byte vectors.
 /// Only `Tiles::choose` makes them, under those conditions and with
 /// [`Isa::Avx512Wide`], whose entry point enables the extensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,11 +47,14 @@ pub(super) enum Kernel {
     /// `Bytes32` when unpacking, and this kernel when packing (through
     /// a stage of whole rows, see [`pack_edge`]).
     Bytes32Wide,
-    /// [`Kernel::Bytes32Wide`] packing whole row groups straight from
-    /// source rows of whole 64-byte lines, each line loaded once, with no
-    /// stage (`avx512::pack_lines`); edge groups, and groups whose rows
-    /// are one tile (nothing to gather), as `Bytes32Wide`.
-    /// `Tiles::choose` takes it on Intel's cores, where it measured faster.
+    /// [`Kernel::Bytes32Wide`] packing whole row groups with the source
+    /// read 64 bytes at a time: straight from source rows of whole
+    /// 64-byte lines, each line loaded once, with no stage
+    /// (`avx512::pack_lines`); rows off the line grid gathered into the
+    /// stage 64 bytes at a time (`avx512::gather_lines`). Edge groups,
+    /// and groups whose rows are one tile (nothing to gather), as
+    /// `Bytes32Wide`. `Tiles::choose` takes it on Intel's cores, where it
+    /// measured faster.
     Bytes32Lines,
 }
 
@@ -147,11 +149,17 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         // conditions hold: see `Kernel`).
         unsafe {
             if kernel == Kernel::Bytes32Lines && pitch != row {
-                // Whole 64-byte vectors keep its reads in the rows; the
-                // lines' alignment is `Tiles::choose`'s reason to pick it.
-                debug_assert!(row.is_multiple_of(64));
-                debug_assert!((from as usize | pitch).is_multiple_of(64));
-                avx512::pack_lines::<NT>(from, pitch, out, row);
+                debug_assert!(row.is_multiple_of(64) && g == 32);
+                // The same for every whole group of a copy (the source's
+                // first byte and its rows' length decide).
+                if (from as usize | pitch).is_multiple_of(64) {
+                    avx512::pack_lines::<NT>(from, pitch, out, row);
+                } else {
+                    let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
+                    let s = stage.as_mut_ptr().cast::<u8>();
+                    avx512::gather_lines(from, pitch, s, row);
+                    avx512::pack::<NT>(s, row, out, row);
+                }
                 return;
             }
             if kernel.transposes() && pitch != row {
@@ -1287,6 +1295,32 @@ mod avx512 {
                         out.add((k + 2 * i) * 32),
                         _mm512_permutexvar_epi64(order, v),
                     );
+                }
+            }
+        }
+    }
+
+    /// [`super::gather`] of 32 rows 64 bytes at a time: a quarter of the
+    /// stores, which queue in order behind the streaming stores of the
+    /// tile before (see [`pack_lines`]), and each 16-byte read of the
+    /// stage inside one of them, so that the store forwards to it. For
+    /// rows off the line grid, measured against the 16-byte gathering in
+    /// the same process (BENCHMARKS.md, "pred without the stage"): near
+    /// the core and from memory at 8191×8190 0.03–0.05× of the NT copy
+    /// faster.
+    ///
+    /// # Safety
+    /// As [`super::gather`] with `g = 32`, `row` a multiple of 64; the
+    /// CPU runs AVX-512F.
+    #[target_feature(enable = "avx2,avx512f,avx512bw")]
+    pub(super) unsafe fn gather_lines(from: *const u8, pitch: usize, stage: *mut u8, row: usize) {
+        for l in 0..32 {
+            for k in (0..row).step_by(64) {
+                // SAFETY: bytes `k..k + 64` of row `l < 32` (`row` a
+                // multiple of 64), and of its place in the stage.
+                unsafe {
+                    let v = _mm512_loadu_si512(from.add(l * pitch + k).cast());
+                    _mm512_storeu_si512(stage.add(l * row + k).cast(), v);
                 }
             }
         }

@@ -515,11 +515,11 @@ impl Tiles {
     /// where [`Tiles::direct`] allows; and the kernel, widened to
     /// [`Kernel::Bytes32Wide`], [`Kernel::Bytes32Lines`] or
     /// [`Kernel::Quads8Wide`] where that pays (only with
-    /// [`Isa::Avx512Wide`]). `src` is the source's first byte.
+    /// [`Isa::Avx512Wide`]).
     pub(super) fn choose(
         &self,
         kernel: Kernel,
-        (src, dst): (*const u8, *const u8),
+        dst: *const u8,
         (size, big): (usize, bool),
         limit: Isa,
     ) -> (Kernel, (Stores, Isa)) {
@@ -568,7 +568,7 @@ impl Tiles {
             Kernel::Bytes32
                 if self.pack
                     && !pipelined
-                    && self.packs_from_lines(src, size)
+                    && self.packs_from_lines(size)
                     && (!zen5 || self.from_lines == Some(true)) =>
             {
                 (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Lines)
@@ -675,23 +675,20 @@ impl Tiles {
     }
 
     /// Whether pred's packing on Intel's cores (the wide kernel's caller
-    /// checks the rest) reads each row group straight from source rows
-    /// of whole lines ([`Kernel::Bytes32Lines`]): the source at `src`
-    /// (slots of `size` bytes) 64-byte aligned, and its rows and a tile's
-    /// width whole lines. With the stage, each tile's 256 16-byte stores
-    /// queued behind the streaming stores of the tile before; measured
-    /// on a Xeon against the stage in the same process (BENCHMARKS.md,
-    /// "pred without the stage"): up to 0.07× of the NT copy faster near
-    /// the core and from memory (in one run of seven 0.01× behind). Rows off the line grid keep the stage
-    /// (loaded whole they ran 0.02–0.05× slower). Not while pipelined
-    /// (`Tiles::pipelines`), which gathers the next tile meanwhile.
-    fn packs_from_lines(&self, src: *const u8, size: usize) -> bool {
+    /// checks the rest) reads the source 64 bytes at a time
+    /// ([`Kernel::Bytes32Lines`]: straight from source rows of whole
+    /// lines, else gathered into the stage): a tile's width (slots of
+    /// `size` bytes) is whole lines. With the stage filled 16 bytes at
+    /// a time, each tile's 256 stores queued behind the streaming stores
+    /// of the tile before; measured on a Xeon against that in the same
+    /// process (BENCHMARKS.md, "pred without the stage"): up to 0.07× of
+    /// the NT copy faster from whole lines (in one run of seven 0.01×
+    /// behind), and 0.03–0.05× faster gathered from rows off the line
+    /// grid. Not while pipelined (`Tiles::pipelines`), which gathers the
+    /// next tile meanwhile.
+    fn packs_from_lines(&self, size: usize) -> bool {
         let size = size as u64;
-        self.from_lines.unwrap_or(true)
-            && self.pack
-            && (src as usize).is_multiple_of(64)
-            && (self.cols * size).is_multiple_of(64)
-            && (self.tile_cols * size).is_multiple_of(64)
+        self.from_lines.unwrap_or(true) && self.pack && (self.tile_cols * size).is_multiple_of(64)
     }
 
     /// Whether unpacking can stream straight from the kernel's registers
