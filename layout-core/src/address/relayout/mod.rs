@@ -377,10 +377,11 @@ impl Relayout {
         }
     }
 
-    /// The same plan packing pred's tiles on Intel's cores from source
-    /// rows of whole lines with no stage (`true`, where it can run) or
-    /// through the stage (`false`), instead of the way measured faster.
-    /// For tests and benchmarks that compare the two.
+    /// The same plan packing pred's tiles reading the source 64 bytes at
+    /// a time (`true`: straight from rows of whole lines, else into the
+    /// stage; where the CPU runs AVX-512) or 16 bytes at a time into the
+    /// stage (`false`), instead of the way measured faster on this family
+    /// of cores. For tests and benchmarks that compare the two.
     #[doc(hidden)]
     pub const fn packing_from_lines(self, yes: bool) -> Relayout {
         Relayout {
@@ -1010,8 +1011,8 @@ mod tests {
             // pipelined, and unpacks with them into rows of whole lines
             // and into rows off the line grid joined in the stage;
             // Intel's cores pack with them either way (a tile at a time
-            // from source rows of whole lines with no stage, unless told
-            // not to), and unpack with them as Zen 5 does.
+            // reading the source 64 bytes at a time, unless told not
+            // to), and unpack with them as Zen 5 does.
             use tile_kernels::Core;
             let kernel = |tiles: &Tiles, at| {
                 let (size, big) = (1, true);

@@ -81,10 +81,10 @@ pub(super) struct Tiles {
     /// ([`Tiles::pipelines`]): `None` where the measurements of the core
     /// say so; set only to measure or test either way on any core.
     pub(super) pipeline: Option<bool>,
-    /// Whether pred's packing on Intel's cores loads source rows of
-    /// whole lines with no stage ([`Kernel::Bytes32Lines`]): `None` where
-    /// the measurements of the core say so; set only to measure or test
-    /// either way.
+    /// Whether pred's packing reads the source 64 bytes at a time
+    /// ([`Kernel::Bytes32Lines`]): `None` where the measurements of the
+    /// core say so (Intel's cores); set only to measure or test either
+    /// way.
     pub(super) from_lines: Option<bool>,
 }
 
@@ -542,11 +542,10 @@ impl Tiles {
         // stage, as on Zen 5 (against AVX2's in the same process, near
         // the core 0.69–0.72× → 0.73–0.75× of the NT copy, from memory
         // within ±0.03×; straight from its registers it lost); s8
-        // unpacking
-        // streamed (straight from the registers or through the lines) or
-        // into rows of whole lines. On Zen 5, pred streamed, where the
-        // narrow transposes were the limit: unpacking through the stage
-        // into rows of whole lines (near the core 29 → 35 GiB/s, from
+        // unpacking streamed (straight from the registers or through the
+        // lines) or into rows of whole lines. On Zen 5, pred streamed,
+        // where the narrow transposes were the limit: unpacking through
+        // the stage into rows of whole lines (near the core 29 → 35 GiB/s, from
         // memory 0.79–0.88× → 0.87–0.89× of the NT copy; into rows off
         // the line grid, joined in the stage, 0.06–0.11× ahead in each of
         // four runs, with the 8 KiB stage: through `Lines` they had run
@@ -563,8 +562,8 @@ impl Tiles {
         let pipelined = false;
         let wide = match kernel {
             _ if isa != Isa::Avx512Wide => None,
-            // pred's packing from the source's whole lines: on Intel's
-            // cores, and anywhere it is forced (to test it).
+            // pred's packing reading the source 64 bytes at a time: on
+            // Intel's cores, and anywhere it is forced (to test it).
             Kernel::Bytes32
                 if self.pack
                     && !pipelined
