@@ -1342,7 +1342,7 @@ mod avx512 {
     /// gathering and the transposes took turns. Measured on a Xeon
     /// against the stage in the same process (BENCHMARKS.md, "pred
     /// without the stage"): up to 0.07× of the NT copy faster, streamed
-    /// near the core and from memory (in one run of seven 0.01× behind);
+    /// near the core and from memory (in one run of eight 0.01× behind);
     /// with ordinary stores near the core 20–21 → 22–26 GiB/s. Only
     /// [`super::Kernel::Bytes32Lines`] runs it.
     ///

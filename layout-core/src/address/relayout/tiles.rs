@@ -681,7 +681,7 @@ impl Tiles {
     /// a time, each tile's 256 stores queued behind the streaming stores
     /// of the tile before; measured on a Xeon against that in the same
     /// process (BENCHMARKS.md, "pred without the stage"): up to 0.07× of
-    /// the NT copy faster from whole lines (in one run of seven 0.01×
+    /// the NT copy faster from whole lines (in one run of eight 0.01×
     /// behind), and 0.03–0.05× faster gathered from rows off the line
     /// grid. Not while pipelined (`Tiles::pipelines`), which gathers the
     /// next tile meanwhile.
