@@ -148,28 +148,28 @@ pub(super) unsafe fn pack<T: Copy, const NT: bool, const AVX: bool>(
         // slot size, group and row length (and a wide one only where its
         // conditions hold: see `Kernel`).
         unsafe {
-            if kernel == Kernel::Bytes32Lines && pitch != row {
-                debug_assert!(row.is_multiple_of(64) && g == 32);
-                // The same for every whole group of a copy (the source's
-                // first byte and its rows' length decide).
-                if (from as usize | pitch).is_multiple_of(64) {
-                    avx512::pack_lines::<NT>(from, pitch, out, row);
-                } else {
-                    let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
-                    let s = stage.as_mut_ptr().cast::<u8>();
-                    avx512::gather_lines(from, pitch, s, row);
-                    avx512::pack::<NT>(s, row, out, row);
-                }
-                return;
-            }
             if kernel.transposes() && pitch != row {
+                // `Bytes32Lines` reads the source 64 bytes at a time (the
+                // same way for every whole group of a copy: the source's
+                // first byte and its rows' length decide): rows of whole
+                // lines straight into the transposes, no stage.
+                let lines = kernel == Kernel::Bytes32Lines;
+                debug_assert!(!lines || row.is_multiple_of(64) && g == 32);
+                if lines && (from as usize | pitch).is_multiple_of(64) {
+                    avx512::pack_lines::<NT>(from, pitch, out, row);
+                    return;
+                }
                 // Sixteen or more rows of a large array are as many lines
                 // in one cache set (rows a multiple of 4 KiB apart) while
                 // the transposes take 16 bytes of each: gather the rows
                 // first, reading each line once.
                 let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
                 let s = stage.as_mut_ptr().cast::<u8>();
-                gather(from, pitch, s, (row, g));
+                if lines {
+                    avx512::gather_lines(from, pitch, s, row);
+                } else {
+                    gather(from, pitch, s, (row, g));
+                }
                 if AVX {
                     avx2::pack::<NT>(kernel, s, row, out, row)
                 } else {
@@ -1035,9 +1035,9 @@ mod avx2 {
                         put::<NT>(o.add(96), _mm256_permute2x128_si256::<0x31>(o2, o3));
                     }
                 }
-                // `Bytes32Lines` here where `super::pack` gathers
-                // nothing: the stage of an edge group, or rows one tile
-                // wide (`pitch == row`).
+                // `Bytes32Lines` here from a stage (an edge group's, or
+                // rows off the line grid gathered 64 bytes at a time), or
+                // from rows one tile wide (`pitch == row`).
                 Kernel::Bytes32Wide | Kernel::Bytes32Lines => {
                     super::avx512::pack::<NT>(from, pitch, out, row)
                 }

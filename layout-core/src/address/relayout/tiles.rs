@@ -687,7 +687,7 @@ impl Tiles {
     /// next tile meanwhile.
     fn packs_from_lines(&self, size: usize) -> bool {
         let size = size as u64;
-        self.from_lines.unwrap_or(true) && self.pack && (self.tile_cols * size).is_multiple_of(64)
+        self.from_lines.unwrap_or(true) && (self.tile_cols * size).is_multiple_of(64)
     }
 
     /// Whether unpacking can stream straight from the kernel's registers
