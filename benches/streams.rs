@@ -21,6 +21,10 @@
 //! - `pairs`/`quads`, `next group ahead`: rows two (four) at a time,
 //!   each group across the band, asking for the next group ahead: the
 //!   source's order of row pairs (quads).
+//! - `unpacking, …`: the other way (a copy from tiles into rows):
+//!   the tiles read in order, each row's piece of a span of 1, 2, 4 or 8
+//!   tiles written in turn (`R` destination streams, runs of the span's
+//!   width): what a stage of that many tiles buys an unpacking copy.
 //!
 //! ```console
 //! cargo bench -p xla-layout-benches --bench streams [-- ROUNDS [PITCH [R [W]]]]
@@ -73,7 +77,7 @@ struct Geometry {
 }
 
 /// The patterns, by name.
-const PATTERNS: [(&str, Pattern); 7] = [
+const PATTERNS: [(&str, Pattern); 11] = [
     ("tile order", Pattern::Tiles { ahead: false }),
     ("tile order, band ahead", Pattern::Tiles { ahead: true }),
     (
@@ -87,6 +91,10 @@ const PATTERNS: [(&str, Pattern); 7] = [
     ("row order", Pattern::Groups(1)),
     ("pairs, next group ahead", Pattern::Groups(2)),
     ("quads, next group ahead", Pattern::Groups(4)),
+    ("unpacking, a tile at a time", Pattern::Unpack(1)),
+    ("unpacking, 2 tiles a row", Pattern::Unpack(2)),
+    ("unpacking, 4 tiles a row", Pattern::Unpack(4)),
+    ("unpacking, 8 tiles a row", Pattern::Unpack(8)),
 ];
 
 #[derive(Clone, Copy)]
@@ -100,10 +108,13 @@ enum Pattern {
     /// Groups of this many rows, each across the band, asking for the
     /// next group (when more than one row).
     Groups(usize),
+    /// The other way: tiles read in order, each row's piece of this many
+    /// tiles written in turn (the destination's rows `R` streams).
+    Unpack(usize),
 }
 
 /// Copies `src` into `dst` (the same length, a whole number of bands)
-/// in `pattern`.
+/// in `pattern` (for `Unpack`, `src` as tiles and `dst` as rows).
 #[cfg(target_arch = "x86_64")]
 fn run(pattern: Pattern, g: Geometry, src: &[u8], dst: &mut [u8]) {
     let Geometry { pitch, r, w } = g;
@@ -159,6 +170,16 @@ fn run(pattern: Pattern, g: Geometry, src: &[u8], dst: &mut [u8]) {
                     if let (true, Some(pj)) = (overlap, last) {
                         let prev = &stages[pj % 2];
                         piece(prev.as_ptr(), d.add(b + pj * tile), tile);
+                    }
+                }
+                Pattern::Unpack(span) => {
+                    for j0 in (0..tiles).step_by(span) {
+                        let k = span.min(tiles - j0);
+                        for i in 0..r {
+                            for j in j0..j0 + k {
+                                piece(s.add(b + j * tile + i * w), d.add(b + i * pitch + j * w), w);
+                            }
+                        }
                     }
                 }
                 Pattern::Groups(gr) => {
