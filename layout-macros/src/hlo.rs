@@ -8,6 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::LitStr;
 use xla_layout_core::Shape;
+use xla_layout_core::text::tuple_element;
 use xla_layout_hlo::{LookupError, Module};
 
 use crate::input::HloRef;
@@ -77,14 +78,38 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
             ));
         }
     };
-    let element = select(&shape, &r.index, &r.name)?;
+    let index = &r.index;
+    let element = select(&shape, index, &r.name)?;
     if !matches!(element, Shape::Array(_)) {
         let what = format!("`{query}` has the shape `{element}`, which is not an array");
         return Err(syn::Error::new_spanned(&r.name, what));
     }
+    // The element as the dump writes it, not as XLA prints it back: the
+    // macro's strict reading must see what XLA's parser wraps or drops
+    // (`S(300)`, `{0:E}`), as it does in a shape written inline.
+    let written = instruction.shape_text().and_then(|t| {
+        let at: Vec<usize> = index.iter().filter_map(|l| l.base10_parse().ok()).collect();
+        tuple_element(t.as_bytes(), &at)
+            .and_then(|s| t.get(s.range()))
+            .map(str::to_string)
+    });
+    let (line, _) = instruction.span().line_column(&text);
+    let what = match index.len() {
+        0 => format!("the shape of `{query}`"),
+        _ => format!("element {} of `{query}`'s shape", indices(index)),
+    };
     let absolute = LitStr::new(&shown, r.path.span());
     Ok(Imported {
-        text: SourceText::from_text_at(element.to_string(), r.name.span()),
+        text: SourceText::from_text_at(
+            written.clone().unwrap_or_else(|| element.to_string()),
+            r.name.span(),
+        )
+        .with_origin(format!(
+            "{what}, line {line} of `{relative}`, is `{}`",
+            written
+                .as_deref()
+                .map_or_else(|| element.to_string(), str::to_string),
+        )),
         track: quote!(
             const _: &[u8] = ::core::include_bytes!(#absolute);
         ),

@@ -23,6 +23,9 @@ pub struct SourceText {
     /// dump's, or `tpu(...)`'s canonical form), which the user did not
     /// write.
     one_span: bool,
+    /// Where text from elsewhere came from (a dump's line), said after
+    /// each error's message: the span cannot point there.
+    origin: Option<String>,
 }
 
 struct Piece {
@@ -52,7 +55,14 @@ impl SourceText {
             from_jax: false,
             to_next_semicolon: false,
             one_span: false,
+            origin: None,
         }
+    }
+
+    /// The same text, its errors saying that it came from `origin`.
+    pub fn with_origin(mut self, origin: String) -> SourceText {
+        self.origin = Some(origin);
+        self
     }
 
     /// `text` read from this source in another form (JAX's, say): every
@@ -74,6 +84,7 @@ impl SourceText {
             from_jax: false,
             to_next_semicolon: false,
             one_span: false,
+            origin: self.origin.clone(),
         }
     }
 
@@ -86,6 +97,7 @@ impl SourceText {
             from_jax: false,
             to_next_semicolon: false,
             one_span: false,
+            origin: None,
         };
         let mut writer = Writer {
             out: &mut out,
@@ -151,6 +163,10 @@ impl SourceText {
                 }
             }
             _ => message,
+        };
+        let message = match &self.origin {
+            Some(origin) => format!("{message}; {origin}"),
+            None => message,
         };
         // Two marker tokens make the error cover first..last on stable.
         let mut markers = TokenStream::new();

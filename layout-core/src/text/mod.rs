@@ -42,6 +42,7 @@ pub use parser::{ParseEvent, parse_shape_events, parse_shape_events_at};
 pub use parser::{
     ParseOptions, ShapeEnd, parse_array, parse_array_with_spans, parse_layout, parse_layout_with,
     parse_shape, parse_shape_at, parse_shape_into, parse_shape_with, shape_extent, shape_spans,
+    tuple_element,
 };
 pub use print::TileText;
 pub use span::{ByteSpan, LineCursor, MAX_SHOWN};

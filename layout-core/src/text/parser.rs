@@ -1053,6 +1053,57 @@ pub fn shape_extent(src: &[u8], first: Token) -> Option<usize> {
     }
 }
 
+/// Where the element at `index` (one number per tuple level, outermost
+/// first) of the shape text `src` is, found as [`shape_extent`] finds a
+/// shape's end: the text as written, which its canonical print need not
+/// be (a layout attribute XLA's parser wraps or drops). `None` where a
+/// level is not a tuple, an index is past its elements, or the brackets
+/// do not balance. With no index, the whole shape.
+///
+/// Post-condition: where `Some`, the range is inside `src` and is one
+/// shape's extent: [`shape_extent`] at its first token ends it.
+///
+/// ```
+/// use xla_layout_core::text::tuple_element;
+///
+/// let text = "(f32[2]{0:S(300)}, (s32[], /*index=1*/pred[3]{0}))";
+/// let at = |index: &[usize]| tuple_element(text.as_bytes(), index).map(|s| &text[s.range()]);
+/// assert_eq!(at(&[0]), Some("f32[2]{0:S(300)}"));
+/// assert_eq!(at(&[1, 1]), Some("pred[3]{0}"));
+/// assert_eq!(at(&[2]), None);
+/// assert_eq!(at(&[0, 0]), None);
+/// ```
+pub fn tuple_element(src: &[u8], index: &[usize]) -> Option<ByteSpan> {
+    let mut first = Lexer::new(src).next_token();
+    for &i in index {
+        if first.kind != K::Lparen {
+            return None;
+        }
+        let mut lx = Lexer::at(src, first.end);
+        let mut k = 0;
+        first = loop {
+            let t = lx.next_token();
+            // An empty tuple, or past its last element.
+            if t.kind == K::Rparen || t.kind == K::Eof {
+                return None;
+            }
+            if k == i {
+                break t;
+            }
+            lx = Lexer::at(src, shape_extent(src, t)?);
+            if lx.next_token().kind != K::Comma {
+                return None;
+            }
+            k += 1;
+        };
+    }
+    let end = shape_extent(src, first)?;
+    Some(ByteSpan {
+        start: first.start,
+        end,
+    })
+}
+
 /// Parses shape text of any kind, as `xla::ParseShape` (no validation).
 ///
 /// ```
