@@ -59,7 +59,10 @@ pub unsafe trait StaticLayout:
     const PHYSICAL_ELEMENTS: usize;
     /// The exact size in bytes (`⌈PHYSICAL_ELEMENTS · ELEMENT_BITS / 8⌉`).
     const BYTES: usize;
-    /// Storage bits per slot (`E(n)`, else 8 × the byte width).
+    /// Storage bits per slot (`E(n)`, else 8 × the byte width): XLA's
+    /// `element_size_in_bits` where set, and what `xla-layout explain
+    /// --json` calls `slot_bits` (its `element_bits` is the type's own
+    /// width: 1 for `pred`, 4 for `s4`, whatever the slot).
     const ELEMENT_BITS: u64;
     /// The element type.
     const ELEMENT_TYPE: ElementType;
