@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 
-use xla_layout_core::{ArrayShape, Relayout, RelayoutError, Slabs, TiledShape};
+use xla_layout_core::{ArrayShape, Relayout, RelayoutError, Slabs, TiledShape, bits};
 
 use crate::common::{Failure, array_argument, bytes, stdin_failed};
 
@@ -20,9 +20,11 @@ use crate::common::{Failure, array_argument, bytes, stdin_failed};
 ///
 /// A sub-byte type or pred stored wider than its bits (s4[...]{...} without
 /// E(4), pred one per byte) is its low bits, as XLA reads it: a byte 0x7f
-/// is the s4 value -1, a pred byte 2 is false: no element value is
-/// refused. M(n) layouts are: the n bytes of sizes before the data are
-/// not modelled.
+/// is the s4 value -1, a pred byte 2 is false. Slots of the same width are
+/// copied as they are (high bits included); slots of another width get
+/// each value's bits, zero above them. A value that DST's narrower slots
+/// (E(n)) cannot hold is an error. M(n) layouts are refused: the n bytes
+/// of sizes before the data are not modelled.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -118,8 +120,10 @@ pub fn run_in_slabs_of(
     let tiled = |s: &ArrayShape| s.tiled().map_err(|e| Failure::Input(format!("'{s}': {e}")));
     let (from, to) = (tiled(src)?, tiled(dst)?);
     let need = from.exact_bytes();
-    let wrong_size = |got: u64, written: u64| {
-        let had = if got > need {
+    // `got` past `need` is read as "more than": a stream is read one byte
+    // past the array, no further; a file's length is known exactly.
+    let wrong_size_of = |got: u64, exact: bool, written: u64| {
+        let had = if got > need && !exact {
             format!("more than {need}")
         } else {
             got.to_string()
@@ -133,10 +137,11 @@ pub fn run_in_slabs_of(
         }
         Failure::Input(m)
     };
+    let wrong_size = |got: u64, written: u64| wrong_size_of(got, false, written);
     if let Some(len) = input_len
         && len != need
     {
-        return Err(wrong_size(len, 0));
+        return Err(wrong_size_of(len, true, 0));
     }
     let slabs = Slabs::find(src, dst, slab_bytes).filter(|s| s.count > 1);
     let Some(slabs) = slabs else {
@@ -144,7 +149,7 @@ pub fn run_in_slabs_of(
         // before anything is allocated for the output or written.
         let plan = plan(&from, &to)?;
         let bytes = read_exactly(&mut input, need, |got| wrong_size(got, 0))?;
-        let out = relayout(&plan, (to.exact_bytes(), from.element_bits()), &bytes, pad)?;
+        let out = relayout(&plan, (to.exact_bytes(), &from), &bytes, pad)?;
         output.write_all(&out)?;
         return Ok(output.flush()?);
     };
@@ -179,7 +184,7 @@ pub fn run_in_slabs_of(
             return Err(wrong_size(need + 1, written));
         }
         plan.copy_bytes(&bytes, &mut out, pad).map_err(|e| {
-            let mut m = copy_failure(e, slabs.from.element_bits(), k * slab_in);
+            let mut m = copy_failure(e, (&bytes, &slabs.from), k * slab_in);
             if written > 0 {
                 m.push_str(&format!(
                     "; the first {} of the output were written before that was seen",
@@ -274,10 +279,10 @@ fn plan(from: &TiledShape, to: &TiledShape) -> Result<Relayout, Failure> {
 }
 
 /// The destination bytes (`size` of them) for `bytes` in the source
-/// layout (slots of `src_bits`).
+/// layout `from`.
 fn relayout(
     plan: &Relayout,
-    (size, src_bits): (u64, u64),
+    (size, from): (u64, &TiledShape),
     bytes: &[u8],
     pad: u8,
 ) -> Result<Vec<u8>, Failure> {
@@ -285,16 +290,18 @@ fn relayout(
     reserve(&mut out, size, "the output")?;
     out.resize(size as usize, 0); // reserved: it fits
     plan.copy_bytes(bytes, &mut out, pad)
-        .map_err(|e| Failure::Input(copy_failure(e, src_bits, 0)))?;
+        .map_err(|e| Failure::Input(copy_failure(e, (bytes, from), 0)))?;
     Ok(out)
 }
 
 /// Why a copy failed, for people: a value that does not fit is placed in
-/// the whole input (the piece copied starts at input byte `base`, its
-/// slots `src_bits` wide), not in the piece.
-fn copy_failure(e: RelayoutError, src_bits: u64, base: u64) -> String {
+/// the whole input (the piece copied, `bytes`, starts at input byte
+/// `base`; `from` is its layout), not in the piece, and named with what
+/// it would read back as.
+fn copy_failure(e: RelayoutError, (bytes, from): (&[u8], &TiledShape), base: u64) -> String {
     match e {
         RelayoutError::ValueDoesNotFit { slot, element_bits } => {
+            let (src_bits, ty) = (from.element_bits(), from.element_type());
             // The piece is in memory: its bit positions fit.
             let bit = slot.saturating_mul(src_bits);
             let byte = base.saturating_add(bit / 8);
@@ -302,9 +309,20 @@ fn copy_failure(e: RelayoutError, src_bits: u64, base: u64) -> String {
                 0 => String::new(),
                 _ => format!(" (from its bit {})", bit % 8),
             };
+            let value = bits::read_value(bytes, bit, src_bits, ty);
+            let back = bits::read_value(&value.to_le_bytes(), 0, element_bits, ty);
+            let show = |v: u128| match (ty.is_signed_integral(), ty.is_integral()) {
+                (true, _) => (v as i128).to_string(),
+                (false, true) => v.to_string(),
+                // Floats by their bits: a slot narrower than the type
+                // keeps the low ones.
+                _ => format!("bits {v:#x}"),
+            };
             format!(
-                "the value at byte {byte}{within} of the input does not fit the destination's \
-                 {element_bits}-bit slots: it would read back as another"
+                "the value at byte {byte}{within} of the input, {}, does not fit the destination's \
+                 {element_bits}-bit slots: it would read back as {}",
+                show(value),
+                show(back)
             )
         }
         e => e.to_string(),
@@ -465,6 +483,14 @@ mod tests {
                 0
             )
         );
+        // Longer, and known: its exact length.
+        assert_eq!(
+            run(src, dst, &long, Some(32_769)),
+            (
+                format!("'{src}' takes 32768 bytes but the input has 32769"),
+                0
+            )
+        );
         // Copied whole (a transpose): nothing is written either way.
         let (src, dst) = ("f32[32,32]{1,0}", "f32[32,32]{0,1}");
         let input = input_for(&array(src));
@@ -495,8 +521,8 @@ mod tests {
         let mut input = vec![0xF1u8; 4096];
         input[3000] = 0x71;
         // Byte 3000's high nibble, placed in the whole input.
-        let at = "the value at byte 3000 (from its bit 4) of the input does not fit the \
-                  destination's 2-bit slots";
+        let at = "the value at byte 3000 (from its bit 4) of the input, 7, does not fit the \
+                  destination's 2-bit slots: it would read back as -1";
         let (m, written) = refused(src, dst, &input, None, 1024);
         assert!(written > 0 && written < 2048, "{written}");
         assert!(m.starts_with(at), "{m}");
@@ -510,6 +536,24 @@ mod tests {
         let (m, written) = refused(src, dst, &input, None, 1 << 20);
         assert_eq!(written, 0);
         assert!(m.starts_with(at), "{m}");
+        // Whole bytes, signed and not: the value and what its low bits
+        // would read back as.
+        for (ty, byte, value, back) in [
+            ("s8", 0x64, "100", "4"),
+            ("s8", 0x9C, "-100", "-4"),
+            ("u8", 0x9C, "156", "12"),
+        ] {
+            let src = format!("{ty}[4]{{0}}");
+            let dst = format!("{ty}[4]{{0:E(4)}}");
+            let (m, _) = refused(&src, &dst, &[1, 2, byte, 3], None, 1 << 20);
+            assert_eq!(
+                m,
+                format!(
+                    "the value at byte 2 of the input, {value}, does not fit the destination's \
+                     4-bit slots: it would read back as {back}"
+                )
+            );
+        }
         // All fitting: every value through, as 2-bit fields.
         input[3000] = 0xF1;
         let whole = relayout(src, dst, &input, 1024).unwrap();
