@@ -506,6 +506,36 @@ fn another_dump_file_given_as_the_module_is_named() {
     }
 }
 
+/// A module with no ENTRY written and a part that does not read: the last
+/// computation is taken, as XLA takes it, with the errors on stderr (exit
+/// 1), not refused as a dump whose ENTRY was lost.
+#[test]
+fn no_entry_written_takes_the_last_computation_despite_errors() {
+    let text = "  %a = f32[2]{0} parameter(0)\n}\ngarbage ((( here\n\
+                %comp (p: f32[4]) -> f32[4] {\n  %p = f32[4]{0} parameter(0)\n  \
+                ROOT %n = f32[4]{0} negate(%p)\n}\n";
+    let out = run(&["memory", "-"], text.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let (stdout, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!err.contains("the ENTRY computation did not read"), "{err}");
+    assert!(
+        err.contains(":1:3: an instruction outside any computation"),
+        "{err}"
+    );
+    assert!(
+        stdout.contains("no computation is marked ENTRY"),
+        "{stdout}"
+    );
+    // The last computation's parameter and output: 16 bytes each.
+    assert!(
+        stdout.contains("argument_size_in_bytes                     16"),
+        "{stdout}"
+    );
+}
+
 /// A dump cut short before its ENTRY computation ends: an error that says
 /// so, not a report of zeros; cut cleanly between computations, a warning
 /// and estimates.
