@@ -177,12 +177,15 @@ pub fn main(
         }));
     }
     // A file cut short loses its ENTRY computation, which comes last: a
-    // report of the rest would be all zeros. (A module with no ENTRY
-    // written at all takes its last computation, as XLA does, below.)
+    // report of the rest would be all zeros. Unless ENTRY is written
+    // nowhere and nothing after the last computation's header failed: a
+    // module with no ENTRY, whose last computation XLA takes (below).
     let entry_written = text.lines().any(|l| l.trim_start().starts_with("ENTRY"));
+    let last_header = module.computations().last().map_or(0, |c| c.span().start);
+    let damaged_at_end = errors.iter().any(|e| e.span.start >= last_header);
     if let Some(e) = errors.first()
         && !module.entry_is_marked()
-        && entry_written
+        && (entry_written || damaged_at_end)
     {
         return Err(Failure::Input(format!(
             "{}
@@ -514,6 +517,9 @@ fn role_text(role: Role) -> String {
     match role {
         Role::Argument(n) => format!("argument {n}"),
         Role::Donated(n) => format!("argument {n}, donated: also output"),
+        Role::PassedThrough(n) => format!(
+            "argument {n}, also output with no input_output_alias (copy insertion would copy it)"
+        ),
         Role::Output => "output".into(),
         Role::Constant => "constant".into(),
         Role::Temporary => "temporary".into(),
@@ -1194,7 +1200,7 @@ fn row_json(report: &Report, row: &Row) -> Value {
         "expansion": expansion(row.data_bytes, row.bytes),
         "reasons": d.reasons,
         "role": row.role.name(),
-        "parameter": match row.role { Role::Argument(n) | Role::Donated(n) => Some(n), _ => None },
+        "parameter": match row.role { Role::Argument(n) | Role::Donated(n) | Role::PassedThrough(n) => Some(n), _ => None },
         "buffer": (row.buffer != u32::MAX).then_some(row.buffer),
         "live": row.live.map(|(a, b)| [a, b]),
         "xla_allocation": row.allocation.map(|(index, offset)| json!({"index": index, "offset": offset})),
@@ -1235,7 +1241,7 @@ const COLORS: [(&str, &str); 4] = [
 
 fn role_color(role: Role) -> &'static str {
     match role {
-        Role::Argument(_) | Role::Donated(_) => COLORS[0].1,
+        Role::Argument(_) | Role::Donated(_) | Role::PassedThrough(_) => COLORS[0].1,
         Role::Output => COLORS[1].1,
         Role::Constant => COLORS[2].1,
         _ => COLORS[3].1,
@@ -1291,7 +1297,7 @@ fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [f64; 4]> 
             continue;
         }
         let k = match row.role {
-            Role::Argument(_) | Role::Donated(_) => 0,
+            Role::Argument(_) | Role::Donated(_) | Role::PassedThrough(_) => 0,
             Role::Output => 1,
             Role::Constant => 2,
             _ => 3,

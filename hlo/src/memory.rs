@@ -260,6 +260,11 @@ pub enum Role {
     Argument(u64),
     /// An entry parameter that is also output: donated (`input_output_alias`).
     Donated(u64),
+    /// An entry parameter that is also output with no `input_output_alias`
+    /// naming it: a module as written before copy insertion, which in a
+    /// compiled one gives the output a buffer of its own. Counted as an
+    /// argument and as an output, not as aliased.
+    PassedThrough(u64),
     /// Part of the output.
     Output,
     /// A constant.
@@ -273,7 +278,7 @@ impl Role {
     /// highest rank (an argument's over an output's over a temporary's).
     const fn buffer_rank(self) -> u8 {
         match self {
-            Role::Donated(_) => 4,
+            Role::Donated(_) | Role::PassedThrough(_) => 4,
             Role::Argument(_) => 3,
             Role::Output => 2,
             Role::Constant => 1,
@@ -281,7 +286,8 @@ impl Role {
         }
     }
 
-    /// `"argument"`, `"donated"`, `"output"`, `"constant"`, `"temporary"`.
+    /// `"argument"`, `"donated"`, `"passed-through"`, `"output"`,
+    /// `"constant"`, `"temporary"`.
     ///
     /// ```
     /// # use xla_layout_hlo::memory::Role;
@@ -291,6 +297,7 @@ impl Role {
         match self {
             Role::Argument(_) => "argument",
             Role::Donated(_) => "donated",
+            Role::PassedThrough(_) => "passed-through",
             Role::Output => "output",
             Role::Constant => "constant",
             Role::Temporary => "temporary",
@@ -853,7 +860,12 @@ impl<'m, 'a> Report<'m, 'a> {
                         .count()
                 };
                 let (arguments, outputs) = (
-                    unassigned(|r| matches!(r, Role::Argument(_) | Role::Donated(_))),
+                    unassigned(|r| {
+                        matches!(
+                            r,
+                            Role::Argument(_) | Role::Donated(_) | Role::PassedThrough(_)
+                        )
+                    }),
                     unassigned(|r| r == Role::Output),
                 );
                 if !ba.is_whole() {
@@ -1210,6 +1222,27 @@ impl<'m, 'a> Report<'m, 'a> {
             }
         }
         let entry = self.entry();
+        // The entry parameters' positions `input_output_alias` donates.
+        let mut donated: HashMap<(InstructionId, u32), ()> = HashMap::new();
+        if let Some(k) = entry {
+            let aliases = crate::dataflow::input_output_aliases(
+                d.module().attribute("input_output_alias").unwrap_or(""),
+            );
+            for id in d.ids_of(k) {
+                let Some((_, i)) = d.instruction(id) else {
+                    continue;
+                };
+                if i.opcode() != "parameter" {
+                    continue;
+                }
+                let n: u64 = i.operands_text().trim().parse().unwrap_or(0);
+                for (_, _, index) in aliases.iter().filter(|(_, p, _)| *p == n) {
+                    if let Some(node) = d.node_at_index(id, index) {
+                        donated.insert((id, node), ());
+                    }
+                }
+            }
+        }
         let mut rows = Vec::with_capacity(d.values().len() + d.embedded_constants().len());
         for v in d.values() {
             let Some((k, i)) = d.instruction(v.instruction) else {
@@ -1223,8 +1256,10 @@ impl<'m, 'a> Report<'m, 'a> {
             let is_output = output.get(buffer as usize).copied().unwrap_or(false);
             let role = if i.opcode() == "parameter" && Some(k) == entry {
                 let n = i.operands_text().trim().parse().unwrap_or(0);
-                if is_output {
+                if is_output && donated.contains_key(&(v.instruction, v.node)) {
                     Role::Donated(n)
+                } else if is_output {
+                    Role::PassedThrough(n)
                 } else {
                     Role::Argument(n)
                 }
@@ -1438,7 +1473,11 @@ impl<'m, 'a> Report<'m, 'a> {
             if row.buffer != NONE
                 && matches!(
                     row.role,
-                    Role::Argument(_) | Role::Donated(_) | Role::Output | Role::Constant
+                    Role::Argument(_)
+                        | Role::Donated(_)
+                        | Role::PassedThrough(_)
+                        | Role::Output
+                        | Role::Constant
                 )
             {
                 whole(row.buffer, &mut range);
@@ -1571,6 +1610,10 @@ impl<'m, 'a> Report<'m, 'a> {
                     sp.arguments = sp.arguments.saturating_add(row.bytes);
                     sp.outputs = sp.outputs.saturating_add(row.bytes);
                     sp.aliased = sp.aliased.saturating_add(row.bytes);
+                }
+                Role::PassedThrough(_) => {
+                    sp.arguments = sp.arguments.saturating_add(row.bytes);
+                    sp.outputs = sp.outputs.saturating_add(row.bytes);
                 }
                 Role::Output => sp.outputs = sp.outputs.saturating_add(row.bytes),
                 Role::Constant => sp.constants = sp.constants.saturating_add(row.bytes),

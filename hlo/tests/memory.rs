@@ -307,6 +307,39 @@ fn donated_buffers_count_as_argument_output_and_alias() {
     assert_eq!(r.memory_analysis.alias_size_in_bytes.bytes, 66560);
 }
 
+/// An entry parameter that is also the output with no `input_output_alias`
+/// (a module before copy insertion) is an argument and an output, not
+/// donated: nothing aliased, as `alias_size_in_bytes` says. Named in the
+/// alias, it is donated.
+#[test]
+fn a_parameter_passed_through_without_an_alias_is_not_donated() {
+    let body = "ENTRY e {\n  ROOT p = f32[8,128]{1,0:T(8,128)} parameter(0)\n}";
+    for (header, role, aliased) in [
+        ("HloModule m", Role::PassedThrough(0), 0),
+        (
+            "HloModule m, input_output_alias={ {}: (0, {}, may-alias) }",
+            Role::Donated(0),
+            4096,
+        ),
+    ] {
+        let text = format!("{header}\n{body}");
+        let m = Module::parse(&text).unwrap();
+        let r = Report::new(&m, &Options::default());
+        let roles: Vec<Role> = r.rows.iter().map(|row| row.role).collect();
+        assert_eq!(roles, [role], "{header}");
+        let s = &r.spaces[0];
+        assert_eq!(
+            (s.arguments, s.outputs, s.aliased),
+            (4096, 4096, aliased),
+            "{header}"
+        );
+        assert_eq!(
+            r.memory_analysis.alias_size_in_bytes.bytes, aliased,
+            "{header}"
+        );
+    }
+}
+
 #[test]
 fn a_tuple_table_takes_what_the_generation_takes() {
     let text = "HloModule m\nENTRY e {\n  a = f32[8]{0:T(128)} parameter(0)\n  b = f32[8]{0:T(128)} negate(a)\n  ROOT t = (f32[8]{0:T(128)}, f32[8]{0:T(128)}) tuple(a, b)\n}";
