@@ -15,7 +15,8 @@ use crate::common::{Failure, bytes};
 /// expansion over the data alone, for people. Without: one shape per stdin
 /// line, one JSON object per line for scripts:
 /// {"input", "shape", "bytes", "data_bytes", "padding_bytes", "expansion"},
-/// or {"input", "error"} for a line that is not a shape without a layout
+/// or {"input", "error" (XLA's words), "hint" (the mistake in words)} for a
+/// line that is not a shape without a layout
 /// (the other lines go on; with --strict the exit status is then 1).
 /// Blank lines are skipped.
 #[derive(Debug, clap::Args)]
@@ -36,7 +37,7 @@ pub struct Args {
 pub fn main(args: &Args, input: impl BufRead, mut output: impl Write) -> Result<(), Failure> {
     match &args.shape {
         Some(text) => {
-            let sized = sized(text, args.generation, Words::People).map_err(Failure::Input)?;
+            let sized = sized(text, args.generation).map_err(|e| Failure::Input(e.people))?;
             write_human(&mut output, &sized)?;
             Ok(output.flush()?)
         }
@@ -80,18 +81,16 @@ impl Sized {
     }
 }
 
-/// Whose words say why a shape does not read.
-#[derive(Clone, Copy)]
-enum Words {
-    /// The mistake in words, then XLA's: as the other commands that take
-    /// a shape say it.
-    People,
-    /// XLA's alone, as `check`'s JSON has them.
-    Xla,
+/// Why a shape has no default layout: in XLA's words (as `check`'s JSON
+/// has them) and in people's (the mistake in words, then XLA's, as the
+/// other commands that take a shape say it).
+struct Refusal {
+    xla: String,
+    people: String,
 }
 
-/// `text`'s default layout and sizes, or why there are none, in `words`.
-fn sized(text: &str, generation: Generation, words: Words) -> Result<Sized, String> {
+/// `text`'s default layout and sizes, or why there are none.
+fn sized(text: &str, generation: Generation) -> Result<Sized, Refusal> {
     // `tpu(SHAPE)` as other commands take it: the same question asked
     // twice, answered once (its generation, if given, instead).
     let shape = match xla_layout_core::tpu::parse_request(text) {
@@ -100,12 +99,18 @@ fn sized(text: &str, generation: Generation, words: Words) -> Result<Sized, Stri
     }
     .map_err(|e| {
         let shown = crate::common::shown(text);
-        match words {
-            Words::People => format!("'{shown}': {}", e.explain(text)),
-            Words::Xla => format!("'{shown}': {}", e.with_source(text)),
+        Refusal {
+            xla: format!("'{shown}': {}", e.with_source(text)),
+            people: format!("'{shown}': {}", e.explain(text)),
         }
     })?;
-    let tiled = shape.tiled().map_err(|e| format!("'{shape}': {e}"))?;
+    let tiled = shape.tiled().map_err(|e| {
+        let m = format!("'{shape}': {e}");
+        Refusal {
+            xla: m.clone(),
+            people: m,
+        }
+    })?;
     Ok(Sized {
         tiled_dims: tiled.dims().to_vec(),
         bytes: tiled.exact_bytes(),
@@ -165,7 +170,7 @@ fn json_lines(
                 "input": text,
                 "error": format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
             }),
-            Ok(_) => match sized(text, generation, Words::Xla) {
+            Ok(_) => match sized(text, generation) {
                 Ok(s) => json!({
                     "input": text,
                     "shape": s.shape.to_string(),
@@ -174,7 +179,7 @@ fn json_lines(
                     "padding_bytes": s.padding(),
                     "expansion": s.expansion(),
                 }),
-                Err(e) => json!({ "input": text, "error": e }),
+                Err(e) => json!({ "input": text, "error": e.xla, "hint": e.people }),
             },
         };
         *lines += 1;

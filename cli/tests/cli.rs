@@ -1171,8 +1171,8 @@ fn tpu_gives_the_default_layout_and_its_cost() {
 }
 
 /// A shape given to `tpu` that does not read is told as `explain` tells
-/// it (the mistake in words, then XLA's); its JSON lines keep XLA's words,
-/// as `check`'s do.
+/// it (the mistake in words, then XLA's); its JSON lines give XLA's words
+/// and the mistake in words, as `check`'s do.
 #[test]
 fn tpu_tells_a_bad_shape_as_explain_does() {
     let err = |args: &[&str]| String::from_utf8(run(args, "").stderr).unwrap();
@@ -1184,9 +1184,22 @@ fn tpu_tells_a_bad_shape_as_explain_does() {
         tpu.contains(words) && explain.contains(words),
         "{tpu}{explain}"
     );
-    let line = stdout(&run(&["tpu"], "f32[3\n"));
+    let line = stdout(&run(&["tpu"], "f32[3\nbf17[2]\n"));
+    let lines: Vec<Value> = line
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0]["error"], "'f32[3': expects a list to end with kRsquare (at byte 5)",
+        "{line}"
+    );
+    // And the mistake in words beside them, as `check` gives it.
+    assert!(lines[0]["hint"].as_str().unwrap().contains(words), "{line}");
     assert!(
-        line.contains("'f32[3': expects a list to end with kRsquare"),
+        lines[1]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("unknown element type `bf17`; did you mean `bf16`?"),
         "{line}"
     );
 }
