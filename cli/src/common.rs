@@ -419,16 +419,17 @@ pub fn misnamed(n: usize, path: &str, estimates: bool) -> Result<(), Failure> {
     instructions_failed(n, path, is, are)
 }
 
-/// The failure for layouts XLA's validator rejects (XLA refuses such a
-/// module), after the rest is out.
+/// The failure for shapes XLA's validator rejects (a layout, or dimensions
+/// whose product overflows; XLA refuses such a module), after the rest is
+/// out.
 pub fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
     match n {
         0 => Ok(()),
         1 => Err(Failure::Input(format!(
-            "{path}: 1 layout that XLA's validator rejects (XLA would refuse the module)"
+            "{path}: 1 shape that XLA's validator rejects (XLA would refuse the module)"
         ))),
         n => Err(Failure::Input(format!(
-            "{path}: {n} layouts that XLA's validator rejects (XLA would refuse the module)"
+            "{path}: {n} shapes that XLA's validator rejects (XLA would refuse the module)"
         ))),
     }
 }

@@ -264,12 +264,25 @@ pub fn main(
     };
     // Every failure is told before the exit status says the first.
     let unread = report_unread(&errors, text, &name, &mut error_out);
-    for (k, e) in &context.invalid {
-        let d = report.details(&report.rows[*k]);
-        writeln!(error_out, "{name}: {} {}: {e}", d.name, d.shape)?;
-    }
     let d = report.dataflow();
     let mut lines = xla_layout_core::text::LineCursor::new(text);
+    // Each at its instruction's line and column, as `scan` tells them.
+    for (k, e) in &context.invalid {
+        let row = &report.rows[*k];
+        let details = report.details(row);
+        let message = format!(
+            "the shape of {} is one XLA's validator rejects: {e}",
+            details.name
+        );
+        match d.instruction(row.value.instruction) {
+            Some((_, i)) => writeln!(
+                error_out,
+                "{}",
+                i.span().render_with(&mut lines, &name, message)
+            )?,
+            None => writeln!(error_out, "{name}: {message}")?,
+        }
+    }
     crate::common::tell_unshaped_of(&mut error_out, &mut lines, &name, d)?;
     crate::common::tell_misnamed_of(&mut error_out, &mut lines, &name, d)?;
     if report.sizes_past_int64 {
@@ -620,8 +633,8 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         let d = report.details(&report.rows[*k]);
         let count = counted(
             cx.invalid.len() as u64,
-            "array has a layout",
-            "arrays have layouts",
+            "array has a shape",
+            "arrays have shapes",
         );
         out.push(format!(
             "{count} that XLA's validator rejects, counted as 0 bytes (below, on stderr; the \

@@ -245,7 +245,7 @@ fn write_json_lines(
                             &mut lines,
                             path,
                             format_args!(
-                                "the layout of {} is one XLA's validator rejects: {why}",
+                                "the shape of {} is one XLA's validator rejects: {why}",
                                 i.name()
                             )
                         )

@@ -400,7 +400,7 @@ fn scan_writes_one_object_per_instruction() {
     assert!(lines.iter().all(|l| l["invalid"].is_null()));
 }
 
-/// A layout XLA's validator rejects (XLA refuses such a module) is not
+/// A shape XLA's validator rejects (XLA refuses such a module) is not
 /// taken for 0 bytes in silence: `scan` lists the instruction with the
 /// rule broken, says where on stderr, and so do `scan --summary` and
 /// `memory` (there as a warning, with every figure an estimate); each
@@ -429,11 +429,11 @@ fn layouts_xla_rejects_fail_scan_and_memory() {
         assert!(why.contains(rule), "{written}: {why}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("the layout of padded is one XLA's validator rejects"),
+            err.contains("the shape of padded is one XLA's validator rejects"),
             "{err}"
         );
         assert!(
-            err.contains("1 layout that XLA's validator rejects"),
+            err.contains("1 shape that XLA's validator rejects"),
             "{err}"
         );
 
@@ -451,6 +451,15 @@ fn layouts_xla_rejects_fail_scan_and_memory() {
         assert_eq!(
             v["memory_analysis_source"]["argument_size_in_bytes"],
             "estimated"
+        );
+        // On stderr at the instruction's line and column, as `scan` says it.
+        let line = damaged[..damaged.find(written).unwrap()].lines().count();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "-:{line}:3: the shape of padded is one XLA's validator rejects"
+            )),
+            "{err}"
         );
     }
     // The dump as it is: none.
