@@ -241,9 +241,9 @@ fn write_summary(
     line(
         "element type",
         format_args!(
-            "{ty}: {} bits, stored in {} bits per slot",
-            ty.bit_width().unwrap_or(0),
-            tiled.element_bits()
+            "{ty}: {}, stored in {} per slot",
+            crate::common::counted(u64::from(ty.bit_width().unwrap_or(0)), "bit", "bits"),
+            crate::common::counted(tiled.element_bits(), "bit", "bits")
         ),
     )?;
     line("logical dims", format_args!("{:?}", shape.dims()))?;

@@ -728,7 +728,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     let d = report.dataflow();
     let _ = writeln!(
         o,
-        "{}: {}, {}; {} values in {} buffers",
+        "{}: {}, {}; {} in {}",
         cx.module_name,
         backend_text(report, args),
         if report.scheduled {
@@ -736,8 +736,8 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         } else {
             "not scheduled (text order taken as the schedule)"
         },
-        report.rows.len(),
-        d.buffer_count()
+        counted(report.rows.len() as u64, "value", "values"),
+        counted(d.buffer_count() as u64, "buffer", "buffers")
     );
     // After SPMD partitioning every shape is one device's shard: a
     // padded dimension is the global one divided (vocab 32000 over 4
@@ -803,10 +803,10 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     for s in &report.spaces {
         let _ = writeln!(
             o,
-            "  {}{}: {} buffers, {} ({}) of which {} padding",
+            "  {}{}: {}, {} ({}) of which {} padding",
             space_title(s),
             if s.host { ", host memory" } else { "" },
-            s.buffers,
+            counted(s.buffers as u64, "buffer", "buffers"),
             human(s.buffer_bytes),
             group(s.buffer_bytes),
             human(s.buffer_bytes.saturating_sub(s.data_bytes))
@@ -893,14 +893,14 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             .collect();
         let _ = writeln!(
             o,
-            "Most bytes live at once, by the schedule (estimate): {} ({}) in {} at {} (step {} of {}), {} buffers live",
+            "Most bytes live at once, by the schedule (estimate): {} ({}) in {} at {} (step {} of {}), {} live",
             human(p.bytes),
             group(p.bytes),
             spaces.join(" + "),
             instruction,
             p.at + 1,
             d.schedule().len(),
-            p.live.len()
+            counted(p.live.len() as u64, "buffer", "buffers")
         );
         if let Some((data, bytes)) = report.padding_at_peak() {
             let _ = writeln!(
@@ -1395,7 +1395,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let _ = writeln!(o, "<h1>{}</h1>", escape(&title));
     let _ = writeln!(
         o,
-        "<p class=\"sub\">{} · {}{} · {} values in {} buffers · {}</p>",
+        "<p class=\"sub\">{} · {}{} · {} in {} · {}</p>",
         escape(&backend_text(report, args)),
         if report.scheduled {
             "scheduled"
@@ -1406,8 +1406,8 @@ fn html(report: &Report, cx: &Context) -> String {
             .sharded_over()
             .map(|n| format!(" · partitioned for {n} devices: shapes and sizes are one device's"))
             .unwrap_or_default(),
-        report.rows.len(),
-        d.buffer_count(),
+        counted(report.rows.len() as u64, "value", "values"),
+        counted(d.buffer_count() as u64, "buffer", "buffers"),
         escape(&match &cx.files.assignment {
             Some(p) if report.assignment_unused.is_some() => {
                 format!("XLA's buffer assignment: {} (not used)", p.display())
@@ -1571,13 +1571,13 @@ fn html(report: &Report, cx: &Context) -> String {
         timeline(&mut o, report);
         let _ = writeln!(
             o,
-            "<p id=\"peak\" data-bytes=\"{}\">Most bytes live at once, by the schedule (estimate): <b>{}</b> at <code>{}</code>, step {} of {}, {} buffers live{}.{}</p>",
+            "<p id=\"peak\" data-bytes=\"{}\">Most bytes live at once, by the schedule (estimate): <b>{}</b> at <code>{}</code>, step {} of {}, {} live{}.{}</p>",
             p.bytes,
             human(p.bytes),
             escape(instruction),
             p.at + 1,
             d.schedule().len(),
-            p.live.len(),
+            counted(p.live.len() as u64, "buffer", "buffers"),
             report
                 .padding_at_peak()
                 .map(|(data, bytes)| format!(

@@ -107,7 +107,9 @@ impl Display for IndexError {
             IndexError::WrongRank { expected, got } => {
                 write!(
                     f,
-                    "index has {got} entries but the shape has {expected} dimensions"
+                    "index has {} but the shape has {}",
+                    crate::joined::Counted(*got as u64, "entry", "entries"),
+                    crate::joined::Counted(*expected as u64, "dimension", "dimensions")
                 )
             }
             IndexError::OutOfBounds { dim, index, size } => {

@@ -76,7 +76,8 @@ impl fmt::Display for GridError {
             }
             Self::SameDimension(d) => write!(f, "rows and columns are both dimension {d}"),
             Self::IndexRank { got, rank } => {
-                write!(f, "the index has {got} entries but the rank is {rank}")
+                let got = crate::joined::Counted(got as u64, "entry", "entries");
+                write!(f, "the index has {got} but the rank is {rank}")
             }
             Self::IndexOutOfBounds { dim, index, size } => {
                 write!(f, "index {index} is outside dimension {dim} of size {size}")

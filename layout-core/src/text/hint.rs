@@ -280,7 +280,8 @@ impl Display for Explained<'_> {
                 minor_to_major,
             } => write!(
                 f,
-                "minor_to_major must have one entry per dimension: the shape has {rank} dimensions but the layout lists {minor_to_major} (XLA: {xla})"
+                "minor_to_major must have one entry per dimension: the shape has {} but the layout lists {minor_to_major} (XLA: {xla})",
+                crate::joined::Counted(*rank as u64, "dimension", "dimensions")
             ),
             ParseErrorKind::ExpectedListStart(kind) | ParseErrorKind::ExpectedListEnd(kind) => {
                 write!(
