@@ -992,6 +992,11 @@ fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
         for r in &d.reasons {
             let _ = writeln!(o, "       {r}");
         }
+    } else {
+        // Why none, where its text's tiles would pad it (SMEM's words).
+        for r in &d.reasons {
+            let _ = writeln!(o, "     No padding: {r}");
+        }
     }
     let _ = writeln!(
         o,

@@ -2565,11 +2565,27 @@ fn padding_reasons(a: &ArrayShape, backend: Backend) -> Vec<String> {
         &with_layout
     };
     let sizing = (backend == Backend::Tpu).then(|| tpu::sizing(a));
-    if sizing == Some(tpu::Sizing::Page) {
+    // (Only where the rounding adds bytes.)
+    if sizing == Some(tpu::Sizing::Page)
+        && a.xla_byte_size_of()
+            .is_ok_and(|b| !b.is_multiple_of(tpu::UNTILED_PAGE))
+    {
         out.push(format!(
             "untiled in memory space {}: a TPU rounds it up to a multiple of {} bytes",
             a.memory_space(),
             tpu::UNTILED_PAGE
+        ));
+    }
+    // Why a tiled shape in SMEM is smaller here than its tiles (as
+    // `scan` and `explain` size it): SMEM holds words, not tiles.
+    if sizing == Some(tpu::Sizing::Elements)
+        && a.layout().is_some_and(|l| l.tile_count() > 0)
+        && let Ok(t) = a.tiled()
+        && t.exact_bytes() != t.data_bytes()
+    {
+        out.push(format!(
+            "in SMEM (S(2)): a TPU sizes its elements, not its tiles ({} bytes tiled)",
+            t.exact_bytes()
         ));
     }
     if sizing == Some(tpu::Sizing::Tiles)

@@ -340,6 +340,53 @@ fn a_parameter_passed_through_without_an_alias_is_not_donated() {
     }
 }
 
+/// Where a TPU's size is not its text's tiles', the reasons say why: SMEM
+/// sizes a tiled scalar by its elements; an untiled array is rounded to a
+/// page only where that adds bytes.
+#[test]
+fn reasons_say_why_a_tpu_size_is_not_the_tiles() {
+    let text = "HloModule m\nENTRY e {\n  s = u32[]{:T(128)S(2)} parameter(0)\n  \
+                h = s32[1024]{0:S(5)} parameter(1)\n  g = s32[1000]{0:S(5)} parameter(2)\n  \
+                ROOT t = (u32[]{:T(128)S(2)}, s32[1024]{0:S(5)}, s32[1000]{0:S(5)}) tuple(s, h, g)\n}";
+    let m = Module::parse(text).unwrap();
+    let r = Report::new(
+        &m,
+        &Options {
+            backend: Some(Backend::Tpu),
+            ..Options::default()
+        },
+    );
+    let reasons = |name: &str| {
+        let row = r
+            .rows
+            .iter()
+            .find(|row| r.details(row).name == name)
+            .unwrap();
+        (row.bytes, r.details(row).reasons)
+    };
+    assert_eq!(
+        reasons("s"),
+        (
+            4,
+            vec![
+                "in SMEM (S(2)): a TPU sizes its elements, not its tiles (512 bytes tiled)"
+                    .to_string()
+            ]
+        )
+    );
+    assert_eq!(reasons("h"), (4096, vec![]));
+    assert_eq!(
+        reasons("g"),
+        (
+            4096,
+            vec![
+                "untiled in memory space 5: a TPU rounds it up to a multiple of 4096 bytes"
+                    .to_string()
+            ]
+        )
+    );
+}
+
 #[test]
 fn a_tuple_table_takes_what_the_generation_takes() {
     let text = "HloModule m\nENTRY e {\n  a = f32[8]{0:T(128)} parameter(0)\n  b = f32[8]{0:T(128)} negate(a)\n  ROOT t = (f32[8]{0:T(128)}, f32[8]{0:T(128)}) tuple(a, b)\n}";
