@@ -70,7 +70,8 @@ fn main() {
         );
     }
     println!();
-    println!("the first four 32-bit words pair rows 0 and 1 of columns 0..4:");
+    println!("the first four 32-bit words pair rows 0 and 1 of columns 0 to 3");
+    println!("(element (r, c) holds (r*256 + c) mod 251, which bf16 holds exactly):");
     for w in 0..4 {
         let lo = f32::from_bits(u32::from(tpu[2 * w]) << 16);
         let hi = f32::from_bits(u32::from(tpu[2 * w + 1]) << 16);
