@@ -24,7 +24,14 @@ layout! {
     type Packed = s4[64,128]{1,0:T(8,128)(8,1)E(4)};
     type Bounded = f32[<=4,3]{1,0};
     type TailPadded = f32[5,128]{1,0:T(8)L(1024)};
+    type EmptyRows = f32[4,0]{1,0};
+    type EmptyColumns = f32[4,0]{0,1};
 }
+
+// No elements: every layout of them agrees (these failed to build, a
+// remainder by zero inside the comparison).
+xla_layout::assert_bitcast!(EmptyRows, EmptyColumns);
+xla_layout::assert_layout_equivalent!(EmptyRows, EmptyColumns);
 
 /// The spec's worked examples (§d.3), with the values they state or derive.
 #[test]

@@ -164,7 +164,7 @@ impl DigitPair {
     /// Common digits of `a` and `b`, which must have the same logical
     /// dimensions; `None` when either layout is not affine in digits (a
     /// `*`, tile sizes that do not nest) or their boundaries do not nest
-    /// with each other.
+    /// with each other. An array with no elements has no digits.
     ///
     /// ```
     /// use xla_layout_core::{ArrayShape, DigitPair};
@@ -214,6 +214,15 @@ impl DigitPair {
             digits: [NO_DIGIT; MAX_DIGITS],
             len: 0,
         };
+        // No elements: no digit takes a value, and every two layouts put
+        // all (none) of them at the same slots.
+        let mut d = 0;
+        while d < dims.len() {
+            if dims[d] == 0 {
+                return Some(out);
+            }
+            d += 1;
+        }
         let mut d = 0;
         while d < dims.len() {
             // Boundaries of this dimension in either layout.
@@ -286,6 +295,19 @@ const fn flatten(terms: &Terms, dims: &[u64]) -> Option<(Terms, u64)> {
         terms: [NO_TERM; MAX_COORDS],
         len: 0,
     };
+    let mut total: u64 = 1;
+    let mut d = 0;
+    while d < dims.len() {
+        total = match total.checked_mul(dims[d]) {
+            Some(v) => v,
+            None => return None,
+        };
+        d += 1;
+    }
+    // No elements: no terms (a weight would be 0, and so a digit's place).
+    if total == 0 {
+        return Some((out, 0));
+    }
     let mut i = 0;
     while i < terms.len {
         let t = terms.terms[i];
@@ -323,15 +345,6 @@ const fn flatten(terms: &Terms, dims: &[u64]) -> Option<(Terms, u64)> {
         };
         out.len += 1;
         i += 1;
-    }
-    let mut total: u64 = 1;
-    let mut d = 0;
-    while d < dims.len() {
-        total = match total.checked_mul(dims[d]) {
-            Some(v) => v,
-            None => return None,
-        };
-        d += 1;
     }
     Some((out, total))
 }

@@ -331,9 +331,10 @@ impl TiledShape {
     /// (tiles that pad, like `T(8,128)` on `f32[3,5]`, leave one digit per
     /// dimension; `T(2,128)(2,1)` on bf16 `[1024,1]{0,1}` splits dimension
     /// 0 into digits `(128,8):(2,256)`, 128 steps of 2 slots then steps of
-    /// 256 = 128·2, which join into one stride of 2). A layout with `*` has
-    /// strides when one step along each dimension gives every index's slot,
-    /// checked element by element for arrays of up to 65,536 elements.
+    /// 256 = 128·2, which join into one stride of 2). A layout with `*`, or
+    /// with tiles that do not nest, has strides when one step along each
+    /// dimension gives every index's slot, checked element by element for
+    /// arrays of up to 65,536 elements.
     /// Unlike XLA's
     /// `ByteStrides` ([`crate::ArrayShape::xla_byte_strides`]), which ignores
     /// tiles, a tiled layout is refused rather than given wrong strides.
@@ -349,6 +350,8 @@ impl TiledShape {
     /// // A `*` that changes nothing: row-major.
     /// assert_eq!(t("f32[8,8,64]{2,1,0:T(*,16,64)}").logical_strides().unwrap().as_slice(), [512, 64, 1]);
     /// assert!(t("f32[8,8,64]{2,1,0:T(*,2,32)}").logical_strides().is_err());
+    /// // Tiles that do not nest, but split only a digit of one value.
+    /// assert_eq!(t("u2[5,3,4]{0,1,2:T(1,1)(3)(2)}").logical_strides().unwrap().as_slice(), [4, 20, 60]);
     /// // No element: any strides step it.
     /// assert!(t("f32[0,5]{1,0:T(2,2)}").logical_strides().is_ok());
     /// ```
@@ -365,11 +368,13 @@ impl TiledShape {
                     values: [0; MAX_RANK],
                 });
             }
-            // A `*` may change nothing (`T(*,16,64)` on `[8,8,64]`).
-            Err(NotHierarchical::Combine) => {
+            // A `*` may change nothing (`T(*,16,64)` on `[8,8,64]`), and
+            // tiles that do not nest may cut only digits of one value
+            // (`T(1,1)(3)(2)` on `[5,3,4]{0,1,2}`).
+            Err(e @ (NotHierarchical::Combine | NotHierarchical::TilesDoNotNest)) => {
                 return self
                     .strides_checked_elementwise()
-                    .ok_or(NotStrided::NotHierarchical(NotHierarchical::Combine));
+                    .ok_or(NotStrided::NotHierarchical(e));
             }
             Err(e) => return Err(NotStrided::NotHierarchical(e)),
         };

@@ -46,7 +46,8 @@ fn tiled(dims: &[i64], (m2m, tiles, tail): &LayoutSpec) -> Option<TiledShape> {
 fn case() -> impl Strategy<Value = Case> {
     (1usize..=4).prop_flat_map(|rank| {
         (
-            prop::collection::vec(1i64..=12, rank),
+            // Now and then a dimension of 0: an array with no elements.
+            prop::collection::vec(prop_oneof![1 => Just(0i64), 15 => 1i64..=12], rank),
             layout_strategy(rank),
             layout_strategy(rank),
         )
@@ -134,6 +135,52 @@ proptest! {
         let expected = if all_equal { Comparison::Yes } else { Comparison::No };
         prop_assert_eq!(x.same_offsets(&y), expected);
     }
+
+    #[test]
+    fn bitcast_compatible_agrees_with_every_index((dims, a, b) in case()) {
+        // The same dimensions: row-major order is the same indices.
+        let (Some(x), Some(y)) = (tiled(&dims, &a), tiled(&dims, &b)) else { return Ok(()) };
+        let all_equal = indices(x.logical_dims()).iter().all(|i| x.offset(i) == y.offset(i));
+        let expected = if all_equal && x.physical_slots() == y.physical_slots() {
+            Comparison::Yes
+        } else {
+            Comparison::No
+        };
+        prop_assert_eq!(x.bitcast_compatible(&y), expected);
+    }
+}
+
+/// Arrays with no elements: every comparison holds (there is nothing to
+/// place), no plan walks anything, and there are no slabs to stream.
+#[test]
+fn arrays_without_elements_compare_plan_and_slab_as_nothing() {
+    let t = |s: &str| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    for (a, b) in [
+        ("u8[3,0]{1,0}", "u8[3,0]{1,0}"),
+        ("f32[4,0]{1,0}", "f32[4,0]{0,1}"),
+        ("f32[4,0]{1,0}", "f32[4,0]{1,0:T(2,2)}"),
+        ("s4[2,0]{1,0:E(4)}", "s4[2,0]{0,1:E(4)}"),
+        ("u8[1,3,0]{0,1,2:E(44)}", "u8[1,3,0]{2,1,0:E(44)}"),
+        ("f32[0]{0}", "f32[0]{0:T(2)}"),
+    ] {
+        let (x, y) = (t(a), t(b));
+        assert_eq!(x.same_offsets(&y), Comparison::Yes, "{a} {b}");
+        assert_eq!(x.bitcast_compatible(&x), Comparison::Yes, "{a}");
+        let plan = Relayout::new(&x, &y).unwrap();
+        assert_eq!(plan.loops().count(), 0, "{a} {b}");
+        let mut pairs = 0;
+        plan.for_each_pair(|_, _| pairs += 1);
+        assert_eq!(pairs, 0, "{a} {b}");
+        let shape = |s: &str| ArrayShape::parse_validated(s).unwrap();
+        assert!(
+            xla_layout_core::Slabs::find(&shape(a), &shape(b), 1).is_none(),
+            "{a} {b}"
+        );
+    }
+    // A huge dimension beside the empty one: no loop count wraps.
+    let x = t("u8[0,4611686018427387904,6]{1,2,0}");
+    let plan = Relayout::new(&x, &x).unwrap();
+    assert_eq!(plan.loops().count(), 0);
 }
 
 #[test]

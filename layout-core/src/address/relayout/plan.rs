@@ -244,16 +244,18 @@ impl Nest {
         while i > 1 {
             i -= 1;
             let (outer, inner) = (self.levels[i - 1], self.levels[i]);
+            // (Every count product is at most the element count, which
+            // fits; checked all the same, since a wrapped count would walk
+            // past the buffers.)
+            let count = outer.count.checked_mul(inner.count);
             let mergeable = !outer.ragged
                 && !inner.ragged
+                && count.is_some()
                 && inner.src.checked_mul(inner.count).is_some()
                 && outer.src == inner.src * inner.count
                 && outer.dst == inner.dst.wrapping_mul(inner.count);
-            if mergeable {
-                self.levels[i - 1] = Level {
-                    count: outer.count * inner.count,
-                    ..inner
-                };
+            if let (true, Some(count)) = (mergeable, count) {
+                self.levels[i - 1] = Level { count, ..inner };
                 let mut j = i;
                 while j + 1 < self.len {
                     self.levels[j] = self.levels[j + 1];

@@ -41,12 +41,16 @@ impl Slabs {
     /// dimension, and slab boundaries that fall on tile boundaries of
     /// every level and on byte boundaries — checked by asking both layouts
     /// where the second slab starts and where it ends. `None` when either
-    /// shape is invalid or has no size.
+    /// shape is invalid or has no size, and for an array with no elements
+    /// (nothing to stream).
     pub fn find(src: &ArrayShape, dst: &ArrayShape, min_bytes: u64) -> Option<Slabs> {
         if !src.same_logical_shape(dst) {
             return None;
         }
         let (from, to) = (src.tiled().ok()?, dst.tiled().ok()?);
+        if from.element_count() == 0 {
+            return None;
+        }
         let major = |s: &ArrayShape| s.layout_or_default().minor_to_major().last().copied();
         let d0 = usize::try_from(major(src)?).ok()?;
         if major(dst)? != d0 as i64 {
