@@ -368,15 +368,15 @@ impl TiledShape {
                     values: [0; MAX_RANK],
                 });
             }
-            // A `*` may change nothing (`T(*,16,64)` on `[8,8,64]`), and
-            // tiles that do not nest may cut only digits of one value
+            // No digits to read them from, yet strides may hold: a `*`
+            // may change nothing (`T(*,16,64)` on `[8,8,64]`), and tiles
+            // that do not nest may cut only digits of one value
             // (`T(1,1)(3)(2)` on `[5,3,4]{0,1,2}`).
-            Err(e @ (NotHierarchical::Combine | NotHierarchical::TilesDoNotNest)) => {
+            Err(e) => {
                 return self
                     .strides_checked_elementwise()
                     .ok_or(NotStrided::NotHierarchical(e));
             }
-            Err(e) => return Err(NotStrided::NotHierarchical(e)),
         };
         let mut out = PerDim {
             len: self.rank(),
