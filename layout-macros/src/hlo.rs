@@ -87,12 +87,13 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
     // The element as the dump writes it, not as XLA prints it back: the
     // macro's strict reading must see what XLA's parser wraps or drops
     // (`S(300)`, `{0:E}`), as it does in a shape written inline.
-    let written = instruction.shape_text().and_then(|t| {
-        let at: Vec<usize> = index.iter().filter_map(|l| l.base10_parse().ok()).collect();
-        tuple_element(t.as_bytes(), &at)
-            .and_then(|s| t.get(s.range()))
-            .map(str::to_string)
-    });
+    let written = instruction
+        .shape_text()
+        .and_then(|t| {
+            let at: Vec<usize> = index.iter().filter_map(|l| l.base10_parse().ok()).collect();
+            tuple_element(t.as_bytes(), &at).and_then(|s| t.get(s.range()))
+        })
+        .map_or_else(|| element.to_string(), str::to_string);
     let (line, _) = instruction.span().line_column(&text);
     let what = match index.len() {
         0 => format!("the shape of `{query}`"),
@@ -100,15 +101,8 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
     };
     let absolute = LitStr::new(&shown, r.path.span());
     Ok(Imported {
-        text: SourceText::from_text_at(
-            written.clone().unwrap_or_else(|| element.to_string()),
-            r.name.span(),
-        )
-        .with_origin(format!(
-            "{what}, line {line} of `{relative}`, is `{}`",
-            written
-                .as_deref()
-                .map_or_else(|| element.to_string(), str::to_string),
+        text: SourceText::from_text_at(written.clone(), r.name.span()).with_origin(format!(
+            "{what}, line {line} of `{relative}`, is `{written}`"
         )),
         track: quote!(
             const _: &[u8] = ::core::include_bytes!(#absolute);
