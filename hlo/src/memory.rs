@@ -17,7 +17,7 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_core::{ArrayShape, Shape, ShapeEvent, ValidationError, validate_array};
@@ -1223,7 +1223,7 @@ impl<'m, 'a> Report<'m, 'a> {
         }
         let entry = self.entry();
         // The entry parameters' positions `input_output_alias` donates.
-        let mut donated: HashMap<(InstructionId, u32), ()> = HashMap::new();
+        let mut donated: HashSet<(InstructionId, u32)> = HashSet::new();
         if let Some(k) = entry {
             let aliases = crate::dataflow::input_output_aliases(
                 d.module().attribute("input_output_alias").unwrap_or(""),
@@ -1238,7 +1238,7 @@ impl<'m, 'a> Report<'m, 'a> {
                 let n: u64 = i.operands_text().trim().parse().unwrap_or(0);
                 for (_, _, index) in aliases.iter().filter(|(_, p, _)| *p == n) {
                     if let Some(node) = d.node_at_index(id, index) {
-                        donated.insert((id, node), ());
+                        donated.insert((id, node));
                     }
                 }
             }
@@ -1256,7 +1256,7 @@ impl<'m, 'a> Report<'m, 'a> {
             let is_output = output.get(buffer as usize).copied().unwrap_or(false);
             let role = if i.opcode() == "parameter" && Some(k) == entry {
                 let n = i.operands_text().trim().parse().unwrap_or(0);
-                if is_output && donated.contains_key(&(v.instruction, v.node)) {
+                if is_output && donated.contains(&(v.instruction, v.node)) {
                     Role::Donated(n)
                 } else if is_output {
                     Role::PassedThrough(n)
