@@ -561,6 +561,27 @@ const PAST_INT64: &str = "the module's sizes add up past int64 (XLA's size type)
 
 fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     let mut out = Vec::new();
+    // Spaces XLA's buffer assignment allocates that no value of the module
+    // is in: the module's memory spaces were assigned after it was dumped
+    // (XLA's `…_before_buffer_assignment.txt`), and its values there are
+    // counted in HBM.
+    let unplaced: Vec<String> = (report.spaces.iter())
+        .filter(|s| s.space != 0 && s.buffers == 0)
+        .filter_map(|s| {
+            let a = s.assigned?;
+            (a.total > 0).then(|| format!("{} in {}", human(a.total), s.name))
+        })
+        .collect();
+    if !unplaced.is_empty() {
+        out.push(format!(
+            "XLA's buffer assignment allocates {} where no value of this module is: its memory \
+             spaces were assigned after it was dumped (as in `…_before_buffer_assignment.txt`: \
+             read the `…after_optimizations.txt` module): its values there count as HBM, and \
+             what memory-space assignment adds (prefetches, copies) is missing, so the peak and \
+             the temporaries are rough estimates",
+            unplaced.join(", ")
+        ));
+    }
     // The buffer assignment knows the generation better than --tpu.
     if let Some((arity, bytes)) = report.tuples_fit_no_generation() {
         out.push(format!(

@@ -536,6 +536,29 @@ fn no_entry_written_takes_the_last_computation_despite_errors() {
     );
 }
 
+/// The module XLA dumps before buffer assignment has no memory spaces
+/// yet (no `S(1)`): with the buffer assignment of the compiled module,
+/// which allocates VMEM, the report says so.
+#[test]
+fn a_module_from_before_memory_spaces_says_so() {
+    let text = std::fs::read_to_string(format!("{DUMPS}/tpu_collectives_2d.hlo")).unwrap();
+    let before = text.replace("S(1)", "");
+    assert_ne!(before, text);
+    let ba = format!("{DUMPS}/tpu_collectives_2d.buffer-assignment.txt");
+    let warnings = |module: &str| {
+        let out = run(
+            &["memory", "-", "--json", "--buffer-assignment", &ba],
+            module.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["warnings"].to_string()
+    };
+    let said = "XLA's buffer assignment allocates 192.00K in VMEM where no value of this module is";
+    assert!(warnings(&before).contains(said), "{}", warnings(&before));
+    assert!(!warnings(&text).contains("where no value of this module is"));
+}
+
 /// A dump cut short before its ENTRY computation ends: an error that says
 /// so, not a report of zeros; cut cleanly between computations, a warning
 /// and estimates.
