@@ -1196,6 +1196,19 @@ impl<'m, 'a> Report<'m, 'a> {
         m.entry_index()
     }
 
+    /// The entry computation's parameters: each one's number (0 where it
+    /// does not read, as XLA's parser would refuse it) and instruction.
+    fn entry_parameters(&self) -> impl Iterator<Item = (u64, InstructionId)> + '_ {
+        let d = &self.dataflow;
+        (self.entry().into_iter())
+            .flat_map(|k| d.ids_of(k))
+            .filter_map(move |id| {
+                let (_, i) = d.instruction(id)?;
+                (i.opcode() == "parameter")
+                    .then(|| (i.operands_text().trim().parse().unwrap_or(0), id))
+            })
+    }
+
     /// The entry's root instruction.
     fn entry_root(&self) -> Option<InstructionId> {
         let k = self.entry()?;
@@ -1224,22 +1237,13 @@ impl<'m, 'a> Report<'m, 'a> {
         let entry = self.entry();
         // The entry parameters' positions `input_output_alias` donates.
         let mut donated: HashSet<(InstructionId, u32)> = HashSet::new();
-        if let Some(k) = entry {
-            let aliases = crate::dataflow::input_output_aliases(
-                d.module().attribute("input_output_alias").unwrap_or(""),
-            );
-            for id in d.ids_of(k) {
-                let Some((_, i)) = d.instruction(id) else {
-                    continue;
-                };
-                if i.opcode() != "parameter" {
-                    continue;
-                }
-                let n: u64 = i.operands_text().trim().parse().unwrap_or(0);
-                for (_, _, index) in aliases.iter().filter(|(_, p, _)| *p == n) {
-                    if let Some(node) = d.node_at_index(id, index) {
-                        donated.insert((id, node));
-                    }
+        let aliases = crate::dataflow::input_output_aliases(
+            d.module().attribute("input_output_alias").unwrap_or(""),
+        );
+        for (n, id) in self.entry_parameters() {
+            for (_, _, index) in aliases.iter().filter(|(_, p, _)| *p == n) {
+                if let Some(node) = d.node_at_index(id, index) {
+                    donated.insert((id, node));
                 }
             }
         }
@@ -1733,27 +1737,18 @@ impl<'m, 'a> Report<'m, 'a> {
         // Each parameter number's instruction (the first, as XLA's parser
         // takes it), its nodes looked up by index when an alias names one.
         let mut params: HashMap<u64, InstructionId> = HashMap::new();
-        if let Some(k) = self.entry() {
-            for id in d.ids_of(k) {
-                let Some((_, i)) = d.instruction(id) else {
-                    continue;
-                };
-                if i.opcode() != "parameter" {
-                    continue;
+        for (n, id) in self.entry_parameters() {
+            params.entry(n).or_insert(id);
+            for node in d.nodes(id) {
+                let (bytes, _) = self.node_bytes(&node.kind);
+                let host = self.is_host(Self::node_space(&node.kind));
+                if matches!(node.kind, NodeKind::Tuple { .. }) {
+                    arg_src = tuple_exact;
                 }
-                let n: u64 = i.operands_text().trim().parse().unwrap_or(0);
-                params.entry(n).or_insert(id);
-                for node in d.nodes(id) {
-                    let (bytes, _) = self.node_bytes(&node.kind);
-                    let host = self.is_host(Self::node_space(&node.kind));
-                    if matches!(node.kind, NodeKind::Tuple { .. }) {
-                        arg_src = tuple_exact;
-                    }
-                    if host {
-                        host_arg = host_arg.saturating_add(bytes);
-                    } else {
-                        arg = arg.saturating_add(bytes);
-                    }
+                if host {
+                    host_arg = host_arg.saturating_add(bytes);
+                } else {
+                    arg = arg.saturating_add(bytes);
                 }
             }
         }
