@@ -561,15 +561,11 @@ const PAST_INT64: &str = "the module's sizes add up past int64 (XLA's size type)
 
 fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     let mut out = Vec::new();
-    // Spaces XLA's buffer assignment allocates that no value of the module
-    // is in: the module's memory spaces were assigned after it was dumped
-    // (XLA's `…_before_buffer_assignment.txt`), and its values there are
-    // counted in HBM.
-    let unplaced: Vec<String> = (report.spaces.iter())
-        .filter(|s| s.space != 0 && s.buffers == 0)
-        .filter_map(|s| {
-            let a = s.assigned?;
-            (a.total > 0).then(|| format!("{} in {}", human(a.total), s.name))
+    // A module dumped before memory-space assignment.
+    let unplaced: Vec<String> = (report.spaces_without_values())
+        .map(|s| {
+            let total = s.assigned.map_or(0, |a| a.total);
+            format!("{} in {}", human(total), s.name)
         })
         .collect();
     if !unplaced.is_empty() {

@@ -1023,6 +1023,26 @@ impl<'m, 'a> Report<'m, 'a> {
         }
     }
 
+    /// The memory spaces XLA's buffer assignment allocates (bytes > 0)
+    /// where no value of the module is, besides HBM: a module dumped
+    /// before memory-space assignment (XLA's
+    /// `…_before_buffer_assignment.txt`), whose values there are counted
+    /// in HBM and whose peak misses what that pass adds.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{BufferAssignment, Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// let ba = BufferAssignment::parse("allocation 0: size 32, parameter 0, shape |f32[8]| at ShapeIndex {}, maybe-live-out:\n value: <0 p @0> (size=32,offset=0): f32[8]{0}\nallocation 1: size 4096, color 1, preallocated-temp:\n");
+    /// let r = Report::new(&m, &Options { buffer_assignment: Some(&ba), ..Options::default() });
+    /// let spaces: Vec<i64> = r.spaces_without_values().map(|s| s.space).collect();
+    /// assert_eq!(spaces, [1]);
+    /// ```
+    pub fn spaces_without_values(&self) -> impl Iterator<Item = &Space> {
+        (self.spaces.iter())
+            .filter(|s| s.space != 0 && s.buffers == 0)
+            .filter(|s| s.assigned.is_some_and(|a| a.total > 0))
+    }
+
     /// The generation given ([`Options::generation`]) and a tuple of XLA's
     /// buffer assignment whose index table is not the size that generation
     /// gives it ([`Generation::tuple_table_bytes`]): (generation, arity,
