@@ -180,12 +180,14 @@ pub fn main(
     // report of the rest would be all zeros. Unless ENTRY is written
     // nowhere and nothing after the last computation's header failed: a
     // module with no ENTRY, whose last computation XLA takes (below).
-    let entry_written = text.lines().any(|l| l.trim_start().starts_with("ENTRY"));
-    let last_header = module.computations().last().map_or(0, |c| c.span().start);
-    let damaged_at_end = errors.iter().any(|e| e.span.start >= last_header);
+    let entry_lost = || {
+        let last_header = module.computations().last().map_or(0, |c| c.span().start);
+        errors.iter().any(|e| e.span.start >= last_header)
+            || text.lines().any(|l| l.trim_start().starts_with("ENTRY"))
+    };
     if let Some(e) = errors.first()
         && !module.entry_is_marked()
-        && (entry_written || damaged_at_end)
+        && entry_lost()
     {
         return Err(Failure::Input(format!(
             "{}

@@ -250,7 +250,6 @@ impl Nest {
             let count = outer.count.checked_mul(inner.count);
             let mergeable = !outer.ragged
                 && !inner.ragged
-                && count.is_some()
                 && inner.src.checked_mul(inner.count).is_some()
                 && outer.src == inner.src * inner.count
                 && outer.dst == inner.dst.wrapping_mul(inner.count);
