@@ -81,37 +81,17 @@ pub fn main(
     read.repaired_failure()
 }
 
-/// Sizes of the data a shape holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Bytes {
-    /// Every tile level, `L` and `E` counted.
-    exact: u64,
-    /// What the elements alone need at their storage width.
-    elements: u64,
-}
-
-/// The bytes of an array shape; `None` where undefined (a layout XLA's
-/// validator rejects, an unbounded dimension, sizes over 64 bits).
-fn array_bytes(shape: &Shape) -> Option<Bytes> {
+/// The exact bytes of a non-tuple shape (every tile level, `L` and `E`
+/// counted); `None` where undefined (a layout XLA's validator rejects,
+/// an unbounded dimension, sizes over 64 bits).
+fn array_bytes(shape: &Shape) -> Option<u64> {
     let Shape::Array(a) = shape else {
         // A token holds nothing, an opaque value a pointer: XLA's
         // `ByteSizeOf` with 64-bit pointers, as the memory report counts.
-        let bytes = shape.xla_byte_size_of(8).ok()?;
-        return Some(Bytes {
-            exact: bytes,
-            elements: bytes,
-        });
+        return shape.xla_byte_size_of(8).ok();
     };
     validate(shape).ok()?;
-    let tiled = a.tiled().ok()?;
-    let elements = tiled
-        .element_count()
-        .checked_mul(tiled.element_bits())?
-        .div_ceil(8);
-    Some(Bytes {
-        exact: tiled.exact_bytes(),
-        elements,
-    })
+    Some(a.tiled().ok()?.exact_bytes())
 }
 
 /// A shape's canonical text and its non-tuple parts, by a streamed parse
@@ -156,16 +136,10 @@ fn walk_leaves(text: &str, mut f: impl FnMut(&[usize], &Shape)) -> Option<String
 
 /// A shape's canonical text and bytes (a tuple's are its elements' sum;
 /// `None` where some element's size is undefined).
-fn shape_text_and_bytes(text: &str) -> Option<(String, Option<Bytes>)> {
-    let mut total = Some(Bytes::default());
+fn shape_text_and_bytes(text: &str) -> Option<(String, Option<u64>)> {
+    let mut total = Some(0u64);
     let canonical = walk_leaves(text, |_, leaf| {
-        total = total.and_then(|t| {
-            let b = array_bytes(leaf)?;
-            Some(Bytes {
-                exact: t.exact.checked_add(b.exact)?,
-                elements: t.elements.checked_add(b.elements)?,
-            })
-        });
+        total = total.and_then(|t| t.checked_add(array_bytes(leaf)?));
     })?;
     Some((canonical, total))
 }
@@ -226,7 +200,7 @@ fn write_json_lines(
                 }
                 let (shape, bytes) =
                     match shape.as_ref().and_then(|s| shape_text_and_bytes(s.text())) {
-                        Some((text, bytes)) => (Some(text), bytes.map(|b| b.exact)),
+                        Some((text, bytes)) => (Some(text), bytes),
                         None => (None, None),
                     };
                 // A written shape XLA's validator rejects: XLA refuses

@@ -1419,6 +1419,28 @@ fn scan_sizes_tokens_and_opaque_values_as_xla() {
     assert_eq!(bytes, [0, 8, 8 + 8]);
 }
 
+/// `scan` sizes what `check` sizes, at the limits of 64 bits too (it once
+/// gave `null` where the elements' bits alone passed 64 bits).
+#[test]
+fn scan_sizes_what_check_sizes() {
+    let shapes = [
+        "u8[4611686018427387904]{0}",
+        "u8[9]{0:E(9223372036854775807)}",
+        "(u8[4611686018427387904]{0}, u8[4611686018427387904]{0})",
+    ];
+    let text = format!(
+        "ENTRY e {{\n a = {} parameter(0)\n b = {} parameter(1)\n ROOT c = {} parameter(2)\n}}\n",
+        shapes[0], shapes[1], shapes[2]
+    );
+    let lines = json_lines(run(&["scan", "-"], &text));
+    let checked = check(&format!("{}\n{}\n", shapes[0], shapes[1]));
+    assert_eq!(lines[0]["bytes"], checked[0]["bytes"]);
+    assert_eq!(lines[0]["bytes"], 1u64 << 62);
+    assert_eq!(lines[1]["bytes"], checked[1]["bytes"]);
+    // 2^63 bytes: within 64 bits.
+    assert_eq!(lines[2]["bytes"], 1u64 << 63);
+}
+
 /// A shape argument is quoted back in messages with its control
 /// characters as `�` (they would act on the terminal), and the
 /// explanation names the character escaped.
