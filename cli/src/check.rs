@@ -19,7 +19,9 @@ use crate::common::Failure;
 /// Each object is {"input", "ok", "canonical", "error" (XLA's message),
 /// "hint" (the same as `explain` words it), "stage" ("parse",
 /// "validate" or null), "bytes", "xla_array_size", "xla_byte_size_of",
-/// "physical_elements" (the slot count), "size_error"}, in input order;
+/// "physical_elements" (the slot count), "size_error", "warning" (what
+/// XLA's parser reads past in a line it accepts: `S(300)` it keeps as
+/// `S(44)`, an `E` with no `(n)` it drops)}, in input order;
 /// blank lines are skipped.
 /// The sizes are an array's: null for a tuple, token[] and opaque[]
 /// (scan, sizing a dump's values, sums a tuple's arrays).
@@ -160,7 +162,9 @@ pub fn check_line(text: &[u8]) -> Value {
         Some(a) if !tuple => Sizes::of(&a),
         _ => Sizes::default(),
     };
-    report(&input, Some(canonical), None, sizes)
+    let mut object = report(&input, Some(canonical), None, sizes);
+    object["warning"] = json!(crate::common::read_past(&input));
+    object
 }
 
 /// The size fields; `None` where undefined, and why the exact size is
@@ -222,5 +226,6 @@ fn report(input: &str, canonical: Option<String>, error: Option<Error>, s: Sizes
         "xla_byte_size_of": s.xla_byte_size_of,
         "physical_elements": s.physical_elements,
         "size_error": s.size_error,
+        "warning": null,
     })
 }

@@ -47,6 +47,22 @@ pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure
         .map_err(|e| Failure::Input(format!("'{}': {}", shown(text), e.explain(text))))
 }
 
+/// What XLA's parser reads past in shape `text`, which parses: the error
+/// a strict parse gives it (`S(300)`, which XLA keeps as `S(44)`; `E`
+/// with no `(n)`, which XLA drops), worded for a warning; `None` when
+/// the text means what it says (and for the `tpu(…)` and JAX forms,
+/// which have no such leniency).
+pub fn read_past(text: &str) -> Option<String> {
+    if xla_layout_core::text::parse_other_form(text).is_some() {
+        return None;
+    }
+    let strict = xla_layout_core::text::ParseOptions::default().with_strict(true);
+    let e = xla_layout_core::text::parse_shape_events(text.as_bytes(), strict, |_| {}).err()?;
+    Some(format!(
+        "XLA's parser reads past part of this text (the canonical text is what it keeps): {e}"
+    ))
+}
+
 /// The failure for a file given as a module that is another of XLA's dump
 /// files (its buffer assignment, its memory-usage report), if it is one.
 pub fn not_a_module(path: &str, text: &str) -> Result<(), Failure> {

@@ -125,6 +125,7 @@ impl Options {
 /// first byte goes out.
 pub fn run(text: &str, options: &Options, mut out: impl Write) -> Result<(), Failure> {
     let shape = array_argument(text)?;
+    let warning = crate::common::read_past(text);
     let tiled = shape
         .tiled()
         .map_err(|e| Failure::Input(format!("'{}': {e}", crate::common::shown(text))))?;
@@ -169,9 +170,9 @@ pub fn run(text: &str, options: &Options, mut out: impl Write) -> Result<(), Fai
         None => {}
     }
     if options.json {
-        write_json(&mut out, &shape, &tiled, &grid)?;
+        write_json(&mut out, &shape, &tiled, &grid, warning.as_deref())?;
     } else {
-        write_summary(&mut out, &shape, &tiled)?;
+        write_summary(&mut out, &shape, &tiled, warning.as_deref())?;
         writeln!(out)?;
         write!(out, "slot offsets: {grid}")?;
         if let Some(path) = &options.svg {
@@ -232,12 +233,16 @@ fn write_summary(
     out: &mut impl Write,
     shape: &ArrayShape,
     tiled: &TiledShape,
+    warning: Option<&str>,
 ) -> std::io::Result<()> {
     let mut line =
         |label: &str, value: std::fmt::Arguments<'_>| writeln!(out, "{label:<18}{value}");
     let layout = shape.layout_or_default();
     let ty = shape.element_type();
     line("canonical text", format_args!("{shape}"))?;
+    if let Some(warning) = warning {
+        line("warning", format_args!("{warning}"))?;
+    }
     line(
         "element type",
         format_args!(
@@ -315,6 +320,7 @@ fn write_json(
     shape: &ArrayShape,
     tiled: &TiledShape,
     grid: &OffsetGrid<'_>,
+    warning: Option<&str>,
 ) -> Result<(), Failure> {
     let layout = shape.layout_or_default();
     let ty = shape.element_type();
@@ -333,6 +339,7 @@ fn write_json(
     let mut object = Map::new();
     let mut field = |name: &str, value: Value| object.insert(name.to_string(), value);
     field("canonical", json!(shape.to_string()));
+    field("warning", json!(warning));
     field("element_type", json!(ty.to_string()));
     field("element_bits", json!(ty.bit_width()));
     field("slot_bits", json!(tiled.element_bits()));

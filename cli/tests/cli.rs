@@ -50,7 +50,8 @@ fn check_reports_every_field_in_order() {
         [json!({
             "input": "f32[3,5]{1,0:T(2,2)}", "ok": true, "canonical": "f32[3,5]{1,0:T(2,2)}",
             "error": null, "hint": null, "stage": null, "bytes": 96, "xla_array_size": 96,
-            "xla_byte_size_of": 60, "physical_elements": 24, "size_error": null
+            "xla_byte_size_of": 60, "physical_elements": 24, "size_error": null,
+            "warning": null
         })]
     );
     let text = String::from_utf8(run(&["check"], "f32[2]\n").stdout).unwrap();
@@ -73,9 +74,46 @@ fn check_reports_every_field_in_order() {
             "xla_array_size",
             "xla_byte_size_of",
             "physical_elements",
-            "size_error"
+            "size_error",
+            "warning"
         ]
     );
+}
+
+/// What XLA's parser reads past (it keeps `S(300)` as `S(44)` and drops
+/// an `E` with no `(n)`) is accepted as XLA accepts it, with a warning
+/// that says what was kept; text that means what it says has none.
+#[test]
+fn check_and_explain_warn_of_what_xla_reads_past() {
+    let out = check("f32[2]{0:S(300)}\nf32[2]{0:E}\nf32[2]{0:S(44)}\ntpu(f32[3])\n");
+    assert_eq!(out[0]["ok"], true);
+    assert_eq!(out[0]["canonical"], "f32[2]{0:S(44)}");
+    let warning = out[0]["warning"].as_str().unwrap();
+    assert!(
+        warning.contains("memory space S(300) does not fit the 8 bits XLA keeps it in (XLA would read it as S(44))"),
+        "{warning}"
+    );
+    assert_eq!(out[1]["canonical"], "f32[2]{0}");
+    assert!(
+        out[1]["warning"]
+            .as_str()
+            .unwrap()
+            .contains("element size in bits")
+    );
+    assert_eq!(
+        (&out[2]["warning"], &out[3]["warning"]),
+        (&Value::Null, &Value::Null)
+    );
+    let text = stdout(&run(&["explain", "f32[2]{0:S(300)}"], ""));
+    assert!(
+        text.lines().nth(1).unwrap().starts_with("warning "),
+        "{text}"
+    );
+    assert_eq!(
+        explain_json(&["f32[2]{0:S(300)}"])["warning"],
+        out[0]["warning"]
+    );
+    assert_eq!(explain_json(&["f32[2]{0:S(4)}"])["warning"], Value::Null);
 }
 
 /// At the limits of 64 bits `check` gives exact sizes or says why there
@@ -1003,6 +1041,7 @@ fn explain_writes_json() {
         keys,
         [
             "canonical",
+            "warning",
             "element_type",
             "element_bits",
             "slot_bits",
