@@ -135,21 +135,40 @@ pub(crate) fn star_in_tile_list(src: &[u8], start: usize, end: usize) -> bool {
 }
 
 /// Whether byte `at` is inside a tile's list: the innermost `(` open
-/// before it follows `T` or another tile's `)` (`T(8,128)(2,1)`).
+/// before it follows `T`, or closed groups that follow `T`
+/// (`T(8,128)(2,1)`; not `SC(0:1)(1:*)`, a split config's).
 fn in_tile_list(src: &[u8], at: usize) -> bool {
+    let Some(open) = open_before(src, at.min(src.len())) else {
+        return false;
+    };
+    // Back over the groups before this one to the attribute's name.
+    let mut end = open;
+    loop {
+        let Some(j) = src[..end].iter().rposition(|b| !b.is_ascii_whitespace()) else {
+            return false;
+        };
+        match src[j] {
+            b')' => match open_before(src, j) {
+                Some(k) => end = k,
+                None => return false,
+            },
+            b => return b == b'T',
+        }
+    }
+}
+
+/// The `(` that is open at byte `at` (the innermost), if any.
+fn open_before(src: &[u8], at: usize) -> Option<usize> {
     let mut depth = 0usize;
-    for i in (0..at.min(src.len())).rev() {
+    for i in (0..at).rev() {
         match src[i] {
             b')' => depth += 1,
             b'(' if depth > 0 => depth -= 1,
-            b'(' => {
-                let before = src[..i].iter().rposition(|b| !b.is_ascii_whitespace());
-                return before.is_some_and(|j| matches!(src[j], b'T' | b')'));
-            }
+            b'(' => return Some(i),
             _ => {}
         }
     }
-    false
+    None
 }
 
 /// Whether the layout around byte `at` has its `:` before `at` (the text

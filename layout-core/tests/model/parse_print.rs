@@ -951,15 +951,15 @@ fn strict_sees_past_any_number_of_star_entries() {
         let e = parse_shape_with(text.as_bytes(), strict).unwrap_err();
         assert!(e.kind().to_string().contains(says), "{text}: {}", e.kind());
     }
-    // A `*` where no tile entry can be is no artefact.
-    let e = parse_err("f32[2]{0:E(*)}");
-    assert!(
-        e.explain("f32[2]{0:E(*)}")
-            .to_string()
-            .contains("expected an integer, found `*`"),
-        "{}",
-        e.explain("f32[2]{0:E(*)}")
-    );
+    // A `*` where no tile entry can be is no artefact: not in `E`, nor
+    // in a split config's second group (`(…)(…)` after `SC`, not `T`).
+    for text in ["f32[2]{0:E(*)}", "f32[4,8]{1,0:SC(0:1)(1:*)}"] {
+        let explained = parse_err(text).explain(text).to_string();
+        assert!(
+            explained.contains("expected an integer, found `*`"),
+            "{text}: {explained}"
+        );
+    }
 }
 
 #[test]
