@@ -331,6 +331,21 @@ const TILING_BITS: [(ElementType, u32); 30] = {
     ]
 };
 
+// The rule below packs `32 / bits` elements to a word and picks tiles by
+// the widths 32, 16, 8, 4, 2 and 1: a width outside them (a 6-bit type
+// added here) would get another width's tiles in silence.
+const _: () = {
+    let mut i = 0;
+    while i < TILING_BITS.len() {
+        let bits = TILING_BITS[i].1;
+        assert!(
+            bits.is_power_of_two() && bits <= 32,
+            "TILING_BITS: a width must be 1, 2, 4, 8, 16 or 32"
+        );
+        i += 1;
+    }
+};
+
 /// The width `ty` is tiled for, or `None` if TPUs have no layout for it.
 ///
 /// ```
