@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use xla_layout_core::tpu::Generation;
+use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
     AssignmentDamage, Backend, Field, Options, Order, Report, Role, Row, Source, Space,
 };
@@ -74,7 +74,8 @@ pub struct Args {
 fn parse_backend(text: &str) -> Result<Backend, String> {
     Backend::from_name(text).ok_or_else(|| {
         format!(
-            "expected tpu, cpu or gpu, not '{}'",
+            "expected {}, not '{}'",
+            Backend::NAMES,
             crate::common::shown(text)
         )
     })
@@ -847,8 +848,9 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             // assignment was read; ours is only an estimate of it.
             if s.temp_heap != s.temp_peak && s.assigned.is_none() {
                 format!(
-                    " (estimated: a {} heap in 16 KiB pages)",
-                    human(s.temp_heap)
+                    " (estimated: a {} heap in {} KiB pages)",
+                    human(s.temp_heap),
+                    tpu::HEAP_PAGE >> 10
                 )
             } else {
                 String::new()
@@ -870,17 +872,14 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
                 human(a.outputs),
                 human(a.constants),
                 human(a.temp),
-                // A TPU puts each HBM temporary at a 16 KiB offset: small
-                // ones leave most of the heap empty (a trial's heap was
-                // 97% that rounding), which the padding figure leaves out.
-                if report.backend == Backend::Tpu
-                    && s.space == 0
-                    && a.temp >= s.temp_peak.saturating_mul(2).max(1 << 15)
-                {
-                    " (each temporary starts at a multiple of 16 KiB: most of the heap is that \
-                     rounding, beside the temporaries' own bytes)"
+                if report.heap_is_mostly_rounding(s.space) {
+                    format!(
+                        " (each temporary starts at a multiple of {} KiB: most of the heap is \
+                         that rounding, beside the temporaries' own bytes)",
+                        tpu::HEAP_PAGE >> 10
+                    )
                 } else {
-                    ""
+                    String::new()
                 },
                 if a.thread_local > 0 {
                     format!(

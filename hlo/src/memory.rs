@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use hashbrown::{HashMap, HashSet};
 use xla_layout_core::text::{ParseEvent, ParseOptions, parse_shape_events};
 use xla_layout_core::tpu::{self, Generation};
-use xla_layout_core::{ArrayShape, Shape, ShapeEvent, ValidationError, validate_array};
+use xla_layout_core::{ArrayShape, Shape, ShapeEvent, SpaceUse, ValidationError, validate_array};
 
 use crate::assignment::BufferAssignment;
 use crate::dataflow::{CallContext, Dataflow, InstructionId, NodeKind, Value};
@@ -32,7 +32,7 @@ const NONE: u32 = u32::MAX;
 
 /// The alignment of values in a TPU's HBM temporary heap: every offset in
 /// the fixtures' buffer assignments there is a multiple of it.
-const PAGE: u64 = 16 << 10;
+const PAGE: u64 = tpu::HEAP_PAGE;
 
 /// The compiler a dump comes from: how it sizes buffers and names memory
 /// spaces.
@@ -76,9 +76,35 @@ impl Backend {
     /// assert_eq!(Backend::from_name("npu"), None);
     /// ```
     pub fn from_name(name: &str) -> Option<Backend> {
-        [Backend::Tpu, Backend::Cpu, Backend::Gpu]
-            .into_iter()
-            .find(|b| b.name() == name)
+        Backend::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Every backend, in the order [`Backend::NAMES`] lists them.
+    pub const ALL: [Backend; 3] = [Backend::Tpu, Backend::Cpu, Backend::Gpu];
+
+    /// The backends' names for messages: "tpu, cpu or gpu".
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::Backend;
+    /// assert_eq!(Backend::NAMES, "tpu, cpu or gpu");
+    /// ```
+    pub const NAMES: &'static str = "tpu, cpu or gpu";
+
+    /// What this backend does with memory space `space` (the core's table,
+    /// [`xla_layout_core::space_info`]).
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::Backend;
+    /// assert!(Backend::Gpu.space(5).host && !Backend::Cpu.space(5).host);
+    /// assert_eq!(Backend::Tpu.space(1).name, Some("VMEM"));
+    /// ```
+    pub const fn space(self, space: i64) -> SpaceUse {
+        let info = xla_layout_core::space_info(space);
+        match self {
+            Backend::Tpu => info.tpu,
+            Backend::Cpu => info.cpu,
+            Backend::Gpu => info.gpu,
+        }
     }
 
     /// The backend a module was compiled for, from what only it writes: a
@@ -1162,7 +1188,8 @@ impl<'m, 'a> Report<'m, 'a> {
     }
 
     /// Whether memory space `space` is host memory to jax: `S(5)` on a
-    /// TPU or GPU. The CPU counts its `S(5)` as device memory.
+    /// TPU or GPU ([`SpaceUse::host`]). The CPU counts its `S(5)` as
+    /// device memory.
     ///
     /// ```
     /// # use xla_layout_hlo::{Module, memory::{Backend, Options, Report}};
@@ -1171,7 +1198,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// assert!(r.is_host(5) && !r.is_host(0));
     /// ```
     pub fn is_host(&self, space: i64) -> bool {
-        space == 5 && self.backend != Backend::Cpu
+        self.backend.space(space).host
     }
 
     /// The bytes the backend allocates for node `node` of instruction
@@ -1576,7 +1603,7 @@ impl<'m, 'a> Report<'m, 'a> {
         // after its last, as events swept in order below. (Arrays of
         // spaces × steps were quadratic in memory: 3 GB for 10,000 colors
         // in a buffer assignment of 10,000 steps.)
-        let paged = |space: i64| self.backend == Backend::Tpu && space == 0;
+        let paged = |space: i64| self.backend.space(space).paged_heap;
         let tpu_peak = self.backend == Backend::Tpu;
         let mut events: Vec<Event> = Vec::new();
         let add = |k: usize, row: &Row, range: (u32, u32), events: &mut Vec<Event>| {
@@ -1734,10 +1761,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// that offloads to the host); the flags and scalars of spaces 2, 4
     /// and 6 are left out. On the CPU and GPU, every space.
     fn peak_space(&self, s: i64) -> bool {
-        match self.backend {
-            Backend::Tpu => matches!(s, 0 | 1 | 3 | 5),
-            _ => true,
-        }
+        self.backend.space(s).in_peak
     }
 
     /// The fields of `memory_analysis()`.
@@ -1813,19 +1837,13 @@ impl<'m, 'a> Report<'m, 'a> {
             .map(|s| s.constants)
             .fold(0u64, u64::saturating_add);
         let device_temp_peak = |spaces: &[Space], backend: Backend| -> u64 {
-            match backend {
-                // A TPU's temp is its HBM heap; VMEM is not in it.
-                Backend::Tpu => spaces
-                    .iter()
-                    .filter(|s| s.space == 0)
-                    .map(|s| s.temp_heap)
-                    .fold(0u64, u64::saturating_add),
-                _ => spaces
-                    .iter()
-                    .filter(|s| !s.host)
-                    .map(|s| s.temp_heap)
-                    .fold(0u64, u64::saturating_add),
-            }
+            // A TPU's temp is its HBM heap (VMEM is not in it); the
+            // CPU's and a GPU's, every device space's.
+            spaces
+                .iter()
+                .filter(|s| backend.space(s.space).in_temp)
+                .map(|s| s.temp_heap)
+                .fold(0u64, u64::saturating_add)
         };
         let host_temp_peak: u64 = self
             .spaces
@@ -1901,7 +1919,8 @@ impl<'m, 'a> Report<'m, 'a> {
 
         let Some(ba) = ba else { return };
         // XLA's allocations, where they say the same thing.
-        let host = |c: i64| self.backend != Backend::Cpu && c == 5;
+        let backend = self.backend;
+        let host = |c: i64| backend.space(c).host;
         let sum = |f: &dyn Fn(&crate::assignment::Allocation<'_>) -> bool| -> (u64, u64) {
             let (mut dev, mut h) = (0u64, 0u64);
             for a in ba.allocations.iter().filter(|a| !a.thread_local && f(a)) {
@@ -2066,6 +2085,30 @@ impl<'m, 'a> Report<'m, 'a> {
         // `spaces` is in order of their numbers (`build_spaces`).
         let k = self.spaces.binary_search_by_key(&space, |s| s.space).ok()?;
         self.spaces.get(k)
+    }
+
+    /// Whether most of XLA's temporary heap in space `s` is the rounding
+    /// of its temporaries' offsets to [`tpu::HEAP_PAGE`] (a TPU's HBM;
+    /// [`SpaceUse::paged_heap`]), not their bytes: the heap XLA's buffer
+    /// assignment gives is at least twice the most temporaries live at
+    /// once, and at least two pages (a trial's heap was 97% rounding). The
+    /// padding figures leave this out.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{BufferAssignment, Module, memory::{Backend, Options, Report}};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\nENTRY e {\n p = f32[8]{0:T(8)} parameter(0)\n n = f32[8]{0:T(8)} negate(p)\n ROOT x = f32[8]{0:T(8)} negate(n)\n}").unwrap();
+    /// let ba = BufferAssignment::parse("allocation 0: size 32, parameter 0, shape |f32[8]| at ShapeIndex {}:\n value: <0 p @0> (size=32,offset=0): f32[8]{0:T(8)}\nallocation 1: size 32, output shape is |f32[8]|, maybe-live-out:\n value: <2 x @0> (size=32,offset=0): f32[8]{0:T(8)}\nallocation 2: size 65536, preallocated-temp:\n value: <1 n @0> (size=32,offset=0): f32[8]{0:T(8)}\n");
+    /// let opts = Options { backend: Some(Backend::Tpu), buffer_assignment: Some(&ba), ..Options::default() };
+    /// assert!(Report::new(&m, &opts).heap_is_mostly_rounding(0));
+    /// ```
+    pub fn heap_is_mostly_rounding(&self, s: i64) -> bool {
+        let Some(space) = self.space(s) else {
+            return false;
+        };
+        self.backend.space(s).paged_heap
+            && space.assigned.is_some_and(|a| {
+                a.temp >= space.temp_peak.saturating_mul(2).max(2 * tpu::HEAP_PAGE)
+            })
     }
 
     /// The bytes live at each step of the schedule in the spaces
@@ -2514,14 +2557,9 @@ fn tuple_tables(
 /// assert_eq!(space_name(Backend::Cpu, 5), "memory space 5");
 /// ```
 pub fn space_name(backend: Backend, s: i64) -> String {
-    match (backend, s) {
-        (Backend::Tpu, 0) => "HBM".into(),
-        (Backend::Tpu, 1) => "VMEM".into(),
-        (Backend::Tpu, 2) => "SMEM".into(),
-        (Backend::Tpu, 5) => "pinned host".into(),
-        (Backend::Cpu, 0) => "memory".into(),
-        (Backend::Gpu, 0) => "device memory".into(),
-        _ => format!("memory space {s}"),
+    match backend.space(s).name {
+        Some(name) => name.into(),
+        None => format!("memory space {s}"),
     }
 }
 
@@ -2598,8 +2636,10 @@ fn padding_reasons(a: &ArrayShape, backend: Backend) -> Vec<String> {
         && let Ok(t) = a.tiled()
         && t.exact_bytes() != t.data_bytes()
     {
+        let space = a.memory_space();
         out.push(format!(
-            "in SMEM (S(2)): a TPU sizes its elements, not its tiles ({} bytes tiled)",
+            "in {} (S({space})): a TPU sizes its elements, not its tiles ({} bytes tiled)",
+            space_name(backend, i64::from(space)),
             t.exact_bytes()
         ));
     }

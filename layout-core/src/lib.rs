@@ -85,8 +85,8 @@ pub use limits::{
     MAX_TILES, UNBOUNDED,
 };
 pub use model::{
-    ArrayShape, Dim, Layout, PhysicalShapeText, Shape, ShapeEvent, ShapeEvents, SplitConfig,
-    memory_space_name,
+    ArrayShape, Dim, Layout, PhysicalShapeText, Shape, ShapeEvent, ShapeEvents, SpaceInfo,
+    SpaceUse, SplitConfig, memory_space_name, space_info,
 };
 #[cfg(feature = "ndarray")]
 pub use ndarray;

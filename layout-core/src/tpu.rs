@@ -26,6 +26,12 @@ use crate::{AddressError, ArrayShape, ElementType, Layout};
 /// larger one takes a multiple is assumed.
 pub const UNTILED_PAGE: u64 = 4 << 10;
 
+/// The alignment of temporaries in a TPU's HBM heap: every offset there
+/// in the fixtures' buffer assignments is a multiple of it, so small
+/// temporaries leave most of the heap empty
+/// ([`crate::SpaceUse::paged_heap`]).
+pub const HEAP_PAGE: u64 = 16 << 10;
+
 /// How a TPU's buffer assignment sizes an array (see [`buffer_bytes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Sizing {
@@ -50,8 +56,10 @@ pub enum Sizing {
 /// assert_eq!(of("f32[8]{0:T(128)}"), Sizing::Tiles);
 /// ```
 pub const fn sizing(shape: &ArrayShape) -> Sizing {
-    const SMEM: i8 = 2;
-    if shape.memory_space() == SMEM {
+    if crate::space_info(shape.memory_space() as i64)
+        .tpu
+        .sized_by_elements
+    {
         return Sizing::Elements;
     }
     match shape.layout() {

@@ -788,23 +788,3 @@ impl Default for Layout {
         Layout::EMPTY
     }
 }
-
-/// A readable name for memory space `n` as text shapes use it (docs/xla-layouts.md §g).
-///
-/// ```
-/// # use xla_layout_core::memory_space_name;
-/// assert_eq!(memory_space_name(1), "alternate/fast memory (TPU VMEM)");
-/// assert_eq!(memory_space_name(3), "device-specific memory space");
-/// ```
-pub const fn memory_space_name(n: i8) -> &'static str {
-    match n {
-        0 => "device memory (HBM)",
-        1 => "alternate/fast memory (TPU VMEM)",
-        5 => "pinned host memory",
-        // XLA's constant for 6 names unpinned host memory, but TPU
-        // programs put small device buffers there (their buffer
-        // assignment labels it `color_6`): say both rather than guess.
-        6 => "memory space 6 (XLA's unpinned-host constant; TPU uses it for small device buffers)",
-        _ => "device-specific memory space",
-    }
-}
