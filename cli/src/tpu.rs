@@ -14,7 +14,9 @@ use crate::common::{Failure, bytes};
 /// With SHAPE: the layout, the tiled shape, the bytes, the padding and the
 /// expansion over the data alone, for people. Without: one shape per stdin
 /// line, one JSON object per line for scripts:
-/// {"input", "shape", "bytes", "data_bytes", "padding_bytes", "expansion"},
+/// {"input", "shape", "bytes", "data_bytes", "padding_bytes", "expansion",
+/// "metadata_bytes" (a dynamic array's sizes, which a TPU keeps in 1 KiB
+/// in front of its data: part of "bytes", not of the padding)},
 /// or {"input", "error" (XLA's words), "hint" (the mistake in words)} for a
 /// line that is not a shape without a layout
 /// (the other lines go on; with --strict the exit status is then 1).
@@ -68,11 +70,12 @@ struct Sized {
     tiled_dims: Vec<u64>,
     bytes: u64,
     data_bytes: u64,
+    metadata_bytes: u64,
 }
 
 impl Sized {
     fn padding(&self) -> u64 {
-        self.bytes - self.data_bytes
+        self.bytes - self.data_bytes - self.metadata_bytes
     }
 
     /// Bytes over the data's bytes (1 without padding; `None` for no data).
@@ -111,10 +114,18 @@ fn sized(text: &str, generation: Generation) -> Result<Sized, Refusal> {
             people: m,
         }
     })?;
+    let bytes = xla_layout_core::tpu::buffer_bytes(&shape).map_err(|e| {
+        let m = format!("'{shape}': {e}");
+        Refusal {
+            xla: m.clone(),
+            people: m,
+        }
+    })?;
     Ok(Sized {
         tiled_dims: tiled.dims().to_vec(),
-        bytes: tiled.exact_bytes(),
+        bytes,
         data_bytes: tiled.data_bytes(),
+        metadata_bytes: xla_layout_core::tpu::metadata_bytes(&shape),
         shape,
     })
 }
@@ -123,6 +134,13 @@ fn write_human(out: &mut impl Write, s: &Sized) -> std::io::Result<()> {
     writeln!(out, "default layout    {}", s.shape)?;
     writeln!(out, "tiled shape       {:?}", s.tiled_dims)?;
     writeln!(out, "bytes             {}", s.bytes)?;
+    if s.metadata_bytes > 0 {
+        writeln!(
+            out,
+            "metadata bytes    {} (the dynamic dimensions' sizes, in front of the data)",
+            s.metadata_bytes
+        )?;
+    }
     writeln!(out, "data bytes        {}", s.data_bytes)?;
     match s.expansion() {
         Some(x) => writeln!(
@@ -178,6 +196,7 @@ fn json_lines(
                     "data_bytes": s.data_bytes,
                     "padding_bytes": s.padding(),
                     "expansion": s.expansion(),
+                    "metadata_bytes": s.metadata_bytes,
                 }),
                 Err(e) => json!({ "input": text, "error": e.xla, "hint": e.people }),
             },

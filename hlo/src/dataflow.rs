@@ -394,12 +394,13 @@ pub struct ArrayNode {
     /// ([`xla_layout_core::TiledShape::data_bytes`]).
     pub data_bytes: Option<u64>,
     /// `ShapeUtil::ByteSizeOf`: elements × width, tiles ignored; what the
-    /// CPU and GPU allocate (plus [`ArrayNode::dynamic`] metadata).
+    /// CPU and GPU allocate (plus [`ArrayNode::dynamic_size_bytes`]).
     pub xla_bytes: Option<u64>,
     /// Whether a dimension is dynamic (`<=N`).
     pub dynamic: bool,
-    /// The rank.
-    pub rank: u32,
+    /// The sizes a dynamic array carries on the CPU and GPU
+    /// ([`xla_layout_core::ArrayShape::xla_dynamic_size_bytes`]).
+    pub dynamic_size_bytes: u64,
     /// Whether its layout has tiles (`T(…)`).
     pub tiled: bool,
     /// Whether XLA's validator accepts it (the sizes above are `None`
@@ -635,7 +636,8 @@ fn leaf(shape: &Shape) -> NodeKind {
     let tpu_bytes = match tpu::sizing(a) {
         s @ tpu::Sizing::Elements => xla_bytes.and_then(|x| s.bytes(0, x).ok()),
         s => tiled.and_then(|t| s.bytes(t.exact_bytes(), 0).ok()),
-    };
+    }
+    .and_then(|b| b.checked_add(tpu::metadata_bytes(a)));
     NodeKind::Array(ArrayNode {
         space: a.memory_space(),
         tiled_bytes: tiled.map(|t| t.exact_bytes()),
@@ -643,7 +645,7 @@ fn leaf(shape: &Shape) -> NodeKind {
         data_bytes: tiled.map(|t| t.data_bytes()),
         xla_bytes,
         dynamic: !a.is_static(),
-        rank: a.rank() as u32,
+        dynamic_size_bytes: a.xla_dynamic_size_bytes(),
         tiled: a.layout().is_some_and(|l| l.tile_count() > 0),
         valid,
     })

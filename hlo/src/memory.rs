@@ -1219,8 +1219,9 @@ impl<'m, 'a> Report<'m, 'a> {
                     _ => {
                         // Dynamic arrays carry their sizes: an int32 per
                         // dimension (`CpuExecutable::ShapeSizeBytes`).
-                        let meta = if a.dynamic { 4 * u64::from(a.rank) } else { 0 };
-                        a.xla_bytes.unwrap_or(data).saturating_add(meta)
+                        a.xla_bytes
+                            .unwrap_or(data)
+                            .saturating_add(a.dynamic_size_bytes)
                     }
                 };
                 (bytes, data.min(bytes))
@@ -2385,9 +2386,9 @@ fn sweep(
 
 /// Whether `module` is past layout assignment (see
 /// [`Report::layouts_assigned`]): its entry's parameters and root have the
-/// shapes its `entry_computation_layout` gives them, memory spaces aside
-/// (the CPU keeps in device memory what the signature places on the
-/// host); yes when either side cannot be read. Before optimisation they
+/// shapes its `entry_computation_layout` gives them, memory spaces and
+/// `M(n)` aside (the CPU keeps in device memory what the signature places
+/// on the host); yes when either side cannot be read. Before optimisation they
 /// do not: the signature has the device's layouts, the instructions
 /// default ones (and, before partitioning, the global dimensions).
 fn layouts_assigned(module: &Module<'_>) -> bool {
@@ -2400,7 +2401,17 @@ fn layouts_assigned(module: &Module<'_>) -> bool {
                 ShapeEvent::Leaf {
                     shape: Shape::Array(a),
                     ..
-                } => a.with_memory_space(0).to_string(),
+                } => match a.layout() {
+                    // A TPU writes `M(1024)` on its instructions' dynamic
+                    // arrays, not in the signature.
+                    Some(l) => a
+                        .with_layout(
+                            l.with_memory_space(0)
+                                .with_dynamic_shape_metadata_prefix_bytes(0),
+                        )
+                        .to_string(),
+                    None => a.to_string(),
+                },
                 ShapeEvent::Leaf { shape, .. } => shape.to_string(),
                 ShapeEvent::TupleStart { .. } => "(".into(),
                 ShapeEvent::TupleEnd => ")".into(),
@@ -2651,11 +2662,17 @@ fn padding_reasons(a: &ArrayShape, backend: Backend) -> Vec<String> {
             out.push(format!("slots: {slots} → {allocated} by L({alignment})"));
         }
     }
-    if backend != Backend::Tpu && !a.is_static() {
-        out.push(format!(
-            "dynamic shape: {} bytes of sizes (4 per dimension)",
-            4 * a.rank()
-        ));
+    if !a.is_static() {
+        out.push(match backend {
+            Backend::Tpu => format!(
+                "dynamic shape: {} bytes of sizes in front of the data (a TPU's, whatever the rank)",
+                tpu::metadata_bytes(a)
+            ),
+            _ => format!(
+                "dynamic shape: {} bytes of sizes (4 per dimension)",
+                a.xla_dynamic_size_bytes()
+            ),
+        });
     }
     out
 }

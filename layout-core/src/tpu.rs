@@ -93,7 +93,46 @@ pub const fn buffer_bytes(shape: &ArrayShape) -> Result<u64, AddressError> {
             Err(e) => return Err(e),
         },
     };
-    sizing.bytes(tiled, elements)
+    match sizing.bytes(tiled, elements) {
+        Ok(b) => match b.checked_add(metadata_bytes(shape)) {
+            Some(b) => Ok(b),
+            None => Err(AddressError::Overflow),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// The bytes a TPU puts in front of the data of an array with a dynamic
+/// dimension, for its sizes: 1 KiB, measured on v4, v5e, v5p and v6e for
+/// ranks 1 to 6 and element types of every width, parameters, outputs
+/// and temporaries alike, whether the layout prints it (`M(1024)`) or not
+/// (entry parameters do not). See [`metadata_bytes`].
+pub const DYNAMIC_METADATA_BYTES: u64 = 1 << 10;
+
+/// The bytes in front of the data of `shape` in a TPU's buffer (part of
+/// [`buffer_bytes`]): none for a static array; for a dynamic one the
+/// layout's `M(n)` where it says one, else [`DYNAMIC_METADATA_BYTES`]
+/// (every `M` in the dumps measured says 1024; another `n` is taken at its
+/// word, unmeasured).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu::{buffer_bytes, metadata_bytes}};
+/// let s = ArrayShape::parse_validated("s8[<=33,<=130]{1,0:T(8,128)(4,1)}").unwrap();
+/// assert_eq!(metadata_bytes(&s), 1024);
+/// assert_eq!(buffer_bytes(&s), Ok(40 * 256 + 1024)); // as libtpu's buffer assignment
+/// let s = ArrayShape::parse_validated("s8[33,130]{1,0:T(8,128)(4,1)}").unwrap();
+/// assert_eq!(metadata_bytes(&s), 0);
+/// ```
+pub const fn metadata_bytes(shape: &ArrayShape) -> u64 {
+    if shape.is_static() {
+        return 0;
+    }
+    match shape.layout() {
+        Some(l) if l.dynamic_shape_metadata_prefix_bytes() > 0 => {
+            l.dynamic_shape_metadata_prefix_bytes() as u64
+        }
+        _ => DYNAMIC_METADATA_BYTES,
+    }
 }
 
 impl Sizing {

@@ -688,6 +688,39 @@ def cpu_bounded_dynamic_output():
     return _RawExecutable(exe), {"mesh_devices": 1, "stablehlo": _BOUNDED_MLIR.strip()}
 
 
+_TPU_BOUNDED_MLIR = """
+module @jit_tpu_bounded attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<?x4xf32, #stablehlo.bounds<8, ?>>, %arg1: tensor<?x?xi8, #stablehlo.bounds<33, 130>>, %arg2: tensor<?x?xbf16, #stablehlo.bounds<300, 5>>) -> (tensor<4xf32>, tensor<?x?xi8, #stablehlo.bounds<33, 130>>, tensor<?x?xbf16, #stablehlo.bounds<300, 5>>) {
+    %c = stablehlo.constant dense<0.0> : tensor<f32>
+    %1 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.add across dimensions = [0] : (tensor<?x4xf32, #stablehlo.bounds<8, ?>>, tensor<f32>) -> tensor<4xf32>
+    %2 = stablehlo.add %arg1, %arg1 : tensor<?x?xi8, #stablehlo.bounds<33, 130>>
+    %3 = stablehlo.multiply %arg2, %arg2 : tensor<?x?xbf16, #stablehlo.bounds<300, 5>>
+    return %1, %2, %3 : tensor<4xf32>, tensor<?x?xi8, #stablehlo.bounds<33, 130>>, tensor<?x?xbf16, #stablehlo.bounds<300, 5>>
+  }
+}
+"""
+
+
+@program("tpu_bounded_dynamic", "tpu", "v5e:1x1", keep=True,
+         note="hand-written StableHLO with bounded dynamic arguments and outputs on a v5e: "
+              "each dynamic array takes 1 KiB of sizes in front of its tiles (M(1024) on the "
+              "instructions, not in the entry layout)")
+def tpu_bounded_dynamic():
+    from jax._src import compiler
+    from jax._src.interpreters import mlir
+    from jax._src.lib import xla_client as xc
+    from jax.experimental import topologies
+    from jax.extend.mlir import ir
+
+    devs = topologies.get_topology_desc("v5e:1x1", "tpu").devices
+    opts = compiler.get_compile_options(num_replicas=1, num_partitions=1)
+    with mlir.make_ir_context():
+        module = ir.Module.parse(_TPU_BOUNDED_MLIR)
+        exe = devs[0].client.compile(module, executable_devices=xc.DeviceList(tuple(devs[:1])),
+                                     compile_options=opts)
+    return _RawExecutable(exe), {"mesh_devices": 1, "stablehlo": _TPU_BOUNDED_MLIR.strip()}
+
+
 # --------------------------------------------------------------------------
 # Worker: compile one program with dumping on, write result.json.
 # --------------------------------------------------------------------------

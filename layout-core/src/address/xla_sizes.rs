@@ -132,6 +132,25 @@ impl ArrayShape {
         }
     }
 
+    /// The sizes a dynamic array carries after its data on XLA's CPU and
+    /// GPU: an int32 per dimension (what the CPU's `ShapeSizeBytes` and the
+    /// transfer manager add to `ByteSizeOf`); 0 for a static array. A TPU
+    /// puts its sizes in front instead: `tpu::metadata_bytes`.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let a = |t| ArrayShape::parse_validated(t).unwrap().xla_dynamic_size_bytes();
+    /// assert_eq!(a("f32[<=8,4]{1,0}"), 8);
+    /// assert_eq!(a("f32[8,4]{1,0}"), 0);
+    /// ```
+    pub const fn xla_dynamic_size_bytes(&self) -> u64 {
+        if self.is_static() {
+            0
+        } else {
+            4 * self.rank() as u64
+        }
+    }
+
     /// `ShapeUtil::ArraySize`: the allocation size as XLA computes it.
     /// Only the **first** tile pads (later tiles are assumed not to); a
     /// split dimension counts as its largest piece; `L` applies only when
