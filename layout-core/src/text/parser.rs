@@ -523,10 +523,14 @@ impl<'a> Parser<'a> {
                         if !matches!(element, Shape::Tuple(_)) {
                             // XLA validates a tuple's elements
                             // (`MakeValidatedTupleShape`) when it closes;
-                            // the first invalid one is reported then.
+                            // the first invalid one is reported then. By
+                            // XLA's rules only: this crate's own (a
+                            // trailing `*`, checked last) waits for
+                            // validation, as outside a tuple.
                             if invalid.is_none()
                                 && let Err(e) =
                                     crate::validate::validate_with_optional_layout(element)
+                                && e.kind().is_xla_rule()
                             {
                                 *invalid = Some(alloc::boxed::Box::new(e));
                             }

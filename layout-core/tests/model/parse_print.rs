@@ -1004,3 +1004,21 @@ fn explanations_of_numbers_past_64_bits_and_control_characters() {
         "unexpected `\\u{1}` after the shape (XLA: Extra content after shape) (at byte 6)"
     );
 }
+
+/// XLA validates a tuple's elements while parsing it, by its own rules:
+/// a trailing `*` (a rule of this crate, not XLA's) parses inside a tuple
+/// as outside one, and validation refuses it; XLA's own rules still fail
+/// the parse.
+#[test]
+fn tuples_are_validated_while_parsing_by_xla_rules_only() {
+    use xla_layout_core::{ValidationErrorKind, validate};
+    let text = "(f32[8]{0:T(*)})";
+    let tuple = Shape::parse(text).unwrap();
+    assert_eq!(tuple.to_string(), text);
+    assert_eq!(
+        validate(&tuple).unwrap_err().kind(),
+        ValidationErrorKind::CombineInMostMinorPosition { tile: 0 }
+    );
+    let e = Shape::parse("(f32[8]{0:T(*)}, f32[2]{1})").unwrap_err();
+    assert!(e.to_string().contains("invalid tuple element"), "{e}");
+}
