@@ -1480,6 +1480,24 @@ fn scan_sizes_what_check_sizes() {
     assert_eq!(lines[2]["bytes"], 1u64 << 63);
 }
 
+/// JAX's `Format(layout=None)` (and `AUTO`) chooses no layout: the shape
+/// alone, so `tpu` gives it the TPU default; a `Layout(...)` is a layout
+/// written, as `{...}` is; other text after the shape is named.
+#[test]
+fn jax_formats_without_a_layout_read_as_the_shape_alone() {
+    let out = run(&["tpu", "f32[3,5] Format(layout=None, sharding=None)"], "");
+    assert!(stdout(&out).starts_with("default layout    f32[3,5]{1,0:T(4,128)}\n"));
+    let out = check("f32[3,5] Format(layout=AUTO, sharding=None)\n");
+    assert_eq!(out[0]["canonical"], "f32[3,5]{1,0}");
+    let out = run(&["tpu", "f32[3] Layout(major_to_minor=(0,))"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("the shape has a layout"), "{err}");
+    let out = check("f32[3,5] Format(layout=UNKNOWN)\n");
+    let hint = out[0]["hint"].as_str().unwrap();
+    assert!(hint.contains("`layout=None` or `layout=AUTO`"), "{hint}");
+}
+
 /// A shape argument is quoted back in messages with its control
 /// characters as `�` (they would act on the terminal), and the
 /// explanation names the character escaped.

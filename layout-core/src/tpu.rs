@@ -732,6 +732,17 @@ pub fn default_layout_for(
     shape_text: &str,
     generation: Generation,
 ) -> Result<ArrayShape, RequestError> {
+    // JAX's `Format(layout=None)` chooses no layout: the shape alone.
+    // Its `Layout(...)` is a layout written, as `{...}` is.
+    let shape_text = match crate::text::jax_format_without_layout(shape_text) {
+        Some(Ok(shape)) => shape,
+        // Not closed at the end: the parse below says where.
+        Some(Err(_)) => shape_text,
+        None if crate::text::parse_array_with_jax_layout(shape_text).is_some() => {
+            return Err(RequestError::LayoutWritten);
+        }
+        None => shape_text,
+    };
     let bytes = shape_text.as_bytes();
     if crate::text::shape_spans(bytes).layout.is_some() {
         return Err(RequestError::LayoutWritten);

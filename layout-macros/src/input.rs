@@ -275,6 +275,23 @@ fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
             return Ok(Source::Tpu(input.parse()?));
         }
     }
+    // `b"…"` and `c"…"` are one token each: lexed as shape text they
+    // read as an element type `b` or `c`.
+    if input.peek(syn::LitByteStr) || input.peek(syn::LitCStr) {
+        let lit: syn::Lit = input.parse()?;
+        let (kind, value) = match &lit {
+            syn::Lit::ByteStr(b) => (
+                "a byte string",
+                String::from_utf8_lossy(&b.value()).into_owned(),
+            ),
+            syn::Lit::CStr(c) => ("a C string", c.value().to_string_lossy().into_owned()),
+            _ => ("a literal", String::new()),
+        };
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("the shape is text, not {kind}: write \"{value}\""),
+        ));
+    }
     if input.peek(LitStr) {
         let fork = input.fork();
         let lit: LitStr = fork.parse()?;

@@ -287,13 +287,21 @@ impl Display for Explained<'_> {
                     "unexpected {found} in the layout: after `:` come the attributes {AttributeOrder}, each at most once and in that order, then `}}` (XLA: {xla})"
                 ),
             },
-            ParseErrorKind::ExtraContent(_) => {
-                write!(
+            ParseErrorKind::ExtraContent(_) => match Described::at(self.src, d.start, token) {
+                Described::Byte(b) => write!(
                     f,
-                    "unexpected {} after the shape (XLA: {xla})",
-                    Described::at(self.src, d.start, token)
-                )
-            }
+                    "unexpected byte 0x{b:02X} after the shape, which is not UTF-8 (XLA: {xla})"
+                ),
+                // JAX's format, with a layout it does not say in its own
+                // form (`Format(layout=AUTO)` reads as the shape alone).
+                Described::Text("Format") => write!(
+                    f,
+                    "unexpected `Format` after the shape: JAX's format is read with \
+                     `layout=Layout(...)`, `layout=None` or `layout=AUTO`, and nothing after \
+                     its `)` (XLA: {xla})"
+                ),
+                found => write!(f, "unexpected {found} after the shape (XLA: {xla})"),
+            },
             ParseErrorKind::MinorToMajorCount {
                 rank,
                 minor_to_major,

@@ -434,6 +434,9 @@ impl Display for JaxLayout<'_> {
 /// assert_eq!(parse_array_with_jax_layout(f).unwrap().unwrap().to_string(), "f32[3,5]{1,0}");
 /// ```
 pub fn parse_array_with_jax_layout(text: &str) -> Option<Result<ArrayShape, JaxShapeError>> {
+    if let Some(shape) = jax_format_without_layout(text) {
+        return Some(shape.and_then(shape_alone));
+    }
     let at = text.find("Layout(")?;
     // `DeviceLocalLayout(` starts a little earlier.
     let at = text[..at]
@@ -458,6 +461,32 @@ pub fn parse_array_with_jax_layout(text: &str) -> Option<Result<ArrayShape, JaxS
     Some(array_with_jax_layout(shape, (layout, at)))
 }
 
+/// The shape text of `SHAPE Format(layout=None, …)` (or `layout=AUTO`):
+/// JAX's format with no layout chosen, which is the shape alone (XLA's
+/// default layout; on a TPU, its default, `tpu::default_layout_for`).
+/// `None` when `text` is not that form; an error when the `Format(` does
+/// not close at the end of the text.
+///
+/// ```
+/// use xla_layout_core::text::{jax_format_without_layout, parse_array_with_jax_layout};
+/// assert_eq!(jax_format_without_layout("f32[3,5] Format(layout=None, sharding=None)"), Some(Ok("f32[3,5] ")));
+/// assert!(jax_format_without_layout("f32[3,5] Format(layout=AUTO, sharding=None) x").unwrap().is_err());
+/// assert_eq!(jax_format_without_layout("f32[3,5]{1,0}"), None);
+/// let s = parse_array_with_jax_layout("f32[3,5] Format(layout=None, sharding=None)").unwrap().unwrap();
+/// assert_eq!(s.to_string(), "f32[3,5]{1,0}");
+/// ```
+pub fn jax_format_without_layout(text: &str) -> Option<Result<&str, JaxShapeError>> {
+    let at = ["Format(layout=None", "Format(layout=AUTO"]
+        .iter()
+        .find_map(|f| text.find(f))?;
+    let (shape, format) = text.split_at(at);
+    Some(match balanced_end(format) {
+        Some(end) if format[end..].trim().is_empty() => Ok(shape),
+        Some(end) => Err(JaxShapeError::Layout(JaxLayoutError::Syntax(at + end))),
+        None => Err(JaxShapeError::Layout(JaxLayoutError::Syntax(text.len()))),
+    })
+}
+
 /// The end of the first parenthesised group of `text` (just past its `)`).
 fn balanced_end(text: &str) -> Option<usize> {
     let mut depth = 0usize;
@@ -474,6 +503,20 @@ fn balanced_end(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// `shape` (the input's first bytes) read alone, as XLA reads a shape
+/// with no layout written.
+fn shape_alone(shape: &str) -> Result<ArrayShape, JaxShapeError> {
+    if super::shape_spans(shape.as_bytes()).layout.is_some() {
+        return Err(JaxShapeError::LayoutWritten);
+    }
+    if shape.trim().is_empty() {
+        return Err(JaxShapeError::NoShape);
+    }
+    let leading = shape.len() - shape.trim_start().len();
+    super::parse_array(shape.trim().as_bytes())
+        .map_err(|e| JaxShapeError::Shape(e.shifted(leading)))
 }
 
 /// `shape` (the input's first bytes) with the JAX layout `layout`, which

@@ -34,7 +34,8 @@ pub use grid::{GridError, OffsetGrid};
 pub use hint::Explained;
 pub use human::WithoutLayout;
 pub use jax::{
-    JaxLayout, JaxLayoutError, JaxShapeError, parse_array_with_jax_layout, parse_jax_layout,
+    JaxLayout, JaxLayoutError, JaxShapeError, jax_format_without_layout,
+    parse_array_with_jax_layout, parse_jax_layout,
 };
 pub use lexer::{GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind};
 #[cfg(feature = "alloc")]
