@@ -88,7 +88,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // Usage errors: stderr, exit 2.
             let _ = e.print();
-            return ExitCode::from(e.exit_code() as u8);
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
     let result = match cli.command {

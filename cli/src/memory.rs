@@ -618,32 +618,7 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
             g.tuple_table_bytes(arity),
         ));
     }
-    if let Some(damage) = report.assignment_unused {
-        let why = match damage {
-            AssignmentDamage::Unread {
-                lines: 1,
-                cut_short: true,
-            } => "it is cut short and 1 of its lines does not read".to_string(),
-            AssignmentDamage::Unread {
-                lines,
-                cut_short: true,
-            } if lines > 0 => format!("it is cut short and {lines} of its lines do not read"),
-            AssignmentDamage::Unread {
-                cut_short: true, ..
-            } => "it is cut short".to_string(),
-            AssignmentDamage::Unread { lines: 1, .. } => "1 of its lines does not read".to_string(),
-            AssignmentDamage::Unread { lines, .. } => format!("{lines} of its lines do not read"),
-            AssignmentDamage::MissingArguments(n) => {
-                format!("it has no allocation for {n} of the entry's argument arrays")
-            }
-            AssignmentDamage::ValuePastAllocation(n) => {
-                format!("a value runs past the end of its allocation {n}")
-            }
-            AssignmentDamage::MissingOutputs(n) => {
-                format!("it has no allocation for {n} of the entry's output arrays")
-            }
-            _ => "it is not all there".to_string(),
-        };
+    if let Some(why) = report.assignment_unused {
         out.push(format!(
             "XLA's buffer assignment is not used: {why} (below, on stderr), and a part would \
              pass for the whole; the figures come from the module alone"
@@ -1236,7 +1211,7 @@ fn row_json(report: &Report, row: &Row) -> Value {
         "expansion": expansion(row.data_bytes, row.bytes),
         "reasons": d.reasons,
         "role": row.role.name(),
-        "parameter": match row.role { Role::Argument(n) | Role::Donated(n) | Role::PassedThrough(n) => Some(n), _ => None },
+        "parameter": row.role.parameter(),
         "buffer": (row.buffer != u32::MAX).then_some(row.buffer),
         "live": row.live.map(|(a, b)| [a, b]),
         "xla_allocation": row.allocation.map(|(index, offset)| json!({"index": index, "offset": offset})),
@@ -1267,7 +1242,7 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Colors of the roles, in the page and its legend.
+/// Colors of the roles, in the page and its legend, in `RoleKind`'s order.
 const COLORS: [(&str, &str); 4] = [
     ("arguments", "#4e79a7"),
     ("outputs", "#59a14f"),
@@ -1275,13 +1250,9 @@ const COLORS: [(&str, &str); 4] = [
     ("temporaries", "#f28e2b"),
 ];
 
+/// In `RoleKind`'s order.
 fn role_color(role: Role) -> &'static str {
-    match role {
-        Role::Argument(_) | Role::Donated(_) | Role::PassedThrough(_) => COLORS[0].1,
-        Role::Output => COLORS[1].1,
-        Role::Constant => COLORS[2].1,
-        _ => COLORS[3].1,
-    }
+    COLORS[role.kind() as usize].1
 }
 
 const STYLE: &str = r#"
@@ -1332,12 +1303,7 @@ fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [f64; 4]> 
         if row.buffer != u32::MAX && !seen.insert(row.buffer) {
             continue;
         }
-        let k = match row.role {
-            Role::Argument(_) | Role::Donated(_) | Role::PassedThrough(_) => 0,
-            Role::Output => 1,
-            Role::Constant => 2,
-            _ => 3,
-        };
+        let k = row.role.kind() as usize;
         let cell = &mut sums.entry(row.space).or_default()[k];
         cell.0 = cell.0.saturating_add(row.bytes);
         cell.1 = cell.1.saturating_add(row.padding_bytes());

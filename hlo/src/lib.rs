@@ -62,4 +62,4 @@ pub use items::{
     Attribute, Computation, FileLocation, Instruction, Module, Operand, StackFrame, StackIndex,
 };
 pub use metadata::{Metadata, SourceLocation, unescape};
-pub use reader::{Event, LARGE_SHAPE_TEXT, Reader};
+pub use reader::{Event, LARGE_SHAPE_TEXT, Reader, defined_name};

@@ -299,7 +299,51 @@ pub enum Role {
     Temporary,
 }
 
+/// The four kinds of bytes a report adds up by: [`Role::kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RoleKind {
+    /// Entry parameters, donated or not.
+    Argument = 0,
+    /// Parts of the output that are not parameters.
+    Output = 1,
+    /// Constants.
+    Constant = 2,
+    /// Everything else.
+    Temporary = 3,
+}
+
 impl Role {
+    /// The kind of bytes this role's buffer holds: a donated or
+    /// passed-through parameter is an argument.
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::{Role, RoleKind};
+    /// assert_eq!(Role::Donated(2).kind(), RoleKind::Argument);
+    /// assert_eq!(Role::Temporary.kind() as usize, 3);
+    /// ```
+    pub const fn kind(self) -> RoleKind {
+        match self {
+            Role::Argument(_) | Role::Donated(_) | Role::PassedThrough(_) => RoleKind::Argument,
+            Role::Output => RoleKind::Output,
+            Role::Constant => RoleKind::Constant,
+            Role::Temporary => RoleKind::Temporary,
+        }
+    }
+
+    /// The entry parameter's number, for the roles that are one.
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::Role;
+    /// assert_eq!(Role::PassedThrough(1).parameter(), Some(1));
+    /// assert_eq!(Role::Output.parameter(), None);
+    /// ```
+    pub const fn parameter(self) -> Option<u64> {
+        match self {
+            Role::Argument(n) | Role::Donated(n) | Role::PassedThrough(n) => Some(n),
+            _ => None,
+        }
+    }
+
     /// Which role a buffer takes from the values that share it: the
     /// highest rank (an argument's over an output's over a temporary's).
     const fn buffer_rank(self) -> u8 {
@@ -789,6 +833,55 @@ pub enum AssignmentDamage {
     /// (XLA allocates every one): an allocation deleted, every line
     /// whole.
     MissingOutputs(usize),
+}
+
+impl core::fmt::Display for AssignmentDamage {
+    /// What falls short, in words (`memory` says the buffer assignment is
+    /// not used because of it).
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::AssignmentDamage;
+    /// assert_eq!(AssignmentDamage::Unread { lines: 2, cut_short: true }.to_string(), "it is cut short and 2 of its lines do not read");
+    /// assert_eq!(AssignmentDamage::MissingOutputs(1).to_string(), "it has no allocation for 1 of the entry's output arrays");
+    /// ```
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let lines = |f: &mut core::fmt::Formatter<'_>, n: usize| match n {
+            1 => f.write_str("1 of its lines does not read"),
+            n => write!(f, "{n} of its lines do not read"),
+        };
+        match *self {
+            AssignmentDamage::Unread {
+                lines: n,
+                cut_short: true,
+            } if n > 0 => {
+                f.write_str("it is cut short and ")?;
+                lines(f, n)
+            }
+            AssignmentDamage::Unread {
+                cut_short: true, ..
+            } => f.write_str("it is cut short"),
+            AssignmentDamage::Unread { lines: n, .. } => lines(f, n),
+            AssignmentDamage::MissingArguments(n) => {
+                write!(
+                    f,
+                    "it has no allocation for {n} of the entry's argument arrays"
+                )
+            }
+            AssignmentDamage::OtherModule => f.write_str("it is another module's"),
+            AssignmentDamage::ValuePastAllocation(n) => {
+                write!(
+                    f,
+                    "a value of allocation {n} runs past the allocation's end"
+                )
+            }
+            AssignmentDamage::MissingOutputs(n) => {
+                write!(
+                    f,
+                    "it has no allocation for {n} of the entry's output arrays"
+                )
+            }
+        }
+    }
 }
 
 /// What a row is, for people: computed on demand, for the rows shown.

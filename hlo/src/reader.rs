@@ -996,6 +996,21 @@ fn line_around(bytes: &[u8], at: usize) -> (usize, usize) {
 /// Whether a line is an instruction's: `name =` (or `ROOT name =`) first,
 /// which no header is (`ENTRY? name (…) -> … {`).
 fn is_instruction_line(line: &[u8]) -> bool {
+    defined_name(line).is_some()
+}
+
+/// The name an instruction's line defines, as written (`%name` keeps its
+/// `%`): `name =` (or `ROOT name =`) first, which no header is (`ENTRY?
+/// name (…) -> … {`); `None` for any other line. It reads the line's start
+/// only, so it works on a line that does not read as a whole.
+///
+/// ```
+/// use xla_layout_hlo::defined_name;
+/// assert_eq!(defined_name(b"  ROOT %copy.1 = f32[2]{0} copy(p)"), Some(&b"%copy.1"[..]));
+/// assert_eq!(defined_name(b"x = f32[2]{0} nonsense((("), Some(&b"x"[..]));
+/// assert_eq!(defined_name(b"ENTRY main (p: f32[2]) -> f32[2] {"), None);
+/// ```
+pub fn defined_name(line: &[u8]) -> Option<&[u8]> {
     let mut rest = line.trim_ascii_start();
     if let Some(after) = rest.strip_prefix(b"ROOT")
         && after.first().is_some_and(u8::is_ascii_whitespace)
@@ -1006,7 +1021,7 @@ fn is_instruction_line(line: &[u8]) -> bool {
         .iter()
         .position(|&b| b.is_ascii_whitespace() || matches!(b, b'=' | b'(' | b'{'))
         .unwrap_or(rest.len());
-    name > 0 && rest[name..].trim_ascii_start().starts_with(b"=")
+    (name > 0 && rest[name..].trim_ascii_start().starts_with(b"=")).then(|| &rest[..name])
 }
 
 /// Whether the text from `start` to `end` (an instruction, read) goes on,

@@ -128,14 +128,8 @@ fn defines(text: &str, e: &xla_layout_hlo::HloError, query: &str) -> bool {
         .map_or(0, |i| i + 1);
     let line = &bytes[line_start..];
     let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
-    let line = line.trim_ascii_start();
-    let line = line
-        .strip_prefix(b"ROOT ")
-        .unwrap_or(line)
-        .trim_ascii_start();
-    let line = line.strip_prefix(b"%").unwrap_or(line);
-    line.strip_prefix(name)
-        .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"="))
+    xla_layout_hlo::defined_name(line)
+        .is_some_and(|defined| defined.strip_prefix(b"%").unwrap_or(defined) == name)
 }
 
 /// The crate being compiled, where relative dump paths start.

@@ -294,6 +294,9 @@ pub fn doc_line(checked: &Checked) -> String {
     )
 }
 
+/// A `usize` literal; one past `u32::MAX` is a `u64` cast, so that it is
+/// no out-of-range literal on narrow targets (the generated code asserts
+/// that it fits).
 fn usize_lit(v: u64) -> TokenStream {
     if v <= u32::MAX as u64 {
         let l = Literal::usize_unsuffixed(v as usize);

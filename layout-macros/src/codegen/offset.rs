@@ -128,18 +128,6 @@ fn terms(t: &TiledShape) -> Vec<(Expr, u64)> {
         .collect()
 }
 
-fn lit(v: u64) -> TokenStream {
-    // `as usize` keeps large constants from being out-of-range literals on
-    // narrow targets; the generated code asserts they fit.
-    if v <= u32::MAX as u64 {
-        let l = proc_macro2::Literal::usize_unsuffixed(v as usize);
-        quote!(#l)
-    } else {
-        let l = proc_macro2::Literal::u64_suffixed(v);
-        quote!((#l as usize))
-    }
-}
-
 fn emit(e: &Expr) -> TokenStream {
     match e {
         Expr::Index(d) => {
@@ -148,15 +136,15 @@ fn emit(e: &Expr) -> TokenStream {
         }
         Expr::Zero => quote!(0),
         Expr::Div(e, k) => {
-            let (e, k) = (emit(e), lit(*k));
+            let (e, k) = (emit(e), super::usize_lit(*k));
             quote!((#e / #k))
         }
         Expr::Rem(e, k) => {
-            let (e, k) = (emit(e), lit(*k));
+            let (e, k) = (emit(e), super::usize_lit(*k));
             quote!((#e % #k))
         }
         Expr::MulAdd(a, k, b) => {
-            let (a, k) = (emit(a), lit(*k));
+            let (a, k) = (emit(a), super::usize_lit(*k));
             if **b == Expr::Zero {
                 quote!((#a * #k))
             } else {
@@ -177,7 +165,7 @@ pub fn offset_expression(t: &TiledShape) -> TokenStream {
             if *stride == 1 {
                 e
             } else {
-                let s = lit(*stride);
+                let s = super::usize_lit(*stride);
                 quote!(#e * #s)
             }
         })
