@@ -467,9 +467,7 @@ pub fn module_in_dir(
                 .file_name()
                 .map(|n| n.to_string_lossy())
                 .unwrap_or_default();
-            (n.ends_with("after_optimizations.txt") || n.ends_with(".hlo"))
-                && !n.ends_with(".before.hlo")
-                && module.is_none_or(|m| n.contains(m))
+            xla_layout_hlo::dump::is_optimized_module(&n) && module.is_none_or(|m| n.contains(m))
         })
         .collect();
     found.sort();
@@ -483,9 +481,7 @@ pub fn module_in_dir(
                 .file_name()
                 .map(|n| n.to_string_lossy())
                 .unwrap_or_default();
-            name == m
-                || name.strip_suffix(".hlo") == Some(m)
-                || name.strip_suffix(".after_optimizations.txt") == Some(m)
+            xla_layout_hlo::dump::names_module(&name, m)
         };
         if let [one] = found.iter().filter(|p| whole(p)).collect::<Vec<_>>()[..] {
             return Ok(one.clone());

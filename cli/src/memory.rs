@@ -13,7 +13,7 @@ use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
     AssignmentDamage, Backend, Field, Options, Order, Report, Role, Row, Source, Space,
 };
-use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels, unescape};
+use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
 
 use crate::common::{Failure, MAX_UNREAD_TOLD, counted, group, read_text, unread};
 
@@ -422,45 +422,25 @@ fn locate(args: &Args) -> Result<Files, Failure> {
     } else {
         dump.clone()
     };
-    let sibling = |suffix_txt: &str, suffix_hlo: &str| -> Option<PathBuf> {
-        let name = module.to_str()?;
-        // XLA dumps the module again just before and after buffer
-        // assignment (`…after_optimizations_before_buffer_assignment.txt`):
-        // its assignment is the one written for `…after_optimizations.txt`.
-        let base = [
-            "_before_buffer_assignment.txt",
-            "_after_buffer_assignment.txt",
-        ]
-        .iter()
-        .find_map(|suffix| name.strip_suffix(suffix))
-        .map(|stem| format!("{stem}.txt"));
-        let name = base.as_deref().unwrap_or(name);
-        let candidate = if let Some(stem) = name.strip_suffix(".txt") {
-            format!("{stem}-{suffix_txt}")
-        } else if let Some(stem) = name.strip_suffix(".hlo") {
-            format!("{stem}.{suffix_hlo}")
-        } else {
-            return None;
-        };
-        let p = PathBuf::from(candidate);
+    let sibling = |kind: dump::Sibling| -> Option<PathBuf> {
+        let p = PathBuf::from(dump::sibling(module.to_str()?, kind)?);
         p.is_file().then_some(p)
     };
     let stdin = module.as_os_str() == "-";
     let assignment = match (&args.buffer_assignment, args.no_buffer_assignment || stdin) {
         (Some(p), _) => Some(p.clone()),
         (None, true) => None,
-        (None, false) => sibling("buffer-assignment.txt", "buffer-assignment.txt"),
+        (None, false) => sibling(dump::Sibling::BufferAssignment),
     };
     let report = if stdin {
         None
     } else {
-        sibling("memory-usage-report.txt", "memory-usage-report.txt")
+        sibling(dump::Sibling::MemoryUsageReport)
     };
     let topology = (|| {
-        let name = module.file_name()?.to_str()?;
-        let stem = name.split(".after_optimizations").next()?;
+        let stem = dump::topology_dir(module.file_name()?.to_str()?)?;
         let p = module.with_file_name(stem).join("topology.textproto");
-        (stem != name && p.is_file()).then_some(p)
+        p.is_file().then_some(p)
     })();
     Ok(Files {
         module,

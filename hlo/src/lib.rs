@@ -43,6 +43,7 @@ extern crate alloc;
 mod assemble;
 mod assignment;
 pub mod dataflow;
+pub mod dump;
 mod error;
 pub mod infer;
 mod items;

@@ -1,6 +1,7 @@
 //! Checked model → Rust items: a zero-sized type per layout whose constants
 //! and `offset` are literals computed by layout-core at expansion time.
 
+mod literal;
 mod offset;
 
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -20,10 +21,14 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
     let Checked { shape, tiled } = checked;
     let text = shape.to_string();
     let rank = shape.rank();
-    let dims: Vec<TokenStream> = tiled.logical_dims().iter().map(|&d| usize_lit(d)).collect();
+    let dims: Vec<TokenStream> = tiled
+        .logical_dims()
+        .iter()
+        .map(|&d| literal::usize_lit(d))
+        .collect();
     let slots = tiled.physical_slots();
     let bytes = tiled.exact_bytes();
-    let (slots_lit, bytes_lit) = (usize_lit(slots), usize_lit(bytes));
+    let (slots_lit, bytes_lit) = (literal::usize_lit(slots), literal::usize_lit(bytes));
     let (slots_u64, bytes_u64) = (Literal::u64_suffixed(slots), Literal::u64_suffixed(bytes));
     let bits = Literal::u64_suffixed(tiled.element_bits());
     // `check` refused layouts whose bit count does not fit in 64 bits.
@@ -48,7 +53,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
         .zip(tiled.logical_dims())
         .enumerate()
         .map(|(d, (i, &size))| {
-            let lit = usize_lit(size);
+            let lit = literal::usize_lit(size);
             let message = format!(
                 "index out of bounds: dimension {d} of layout `{escaped}` has size {size} \
                  (`offset_checked` returns None instead)"
@@ -294,19 +299,6 @@ pub fn doc_line(checked: &Checked) -> String {
     )
 }
 
-/// A `usize` literal; one past `u32::MAX` is a `u64` cast, so that it is
-/// no out-of-range literal on narrow targets (the generated code asserts
-/// that it fits).
-fn usize_lit(v: u64) -> TokenStream {
-    if v <= u32::MAX as u64 {
-        let l = Literal::usize_unsuffixed(v as usize);
-        quote!(#l)
-    } else {
-        let l = Literal::u64_suffixed(v);
-        quote!((#l as usize))
-    }
-}
-
 fn bounds_condition(indices: &[Ident], dims: &[TokenStream]) -> TokenStream {
     if indices.is_empty() {
         return quote!(true);
@@ -393,11 +385,11 @@ fn logical_type(k: &TokenStream, shape: &ArrayShape) -> TokenStream {
     let ty = Literal::u8_unsuffixed(shape.element_type().proto_number());
     let dims = (0..shape.rank()).map(|d| match shape.dim(d) {
         Dim::Static(n) => {
-            let n = usize_lit(n as u64);
+            let n = literal::usize_lit(n as u64);
             quote!(#k::Extent<{ #n }>)
         }
         Dim::Bounded(n) => {
-            let n = usize_lit(n as u64);
+            let n = literal::usize_lit(n as u64);
             quote!(#k::Bound<{ #n }>)
         }
         Dim::Unbounded => quote!(()),

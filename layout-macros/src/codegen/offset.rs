@@ -136,15 +136,15 @@ fn emit(e: &Expr) -> TokenStream {
         }
         Expr::Zero => quote!(0),
         Expr::Div(e, k) => {
-            let (e, k) = (emit(e), super::usize_lit(*k));
+            let (e, k) = (emit(e), super::literal::usize_lit(*k));
             quote!((#e / #k))
         }
         Expr::Rem(e, k) => {
-            let (e, k) = (emit(e), super::usize_lit(*k));
+            let (e, k) = (emit(e), super::literal::usize_lit(*k));
             quote!((#e % #k))
         }
         Expr::MulAdd(a, k, b) => {
-            let (a, k) = (emit(a), super::usize_lit(*k));
+            let (a, k) = (emit(a), super::literal::usize_lit(*k));
             if **b == Expr::Zero {
                 quote!((#a * #k))
             } else {
@@ -165,7 +165,7 @@ pub fn offset_expression(t: &TiledShape) -> TokenStream {
             if *stride == 1 {
                 e
             } else {
-                let s = super::usize_lit(*stride);
+                let s = super::literal::usize_lit(*stride);
                 quote!(#e * #s)
             }
         })
