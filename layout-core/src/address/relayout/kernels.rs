@@ -70,7 +70,7 @@ pub(super) unsafe fn run_block<T: Copy>(
 unsafe fn kernel<T: Copy>(b: Block, sp: *const T, dp: *mut T) {
     let (o, i) = (b.outer, b.inner);
     let (s, d) = (b.src as usize, b.dst as usize);
-    // SAFETY (all kernels): in bounds by this function's contract.
+    // SAFETY: in bounds by this function's contract (for every kernel below).
     unsafe {
         // Both sides contiguous: rows of a copy.
         if i.src == 1 && i.dst == 1 {

@@ -124,7 +124,7 @@ pub(super) unsafe fn run<T: Copy>(
     use nt::_mm_stream_si128;
     let (o, i) = (b.outer, b.inner);
     let (s, d) = (b.src as usize, b.dst as usize);
-    // SAFETY (below): every access is an element of the block, in
+    // SAFETY: every access below is an element of the block, in
     // bounds by the contract; `choose` made every 16-byte store
     // aligned.
     unsafe {
@@ -307,7 +307,7 @@ mod carry {
             // Units before the first line boundary, and after the last.
             let head = (start.wrapping_neg() % 64) / 16;
             let tail = ((start + 16 * count) % 64) / 16;
-            // SAFETY (below): every unit written is one of the `count`
+            // SAFETY: every unit written below is one of the `count`
             // at `to`, or one held from an earlier call, whose
             // destination the caller keeps writable.
             unsafe {
