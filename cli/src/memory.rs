@@ -927,9 +927,9 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
 fn same_buffer_as(report: &Report, rows: &[usize]) -> Vec<Option<usize>> {
     let mut first_of: std::collections::HashMap<u32, usize> = Default::default();
     (rows.iter().enumerate())
-        .map(|(n, &k)| match report.rows[k].buffer {
-            u32::MAX => None,
-            b => match first_of.entry(b) {
+        .map(|(n, &k)| match report.rows[k].buffer_id() {
+            None => None,
+            Some(b) => match first_of.entry(b) {
                 std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert(n + 1);
@@ -1192,7 +1192,7 @@ fn row_json(report: &Report, row: &Row) -> Value {
         "reasons": d.reasons,
         "role": row.role.name(),
         "parameter": row.role.parameter(),
-        "buffer": (row.buffer != u32::MAX).then_some(row.buffer),
+        "buffer": row.buffer_id(),
         "live": row.live.map(|(a, b)| [a, b]),
         "xla_allocation": row.allocation.map(|(index, offset)| json!({"index": index, "offset": offset})),
         "op_name": d.metadata.op_name.map(|n| unescape(n).into_owned()),
@@ -1280,7 +1280,7 @@ fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [f64; 4]> 
     let mut sums: std::collections::BTreeMap<i64, [(u64, u64); 4]> = Default::default();
     let mut seen = std::collections::HashSet::new();
     for row in &report.rows {
-        if row.buffer != u32::MAX && !seen.insert(row.buffer) {
+        if row.buffer_id().is_some_and(|b| !seen.insert(b)) {
             continue;
         }
         let k = row.role.kind() as usize;

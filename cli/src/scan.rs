@@ -305,19 +305,7 @@ fn write_summary(
         .iter()
         .filter(|r| !r.tuple_table && !r.sized)
         .count();
-    // A reducer's constant has no buffer in the dataflow (u32::MAX):
-    // each is one of its own.
-    let buffers = {
-        let own = rows.iter().filter(|r| r.buffer == u32::MAX).count();
-        let mut ids: Vec<u32> = rows
-            .iter()
-            .map(|r| r.buffer)
-            .filter(|&b| b != u32::MAX)
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids.len() + own
-    };
+    let buffers = Report::buffers_of(rows.iter().copied());
     let mut order: Vec<usize> = (0..rows.len()).collect();
     let names: Vec<String> = rows
         .iter()

@@ -426,6 +426,43 @@ impl Row {
     pub fn padding_bytes(&self) -> u64 {
         self.bytes.saturating_sub(self.data_bytes)
     }
+
+    /// Its buffer ([`Row::buffer`]), or `None` for a reducer's constant,
+    /// which has none in the dataflow (a buffer of its own).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT b = f32[8]{0} bitcast(p)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.rows[0].buffer_id(), r.rows[1].buffer_id()); // a bitcast shares its operand's
+    /// ```
+    pub fn buffer_id(&self) -> Option<u32> {
+        (self.buffer != NONE).then_some(self.buffer)
+    }
+}
+
+impl Report<'_, '_> {
+    /// How many buffers `rows` hold (a reducer's constant is one of its
+    /// own).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT b = f32[8]{0} bitcast(p)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(Report::buffers_of(r.rows.iter()), 1);
+    /// ```
+    pub fn buffers_of<'r>(rows: impl IntoIterator<Item = &'r Row>) -> usize {
+        let (mut own, mut ids) = (0usize, Vec::new());
+        for row in rows {
+            match row.buffer_id() {
+                Some(b) => ids.push(b),
+                None => own += 1,
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len() + own
+    }
 }
 
 /// The bytes of one memory space.
