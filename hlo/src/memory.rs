@@ -432,9 +432,10 @@ impl Row {
     ///
     /// ```
     /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
-    /// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT b = f32[8]{0} bitcast(p)\n}").unwrap();
+    /// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT n = f32[8]{0} negate(p)\n}").unwrap();
     /// let r = Report::new(&m, &Options::default());
-    /// assert_eq!(r.rows[0].buffer_id(), r.rows[1].buffer_id()); // a bitcast shares its operand's
+    /// assert_eq!(r.rows.len(), 2);
+    /// assert!(r.rows[0].buffer_id().is_some() && r.rows[0].buffer_id() != r.rows[1].buffer_id());
     /// ```
     pub fn buffer_id(&self) -> Option<u32> {
         (self.buffer != NONE).then_some(self.buffer)
@@ -447,9 +448,10 @@ impl Report<'_, '_> {
     ///
     /// ```
     /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
-    /// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT b = f32[8]{0} bitcast(p)\n}").unwrap();
+    /// // The output is written over the donated parameter: two values, one buffer.
+    /// let m = Module::parse("HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\nENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT n = f32[8]{0} negate(p)\n}").unwrap();
     /// let r = Report::new(&m, &Options::default());
-    /// assert_eq!(Report::buffers_of(r.rows.iter()), 1);
+    /// assert_eq!((r.rows.len(), Report::buffers_of(r.rows.iter())), (2, 1));
     /// ```
     pub fn buffers_of<'r>(rows: impl IntoIterator<Item = &'r Row>) -> usize {
         let (mut own, mut ids) = (0usize, Vec::new());
