@@ -111,40 +111,53 @@ pub enum Rule {
     Send,
 }
 
-/// Every opcode that does not simply define a value at each position,
-/// with its [`Rule`] (XLA: `HloDataflowAnalysis::InitializeInstructionValueSets`
-/// and the `Update…ValueSet` functions).
-///
-/// ```
-/// use xla_layout_hlo::dataflow::{RULES, Rule};
-/// assert!(RULES.contains(&("copy-done", Rule::CopyDone)));
-/// assert!(RULES.iter().all(|(_, r)| *r != Rule::Defines)); // the rest define everything
-/// ```
-pub const RULES: &[(&str, Rule)] = &[
-    ("bitcast", Rule::Forward),
-    ("add-dependency", Rule::Forward),
-    ("domain", Rule::Forward),
-    ("opt-barrier", Rule::Forward),
-    ("all-reduce-done", Rule::Forward),
-    ("get-tuple-element", Rule::Element),
-    ("tuple", Rule::Tuple),
-    ("copy", Rule::Copy),
-    ("while", Rule::While),
-    ("call", Rule::Call),
-    ("conditional", Rule::Conditional),
-    ("parameter", Rule::Parameter),
-    ("async-start", Rule::AsyncStart),
-    ("async-update", Rule::AsyncUpdate),
-    ("async-done", Rule::AsyncDone),
-    ("copy-start", Rule::CopyStart),
-    ("copy-done", Rule::CopyDone),
-    ("all-gather-start", Rule::AllGatherStart),
-    ("all-gather-done", Rule::CollectiveDone),
-    ("collective-permute-start", Rule::CollectivePermuteStart),
-    ("collective-permute-done", Rule::CollectiveDone),
-    ("recv-done", Rule::RecvDone),
-    ("send", Rule::Send),
-];
+/// The table below, written once: [`RULES`] for readers, and a `match`
+/// for [`rule`], which runs once per instruction (a search of the table
+/// would not).
+macro_rules! rules {
+    ($(#[$doc:meta])* $($($opcode:literal)|+ => $rule:ident,)*) => {
+        $(#[$doc])*
+        pub const RULES: &[(&str, Rule)] = &[$($(($opcode, Rule::$rule),)+)*];
+
+        /// The rule [`RULES`] gives `opcode`, if it lists it.
+        fn listed_rule(opcode: &str) -> Option<Rule> {
+            match opcode {
+                $($($opcode)|+ => Some(Rule::$rule),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+rules! {
+    /// Every opcode that does not simply define a value at each position,
+    /// with its [`Rule`] (XLA: `HloDataflowAnalysis::InitializeInstructionValueSets`
+    /// and the `Update…ValueSet` functions).
+    ///
+    /// ```
+    /// use xla_layout_hlo::dataflow::{RULES, Rule};
+    /// assert!(RULES.contains(&("copy-done", Rule::CopyDone)));
+    /// assert!(RULES.iter().all(|(_, r)| *r != Rule::Defines)); // the rest define everything
+    /// ```
+    "bitcast" | "add-dependency" | "domain" | "opt-barrier" | "all-reduce-done" => Forward,
+    "get-tuple-element" => Element,
+    "tuple" => Tuple,
+    "copy" => Copy,
+    "while" => While,
+    "call" => Call,
+    "conditional" => Conditional,
+    "parameter" => Parameter,
+    "async-start" => AsyncStart,
+    "async-update" => AsyncUpdate,
+    "async-done" => AsyncDone,
+    "copy-start" => CopyStart,
+    "copy-done" => CopyDone,
+    "all-gather-start" => AllGatherStart,
+    "all-gather-done" | "collective-permute-done" => CollectiveDone,
+    "collective-permute-start" => CollectivePermuteStart,
+    "recv-done" => RecvDone,
+    "send" => Send,
+}
 
 /// The [`Rule`] of `opcode`. An opcode ending in `-start`, `-update` or
 /// `-done` that is not an opcode of its own is the text form of an
@@ -162,29 +175,10 @@ pub const RULES: &[(&str, Rule)] = &[
 /// assert_eq!(rule("reduce-scatter-done"), Rule::AsyncDone);
 /// ```
 pub fn rule(opcode: &str) -> Rule {
-    // A `match` rather than a search of `RULES`: this runs once per
-    // instruction. A test checks the two agree.
+    if let Some(r) = listed_rule(opcode) {
+        return r;
+    }
     match opcode {
-        "bitcast" | "add-dependency" | "domain" | "opt-barrier" | "all-reduce-done" => {
-            Rule::Forward
-        }
-        "get-tuple-element" => Rule::Element,
-        "tuple" => Rule::Tuple,
-        "copy" => Rule::Copy,
-        "while" => Rule::While,
-        "call" => Rule::Call,
-        "conditional" => Rule::Conditional,
-        "parameter" => Rule::Parameter,
-        "async-start" => Rule::AsyncStart,
-        "async-update" => Rule::AsyncUpdate,
-        "async-done" => Rule::AsyncDone,
-        "copy-start" => Rule::CopyStart,
-        "copy-done" => Rule::CopyDone,
-        "all-gather-start" => Rule::AllGatherStart,
-        "all-gather-done" | "collective-permute-done" => Rule::CollectiveDone,
-        "collective-permute-start" => Rule::CollectivePermuteStart,
-        "recv-done" => Rule::RecvDone,
-        "send" => Rule::Send,
         // An opcode of its own (`all-reduce-start`, `send-done`) is no
         // async wrapper, whatever its suffix.
         _ if crate::opcodes::OPCODES.binary_search(&opcode).is_ok() => Rule::Defines,
