@@ -259,17 +259,38 @@ impl<'a> Instruction<'a> {
     }
 
     /// The name, without `%`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT %p.1 = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.entry().unwrap().instructions()[0].name(), "p.1");
+    /// ```
     pub fn name(&self) -> &'a str {
         self.part(self.name)
     }
 
     /// Whether it is its computation's `ROOT`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n p = f32[] parameter(0)\n ROOT n = f32[] negate(p)\n}").unwrap();
+    /// let roots: Vec<bool> = m.entry().unwrap().instructions().iter().map(|i| i.is_root()).collect();
+    /// assert_eq!(roots, [false, true]);
+    /// ```
     pub fn is_root(&self) -> bool {
         self.is_root
     }
 
     /// The shape's text as written (`None` where XLA allows it to be left
     /// out and it was).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n a = f32[4]{0} parameter(0)\n ROOT b = negate(a)\n}").unwrap();
+    /// let [a, b] = m.entry().unwrap().instructions() else { unreachable!() };
+    /// assert_eq!(a.shape_text(), Some("f32[4]{0}"));
+    /// assert_eq!(b.shape_text(), None); // left out: XLA infers it
+    /// ```
     pub fn shape_text(&self) -> Option<&'a str> {
         self.shape.map(|p| self.part(p))
     }
@@ -290,11 +311,23 @@ impl<'a> Instruction<'a> {
     }
 
     /// The opcode, e.g. `fusion`, `get-tuple-element`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT g = f32[] get-tuple-element(t), index=0\n}").unwrap();
+    /// assert_eq!(m.entry().unwrap().instructions()[0].opcode(), "get-tuple-element");
+    /// ```
     pub fn opcode(&self) -> &'a str {
         self.part(self.opcode)
     }
 
     /// The text between the opcode's parentheses.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT a = f32[2]{0} add(f32[2]{0} %x, %y)\n}").unwrap();
+    /// assert_eq!(m.entry().unwrap().instructions()[0].operands_text(), "f32[2]{0} %x, %y");
+    /// ```
     pub fn operands_text(&self) -> &'a str {
         self.part(self.operands)
     }
@@ -323,6 +356,14 @@ impl<'a> Instruction<'a> {
     }
 
     /// The text of every attribute, `name=value, …` (empty if none).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n p = f32[] parameter(0)\n ROOT f = f32[] fusion(p), kind=kLoop, calls=%c\n}").unwrap();
+    /// let [p, f] = m.entry().unwrap().instructions() else { unreachable!() };
+    /// assert_eq!(f.attributes_text(), "kind=kLoop, calls=%c");
+    /// assert_eq!(p.attributes_text(), "");
+    /// ```
     pub fn attributes_text(&self) -> &'a str {
         self.part(self.attributes)
     }
@@ -344,11 +385,28 @@ impl<'a> Instruction<'a> {
     }
 
     /// The value of the attribute `name`, as text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT f = f32[] fusion(), kind=kLoop, calls=%c\n}").unwrap();
+    /// let f = m.entry().unwrap().instructions()[0];
+    /// assert_eq!(f.attribute("kind"), Some("kLoop"));
+    /// assert_eq!(f.attribute("sharding"), None);
+    /// ```
     pub fn attribute(&self, name: &str) -> Option<&'a str> {
         self.attributes().find(|a| a.name == name).map(|a| a.value)
     }
 
     /// Where the instruction is in the module text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let text = "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// let p = m.entry().unwrap().instructions()[0];
+    /// assert_eq!(p.span().start, 12); // after "ENTRY e {\n  "
+    /// assert_eq!(&text[p.span().range()], "ROOT p = f32[] parameter(0)");
+    /// ```
     pub fn span(&self) -> ByteSpan {
         ByteSpan {
             start: self.start,
@@ -358,6 +416,13 @@ impl<'a> Instruction<'a> {
 
     /// The instruction's text, from `ROOT` or its name to its last
     /// attribute.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n  ROOT p = f32[] parameter(0), sharding={replicated} // input\n}").unwrap();
+    /// let p = m.entry().unwrap().instructions()[0];
+    /// assert_eq!(p.text(), "ROOT p = f32[] parameter(0), sharding={replicated}"); // no comment
+    /// ```
     pub fn text(&self) -> &'a str {
         self.text
     }
@@ -456,16 +521,40 @@ impl<'a> Operand<'a> {
     }
 
     /// The operand's text as written.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[], f32[]) tuple(f32[] %x, 1.5)\n}").unwrap();
+    /// let t = m.entry().unwrap().instructions()[0];
+    /// let texts: Vec<&str> = t.operands().map(|o| o.text()).collect();
+    /// assert_eq!(texts, ["f32[] %x", "1.5"]);
+    /// ```
     pub fn text(&self) -> &'a str {
         self.text
     }
 
     /// Its shape's text, when written before the name.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT a = f32[2]{0} add(f32[2]{0} %x, %y)\n}").unwrap();
+    /// let a = m.entry().unwrap().instructions()[0];
+    /// let shapes: Vec<Option<&str>> = a.operands().map(|o| o.shape_text()).collect();
+    /// assert_eq!(shapes, [Some("f32[2]{0}"), None]);
+    /// ```
     pub fn shape_text(&self) -> Option<&'a str> {
         self.shape
     }
 
     /// The instruction it names (without `%`); `None` for other text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT t = (f32[], f32[]) tuple(f32[] %x, 1.5)\n}").unwrap();
+    /// let t = m.entry().unwrap().instructions()[0];
+    /// let names: Vec<Option<&str>> = t.operands().map(|o| o.name()).collect();
+    /// assert_eq!(names, [Some("x"), None]); // `1.5` names no instruction
+    /// ```
     pub fn name(&self) -> Option<&'a str> {
         self.name
     }
@@ -514,32 +603,72 @@ impl<'a> Computation<'a> {
     }
 
     /// The name, without `%`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("%fused.1 {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.computations()[0].name(), "fused.1");
+    /// ```
     pub fn name(&self) -> &'a str {
         self.name
     }
 
     /// Whether it is marked `ENTRY`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("f {\n ROOT p = f32[] parameter(0)\n}\nENTRY g {\n ROOT q = f32[] parameter(0)\n}").unwrap();
+    /// let entries: Vec<bool> = m.computations().iter().map(|c| c.is_entry()).collect();
+    /// assert_eq!(entries, [false, true]);
+    /// ```
     pub fn is_entry(&self) -> bool {
         self.is_entry
     }
 
     /// `(params) -> shape` as written, or empty when left out.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e (x: f32[2]) -> f32[2] {\n ROOT x = f32[2]{0} parameter(0)\n}\nf {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.computations()[0].signature(), "(x: f32[2]) -> f32[2]");
+    /// assert_eq!(m.computations()[1].signature(), ""); // left out
+    /// ```
     pub fn signature(&self) -> &'a str {
         self.signature
     }
 
     /// `execution_thread="…"` after its `}`, if any (escapes kept).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("c {\n ROOT p = f32[] parameter(0)\n}, execution_thread=\"host\"\nENTRY e {\n ROOT q = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.computations()[0].execution_thread(), Some("host"));
+    /// assert_eq!(m.computations()[1].execution_thread(), None);
+    /// ```
     pub fn execution_thread(&self) -> Option<&'a str> {
         self.execution_thread
     }
 
     /// Its instructions in order. (For [`Event::Computation`](crate::Event::Computation) values,
     /// empty: the instructions come as their own events.)
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n p = f32[] parameter(0)\n ROOT n = f32[] negate(p)\n}").unwrap();
+    /// let names: Vec<&str> = m.entry().unwrap().instructions().iter().map(|i| i.name()).collect();
+    /// assert_eq!(names, ["p", "n"]);
+    /// ```
     pub fn instructions(&self) -> &[Instruction<'a>] {
         &self.instructions
     }
 
     /// The `ROOT` instruction, or the last one when none is marked (as XLA).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[] parameter(0)\n n = f32[] negate(p)\n}").unwrap();
+    /// assert_eq!(m.entry().unwrap().root().unwrap().name(), "p"); // marked, though not last
+    /// ```
     pub fn root(&self) -> Option<&Instruction<'a>> {
         self.instructions
             .iter()
@@ -548,6 +677,15 @@ impl<'a> Computation<'a> {
     }
 
     /// Where its header is in the module text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let text = "HloModule m\n\nENTRY e {\n ROOT p = f32[] parameter(0)\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// let header = m.entry().unwrap().span();
+    /// assert_eq!(m.line_column(header.start), (3, 1));
+    /// assert!(text[header.range()].starts_with("ENTRY e {"));
+    /// ```
     pub fn span(&self) -> ByteSpan {
         self.span
     }
@@ -607,31 +745,76 @@ impl<'a> Module<'a> {
     }
 
     /// The text it was read from.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let text = "ENTRY e {\n ROOT p = f32[] parameter(0)\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// assert_eq!(m.source(), text);
+    /// let p = m.entry().unwrap().root().unwrap();
+    /// assert_eq!(&m.source()[p.span().range()], p.text()); // spans index it
+    /// ```
     pub fn source(&self) -> &'a str {
         self.src
     }
 
     /// The `HloModule` name (`None` for text without the header).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("HloModule jit_f\nENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.name(), Some("jit_f"));
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.name(), None);
+    /// ```
     pub fn name(&self) -> Option<&'a str> {
         self.name
     }
 
     /// The header's attributes, values as text.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("HloModule m, is_scheduled=true, num_partitions=2\nENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// let names: Vec<&str> = m.attributes().map(|a| a.name).collect();
+    /// assert_eq!(names, ["is_scheduled", "num_partitions"]);
+    /// ```
     pub fn attributes(&self) -> impl Iterator<Item = Attribute<'a>> + 'a {
         attributes_of(self.attributes)
     }
 
     /// The value of header attribute `name`.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("HloModule m, num_partitions=2\nENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.attribute("num_partitions"), Some("2"));
+    /// assert_eq!(m.attribute("replica_count"), None);
+    /// ```
     pub fn attribute(&self, name: &str) -> Option<&'a str> {
         self.attributes().find(|a| a.name == name).map(|a| a.value)
     }
 
     /// The stack-frame tables (empty when the text has none).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("HloModule m\nFileNames\n1 \"a.py\"\nENTRY e {\n ROOT p = f32[] parameter(0)\n}").unwrap();
+    /// assert_eq!(m.stack_index().file_names, ["a.py"]);
+    /// assert!(m.stack_index().stack_frames.is_empty()); // no `StackFrames` table
+    /// ```
     pub fn stack_index(&self) -> &StackIndex<'a> {
         &self.stack_index
     }
 
     /// The computations in text order.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("f {\n ROOT p = f32[] parameter(0)\n}\nENTRY g {\n ROOT q = f32[] parameter(0)\n}").unwrap();
+    /// let names: Vec<&str> = m.computations().iter().map(|c| c.name()).collect();
+    /// assert_eq!(names, ["f", "g"]);
+    /// ```
     pub fn computations(&self) -> &[Computation<'a>] {
         &self.computations
     }
@@ -700,6 +883,13 @@ impl<'a> Module<'a> {
     }
 
     /// Every instruction with its computation, in text order.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::Module;
+    /// let m = Module::parse("f {\n ROOT p = f32[] parameter(0)\n}\nENTRY g {\n a = f32[] parameter(0)\n ROOT n = f32[] negate(a)\n}").unwrap();
+    /// let all: Vec<(&str, &str)> = m.instructions().map(|(c, i)| (c.name(), i.name())).collect();
+    /// assert_eq!(all, [("f", "p"), ("g", "a"), ("g", "n")]);
+    /// ```
     pub fn instructions(&self) -> impl Iterator<Item = (&Computation<'a>, &Instruction<'a>)> {
         self.computations
             .iter()

@@ -24,15 +24,39 @@ use crate::{AddressError, ArrayShape, ElementType, Layout};
 /// of: every such value in the fixtures takes 4 KiB (`s32[2]{0:S(4)}`,
 /// `s32[]` written without a layout). All of them hold less, so that a
 /// larger one takes a multiple is assumed.
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu::{UNTILED_PAGE, buffer_bytes}};
+/// let bytes = |t| buffer_bytes(&ArrayShape::parse_validated(t).unwrap()).unwrap();
+/// assert_eq!(bytes("s32[2]{0:S(4)}"), UNTILED_PAGE); // 8 bytes of data
+/// assert_eq!(bytes("s32[1025]{0}"), 2 * UNTILED_PAGE); // 4100 bytes
+/// ```
 pub const UNTILED_PAGE: u64 = 4 << 10;
 
 /// The alignment of temporaries in a TPU's HBM heap: every offset there
 /// in the fixtures' buffer assignments is a multiple of it, so small
 /// temporaries leave most of the heap empty
 /// ([`crate::SpaceUse::paged_heap`]).
+///
+/// ```
+/// use xla_layout_core::{space_info, tpu::{HEAP_PAGE, UNTILED_PAGE}};
+/// assert!(space_info(0).tpu.paged_heap); // HBM
+/// assert!(!space_info(1).tpu.paged_heap);
+/// assert_eq!(HEAP_PAGE, 4 * UNTILED_PAGE);
+/// ```
 pub const HEAP_PAGE: u64 = 16 << 10;
 
 /// How a TPU's buffer assignment sizes an array (see [`buffer_bytes`]).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu::{Sizing, sizing}};
+/// // 12 bytes of data in one 512-byte tile.
+/// let s = ArrayShape::parse_validated("f32[3]{0:T(128)}").unwrap();
+/// let (tiled, elements) = (s.tiled().unwrap().exact_bytes(), s.xla_byte_size_of().unwrap());
+/// assert_eq!(sizing(&s), Sizing::Tiles);
+/// assert_eq!(Sizing::Tiles.bytes(tiled, elements), Ok(512));
+/// assert_eq!(Sizing::Elements.bytes(tiled, elements), Ok(12)); // were it in SMEM
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Sizing {
     /// In SMEM (`S(2)`): its elements' bytes, whatever its tiles (SMEM
@@ -107,6 +131,13 @@ pub const fn buffer_bytes(shape: &ArrayShape) -> Result<u64, AddressError> {
 /// ranks 1 to 6 and element types of every width, parameters, outputs
 /// and temporaries alike, whether the layout prints it (`M(1024)`) or not
 /// (entry parameters do not). See [`metadata_bytes`].
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu::{DYNAMIC_METADATA_BYTES, metadata_bytes}};
+/// let of = |t| metadata_bytes(&ArrayShape::parse_validated(t).unwrap());
+/// assert_eq!(of("f32[<=8]{0:T(128)}"), DYNAMIC_METADATA_BYTES); // no `M(n)` written
+/// assert_eq!(of("f32[<=8]{0:T(128)M(2048)}"), 2048);
+/// ```
 pub const DYNAMIC_METADATA_BYTES: u64 = 1 << 10;
 
 /// The bytes in front of the data of `shape` in a TPU's buffer (part of
@@ -160,6 +191,16 @@ impl Sizing {
 }
 
 /// A TPU generation whose default layouts were measured.
+///
+/// ```
+/// use xla_layout_core::{ElementType, tpu::{Generation, default_layout}};
+/// let on = |g| default_layout(ElementType::F32, &[3, 5], g).unwrap();
+/// // The measured generations agree on every default layout
+/// // (docs/tpu-default-layouts.md)...
+/// assert!(Generation::ALL.iter().all(|&g| on(g) == on(Generation::V4)));
+/// // ...but not on how they round tuple tables.
+/// assert_ne!(Generation::V4.tuple_table_unit(), Generation::V6e.tuple_table_unit());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Generation {
@@ -175,6 +216,12 @@ pub enum Generation {
 
 impl Generation {
     /// Every measured generation.
+    ///
+    /// ```
+    /// # use xla_layout_core::tpu::Generation;
+    /// let names: Vec<&str> = Generation::ALL.iter().map(|g| g.name()).collect();
+    /// assert_eq!(names, ["v4", "v5e", "v5p", "v6e"]);
+    /// ```
     pub const ALL: &'static [Generation] = &[
         Generation::V4,
         Generation::V5e,
@@ -300,6 +347,15 @@ impl Generation {
 }
 
 /// Why there is no default TPU layout to give.
+///
+/// ```
+/// use xla_layout_core::{ElementType, tpu::{Generation, TpuError, default_layout}};
+/// let e = default_layout(ElementType::F6E2M3FN, &[4], Generation::V5e).unwrap_err();
+/// assert_eq!(e, TpuError::UnsupportedType(ElementType::F6E2M3FN));
+/// assert_eq!(e.to_string(), "TPUs have no layout for `f6e2m3fn` elements");
+/// let e = default_layout(ElementType::F32, &[2, -1], Generation::V5e).unwrap_err();
+/// assert_eq!(e, TpuError::BadDimension { dim: 1 });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TpuError {
@@ -556,6 +612,18 @@ pub const fn default_layout_of(
 }
 
 /// Why a `tpu(SHAPE)` request gives no layout.
+///
+/// ```
+/// use xla_layout_core::tpu::{RequestError, parse_request};
+/// let err = |t| parse_request(t).unwrap().unwrap_err();
+/// assert_eq!(err("tpu(f32[4], v9)"), RequestError::UnknownGeneration);
+/// assert_eq!(err("tpu((f32[4], s32[]))"), RequestError::NotAnArray);
+/// assert_eq!(err("tpu(f32[4]"), RequestError::Unclosed);
+/// assert_eq!(
+///     err("tpu(f32[4], v9)").to_string(),
+///     "after the shape comes a TPU generation: v4, v5e, v5p or v6e"
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RequestError {

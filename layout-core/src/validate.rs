@@ -16,6 +16,14 @@ use crate::limits::{COMBINE, UNBOUNDED};
 use crate::{ArrayShape, ElementType, Layout, Shape};
 
 /// Which validation rule failed. The numbers are the rules of docs/xla-layouts.md §f.
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, ValidationErrorKind};
+/// let s = ArrayShape::parse("f32[2,3]{1,0:T(8,128)(0)}").unwrap();
+/// let kind = s.validate().unwrap_err().kind();
+/// assert_eq!(kind, ValidationErrorKind::NonPositiveTileDimension { tile: 1, value: 0 });
+/// assert_eq!(kind.item(), Some(1)); // the second tile
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ValidationErrorKind {
@@ -196,6 +204,15 @@ macro_rules! rules {
         impl Rule {
             /// Every rule, in the order validation checks them (see
             /// [`Rule`] for the rules checked item by item).
+            ///
+            /// ```
+            /// # use xla_layout_core::Rule;
+            /// assert_eq!(Rule::ALL.len(), 21);
+            /// assert_eq!(Rule::ALL[0], Rule::InvalidElementType);
+            /// // Only the last is this crate's own.
+            /// let own: Vec<Rule> = Rule::ALL.into_iter().filter(|r| !r.is_xla_rule()).collect();
+            /// assert_eq!(own, [Rule::CombineInMostMinorPosition]);
+            /// ```
             pub const ALL: [Rule; [$(stringify!($variant)),*].len()] = [$(Rule::$variant),*];
 
             /// Whether XLA's validator has this rule (every rule but
@@ -238,6 +255,16 @@ rules! {
     /// (docs/xla-layouts.md §f) — except that the rules about one item of a
     /// list run together, item by item: minor_to_major's entries (out of
     /// bounds, duplicate), the tiles (empty, entries), the split configs.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Rule};
+    /// let e = ArrayShape::parse("f32[2]{1}").unwrap().validate().unwrap_err();
+    /// assert_eq!(e.kind().rule(), Rule::MinorToMajorOutOfBounds); // rank 1 has only dimension 0
+    /// assert_eq!(
+    ///     e.kind().rule().hint(),
+    ///     "minor_to_major entries must be dimension numbers 0..rank"
+    /// );
+    /// ```
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     #[non_exhaustive]
     pub enum Rule {
@@ -312,6 +339,12 @@ pub struct ValidationError {
 
 impl ValidationError {
     /// Which rule failed.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, ValidationErrorKind};
+    /// let e = ArrayShape::parse("f32[2]{0:E(-1)}").unwrap().validate().unwrap_err();
+    /// assert_eq!(e.kind(), ValidationErrorKind::NegativeElementSize);
+    /// ```
     pub const fn kind(&self) -> ValidationErrorKind {
         self.kind
     }
@@ -333,6 +366,12 @@ impl ValidationError {
     }
 
     /// The array (or the array inside the buffer) that failed.
+    ///
+    /// ```
+    /// use xla_layout_core::{Shape, validate};
+    /// let e = validate(&Shape::parse("b(f32[2]{1})").unwrap()).unwrap_err();
+    /// assert_eq!(e.shape().to_string(), "f32[2]{1}"); // the array inside the buffer
+    /// ```
     pub const fn shape(&self) -> &ArrayShape {
         &self.shape
     }
@@ -678,6 +717,15 @@ const fn validate_layout(layout: &Layout, shape: &ArrayShape) -> Verdict {
 /// Every independent validation failure of an array, first the one
 /// [`validate_array`] reports; for tools that show all problems at once
 /// (the `layout!` macro). See [`validation_errors`].
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, Rule, validation_errors};
+/// let s = ArrayShape::parse("f32[2]{0:T(0)E(-1)}").unwrap();
+/// let mut errors = validation_errors(&s);
+/// assert_eq!(errors.next(), s.validate().err()); // first, what validation reports
+/// assert_eq!(errors.next().map(|e| e.kind().rule()), Some(Rule::NegativeElementSize));
+/// assert_eq!(errors.next(), None);
+/// ```
 #[derive(Clone, Debug)]
 pub struct ValidationErrors<'a> {
     shape: &'a ArrayShape,

@@ -26,9 +26,26 @@ use crate::{ArrayShape, ElementType, validate_array};
 /// which a scalar with one tile of `MAX_TILE_ENTRIES` sizes reaches (a
 /// test builds it; a search over every rank, tile count, length and number
 /// of `*` finds no more).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, MAX_COORDS, MAX_TILE_ENTRIES};
+/// // The case that reaches it: a scalar with one tile of MAX_TILE_ENTRIES sizes.
+/// let ones = vec!["1"; MAX_TILE_ENTRIES].join(",");
+/// let s = ArrayShape::parse_validated(&format!("f32[]{{:T({ones})}}")).unwrap();
+/// assert_eq!(s.tiled().unwrap().coords().len(), MAX_COORDS);
+/// ```
 pub const MAX_COORDS: usize = MAX_RANK + 2 * MAX_TILE_ENTRIES;
 
 /// How one coordinate of the tiling program is computed.
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, CoordOp};
+/// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+/// let ops: Vec<CoordOp> = t.coords().iter().map(|c| c.op).collect();
+/// assert_eq!(ops[..2], [CoordOp::Logical(0), CoordOp::Logical(1)]);
+/// assert_eq!(ops[2], CoordOp::Outer { source: 0, tile: 2 }); // which pair of rows
+/// assert_eq!(ops[4], CoordOp::Inner { source: 0, tile: 2 }); // which row of the pair
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CoordOp {
     /// The logical index of this dimension.
@@ -59,6 +76,13 @@ pub enum CoordOp {
 }
 
 /// One coordinate: how it is computed and its extent in the padded shape.
+///
+/// ```
+/// # use xla_layout_core::ArrayShape;
+/// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+/// let extents: Vec<u64> = t.coords().iter().map(|c| c.extent).collect();
+/// assert_eq!(extents, [3, 5, 2, 3, 2, 2]); // ⌈3/2⌉ = 2 and ⌈5/2⌉ = 3 tiles
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Coord {
     /// How it is computed.
@@ -195,6 +219,12 @@ impl PerDim {
     }
 
     /// The values, in logical dimension order.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.logical_index(7).unwrap().unwrap().as_slice(), &[1, 2]); // 7 = 1·5 + 2
+    /// ```
     pub const fn as_slice(&self) -> &[u64] {
         self.values.split_at(self.len).0
     }
@@ -466,32 +496,72 @@ impl TiledShape {
     }
 
     /// The logical rank.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!((t.rank(), t.dims().len()), (2, 4)); // tiling adds dimensions, not rank
+    /// ```
     pub const fn rank(&self) -> usize {
         self.rank
     }
 
     /// The logical dimension sizes (bounds for bounded dimensions).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[<=3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.logical_dims(), [3, 5]);
+    /// ```
     pub const fn logical_dims(&self) -> &[u64] {
         self.dims.split_at(self.rank).0
     }
 
     /// The final tiled shape `S`, major to minor.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// // Dimension 0 is minor: the 5 columns are major, tiled into 3 pairs.
+    /// let t = ArrayShape::parse_validated("f32[3,5]{0,1:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.dims(), [3, 2, 2, 2]);
+    /// ```
     pub const fn dims(&self) -> &[u64] {
         self.extents.split_at(self.order_len).0
     }
 
     /// The row-major strides of the final tiled shape, in slots.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.dims(), [2, 3, 2, 2]);
+    /// assert_eq!(t.strides(), [12, 4, 2, 1]);
+    /// ```
     pub const fn strides(&self) -> &[u64] {
         self.strides.split_at(self.order_len).0
     }
 
     /// The coordinate program, in evaluation order.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ArrayShape, CoordOp};
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.coords().len(), 6); // 2 logical, 2 outer, 2 inner
+    /// assert_eq!(t.coords()[5].op, CoordOp::Inner { source: 1, tile: 2 });
+    /// ```
     pub const fn coords(&self) -> &[Coord] {
         self.coords.split_at(self.coord_count).0
     }
 
     /// Which coordinates form the final shape, major to minor (indices
     /// into [`TiledShape::coords`]).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// let last: Vec<usize> = t.final_coords().collect();
+    /// assert_eq!(last, [2, 3, 4, 5]); // the logical coordinates 0 and 1 were tiled away
+    /// ```
     pub fn final_coords(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
         self.order[..self.order_len].iter().map(|&c| c as usize)
     }
@@ -502,22 +572,48 @@ impl TiledShape {
     }
 
     /// `Π S`: slots before tail padding.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)L(32)}").unwrap().tiled().unwrap();
+    /// assert_eq!((t.tiled_slots(), t.physical_slots()), (24, 32)); // 2·3 tiles of 4
+    /// ```
     pub const fn tiled_slots(&self) -> u64 {
         self.slots
     }
 
     /// Slots allocated: `Π S` rounded up to a multiple of `L`. Includes
     /// every padding slot.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap().physical_slots();
+    /// assert_eq!(t("f32[3,5]{1,0:T(2,2)}"), 24);
+    /// assert_eq!(t("f32[3,5]{1,0:T(2,2)L(32)}"), 32); // 24 rounded up to 32
+    /// ```
     pub const fn physical_slots(&self) -> u64 {
         self.allocated_slots
     }
 
     /// Storage bits per slot: `E` if set, else 8 × the byte width.
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let bits = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap().element_bits();
+    /// assert_eq!(bits("f32[4]{0}"), 32);
+    /// assert_eq!(bits("s4[4]{0:E(4)}"), 4);
+    /// ```
     pub const fn element_bits(&self) -> u64 {
         self.element_bits
     }
 
     /// The element type.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ArrayShape, ElementType};
+    /// let t = ArrayShape::parse_validated("bf16[8]{0}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.element_type(), ElementType::BF16);
+    /// ```
     pub const fn element_type(&self) -> ElementType {
         self.element_type
     }
@@ -583,6 +679,12 @@ impl TiledShape {
     }
 
     /// The number of logical elements (`Π dims`).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!((t.element_count(), t.physical_slots()), (15, 24)); // padding has no elements
+    /// ```
     pub const fn element_count(&self) -> u64 {
         let mut n: u64 = 1;
         let mut d = 0;
@@ -595,6 +697,15 @@ impl TiledShape {
     }
 
     /// Whether `index` is a valid logical index.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ArrayShape, IndexError};
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.check_index(&[2, 4]), Ok(()));
+    /// let past = IndexError::OutOfBounds { dim: 1, index: 5, size: 5 };
+    /// assert_eq!(t.check_index(&[2, 5]), Err(past));
+    /// assert_eq!(t.check_index(&[2]), Err(IndexError::WrongRank { expected: 2, got: 1 }));
+    /// ```
     pub const fn check_index(&self, index: &[u64]) -> Result<(), IndexError> {
         if index.len() != self.rank {
             return Err(IndexError::WrongRank {
@@ -634,6 +745,13 @@ impl TiledShape {
 
     /// [`TiledShape::offset`] without the bounds check. For an index out of
     /// bounds the result is meaningless (but computing it is safe).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let t = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap().tiled().unwrap();
+    /// assert_eq!(t.offset_unchecked(&[2, 3]), 17); // as `offset`
+    /// let _ = t.offset_unchecked(&[9, 9]); // out of bounds: meaningless, but no panic
+    /// ```
     ///
     /// # Panics
     /// If `index` has fewer entries than the rank.

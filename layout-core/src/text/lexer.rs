@@ -12,6 +12,14 @@ use crate::element_type::{NAME_SLOTS, name_slot};
 
 /// The kind of a token; [`TokenKind::xla_name`] gives XLA's spelling
 /// (`kLbrace`, `kw_ENTRY`, …) used in parse messages.
+///
+/// ```
+/// use xla_layout_core::text::{Lexer, TokenKind};
+/// let mut lx = Lexer::new(b"ROOT %x = f32[]");
+/// assert_eq!(lx.next_token().kind, TokenKind::KwRoot);
+/// assert_eq!(lx.next_token().kind, TokenKind::Name);
+/// assert_eq!(lx.next_token().kind.xla_name(), "kEqual");
+/// ```
 #[allow(missing_docs)] // each variant is documented by its XLA name
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TokenKind {
@@ -161,6 +169,17 @@ impl TokenKind {
 
 /// One token: its kind, its byte range in the input, and its value where it
 /// has one.
+///
+/// ```
+/// use xla_layout_core::{ElementType, text::{Lexer, TokenKind}};
+/// let mut lx = Lexer::new(b"bf16[128]");
+/// let ty = lx.next_token();
+/// assert_eq!((ty.kind, ty.element_type), (TokenKind::PrimitiveType, ElementType::BF16));
+/// assert_eq!((ty.start, ty.end), (0, 4));
+/// lx.next_token(); // `[`
+/// let n = lx.next_token();
+/// assert_eq!((n.kind, n.int, n.start..n.end), (TokenKind::Int, 128, 5..8));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
     /// What the token is.
@@ -238,6 +257,14 @@ pub struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `src`.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::{Lexer, TokenKind};
+    /// let mut lx = Lexer::new(b"  {}");
+    /// assert_eq!(lx.position(), 0);
+    /// let t = lx.next_token();
+    /// assert_eq!((t.kind, t.start), (TokenKind::Lbrace, 2)); // whitespace skipped
+    /// ```
     pub const fn new(src: &'a [u8]) -> Lexer<'a> {
         Lexer { src, pos: 0 }
     }
@@ -253,11 +280,25 @@ impl<'a> Lexer<'a> {
     }
 
     /// The input.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::Lexer;
+    /// let lx = Lexer::at(b"f32[2]", 3);
+    /// assert_eq!(lx.source(), b"f32[2]"); // all of it, not from the position
+    /// ```
     pub const fn source(&self) -> &'a [u8] {
         self.src
     }
 
     /// The byte offset where the next token starts its search.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::{Lexer, TokenKind};
+    /// let mut lx = Lexer::new(b"[2] x");
+    /// while lx.next_token().kind != TokenKind::Rsquare {}
+    /// assert_eq!(lx.position(), 3); // just past `]`
+    /// assert_eq!(lx.next_token().start, 4); // the space is skipped by the search
+    /// ```
     pub const fn position(&self) -> usize {
         self.pos
     }
@@ -267,6 +308,15 @@ impl<'a> Lexer<'a> {
     }
 
     /// Lexes the next token.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::{Lexer, TokenKind};
+    /// let mut lx = Lexer::new(b"x=1 /* comment */");
+    /// assert_eq!(lx.next_token().kind, TokenKind::AttributeName); // `x=`
+    /// assert_eq!(lx.next_token().kind, TokenKind::Int);
+    /// assert_eq!(lx.next_token().kind, TokenKind::Eof); // the comment is skipped
+    /// assert_eq!(lx.next_token().kind, TokenKind::Eof); // and it stays at the end
+    /// ```
     pub fn next_token(&mut self) -> Token {
         // The common tokens (punctuation, plain integers, identifiers) take
         // the short paths here; the rest is out of line, so that this stays
@@ -616,7 +666,15 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// The token after the next one would be, without moving.
+    /// The token [`Lexer::next_token`] would return next, without moving.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::{Lexer, TokenKind};
+    /// let mut lx = Lexer::new(b"ENTRY e");
+    /// let ahead = lx.look_ahead();
+    /// assert_eq!((ahead.kind, lx.position()), (TokenKind::KwEntry, 0)); // not moved
+    /// assert_eq!(lx.next_token(), ahead);
+    /// ```
     pub fn look_ahead(&self) -> Token {
         let mut copy = *self;
         copy.next_token()
@@ -739,9 +797,31 @@ const PUNCTUATION: [TokenKind; 256] = {
 
 /// How deep [`Lexer::skip_group`] follows brackets (XLA's dumps nest a
 /// few dozen levels at most, in JSON configs).
+///
+/// ```
+/// use xla_layout_core::text::{GroupError, Lexer, MAX_GROUP_DEPTH};
+/// let skip = |depth: usize| {
+///     let src = "(".repeat(depth) + &")".repeat(depth);
+///     let mut lx = Lexer::new(src.as_bytes());
+///     let open = lx.next_token();
+///     lx.skip_group(open)
+/// };
+/// assert_eq!(skip(MAX_GROUP_DEPTH), Ok(2 * MAX_GROUP_DEPTH));
+/// assert!(matches!(skip(MAX_GROUP_DEPTH + 1), Err(GroupError::TooDeep(_))));
+/// ```
 pub const MAX_GROUP_DEPTH: usize = 512;
 
 /// Why [`Lexer::skip_group`] could not skip a group.
+///
+/// ```
+/// use xla_layout_core::text::{GroupError, Lexer};
+/// let src = b"[1, 2";
+/// let mut lx = Lexer::new(src);
+/// let open = lx.next_token();
+/// let e = lx.skip_group(open).unwrap_err();
+/// assert!(matches!(e, GroupError::Unbalanced(_)));
+/// assert_eq!(e.at().start, 0); // input ended first: the opener
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum GroupError {
@@ -771,6 +851,15 @@ impl core::error::Error for GroupError {}
 
 impl GroupError {
     /// Where the problem is.
+    ///
+    /// ```
+    /// # use xla_layout_core::text::Lexer;
+    /// let src = b"{a=(1]}";
+    /// let mut lx = Lexer::new(src);
+    /// let open = lx.next_token();
+    /// let e = lx.skip_group(open).unwrap_err();
+    /// assert_eq!(e.at().start, 5); // the `]` that would close `(`
+    /// ```
     pub const fn at(&self) -> Token {
         match self {
             GroupError::Unbalanced(t) | GroupError::TooDeep(t) => *t,
