@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use xla_layout_core::{ArrayShape, COMBINE, TiledShape};
+use xla_layout_core::{ArrayShape, TiledShape};
 
 /// What to draw.
 pub struct Picture<'a> {
@@ -44,24 +44,14 @@ const PALETTE: [&str; 12] = [
 ];
 
 impl Picture<'_> {
-    /// Slots in one tile of each level (1-based level k at index k-1),
-    /// for colouring and boundary lines only.
-    ///
-    /// Note: this is layout logic in the CLI and belongs in layout-core.
-    /// The product of a tile's entries is its slot count only for tiles
-    /// without `*` and not reaching across the tiles of the level before
-    /// (the view module's `tile_slots` refuses the other cases); here a
-    /// `*` entry counts 1, so such pictures colour approximately.
-    fn tile_slots(&self) -> Vec<u64> {
+    /// Slots in one tile of each level (level 0 first), where its tiles
+    /// are runs of slots ([`xla_layout_core::Layout::tile_run`]); `None`
+    /// where they are not (a `*`, a later tile that pads), which the
+    /// picture then neither colours nor outlines by.
+    fn tile_slots(&self) -> Vec<Option<u64>> {
         let layout = self.shape.layout_or_default();
         (0..layout.tile_count())
-            .map(|k| {
-                layout
-                    .tile(k)
-                    .iter()
-                    .filter(|&&e| e != COMBINE)
-                    .fold(1u64, |n, &e| n.saturating_mul(e as u64))
-            })
+            .map(|k| layout.tile_run(k))
             .collect()
     }
 
@@ -122,7 +112,8 @@ impl Picture<'_> {
                     .collect()
             })
             .collect();
-        let tile_of = |slot: u64, level: usize| tiles.get(level).map_or(0, |&n| slot / n.max(1));
+        let tile_of =
+            |slot: u64, level: usize| tiles.get(level).copied().flatten().map_or(0, |n| slot / n);
 
         let grid_x = MARGIN + LABEL;
         let grid_y = MARGIN + 40 + CELL_H;
@@ -273,8 +264,8 @@ impl Picture<'_> {
                 escape(&label)
             );
             // Tile boundaries in memory: a thick bar where a tile starts.
-            if let Some(&n) = tiles.first()
-                && slot % n.max(1) == 0
+            if let Some(&Some(n)) = tiles.first()
+                && slot % n == 0
             {
                 let _ = writeln!(
                     s,

@@ -132,38 +132,45 @@ pub struct TiledShape {
 }
 
 /// The slots of one first-level tile, when every first-level tile is one
-/// run of slots: no `*` in it, and no later tile longer than it (which
-/// would reach across first-level tiles); 0 otherwise.
+/// run of slots: no later tile longer than it (which would reach across
+/// first-level tiles) or padding it; 0 otherwise.
 const fn first_tile_size(layout: &crate::Layout) -> u64 {
-    if layout.tile_count() == 0 {
+    tile_size(layout, 0)
+}
+
+/// [`first_tile_size`] of the tiles of level `level` (0: the first).
+const fn tile_size(layout: &crate::Layout, level: usize) -> u64 {
+    if level >= layout.tile_count() {
         return 0;
     }
-    let first = layout.tile(0);
+    let first = layout.tile(level);
+    // A `*` fuses two dimensions before the tile applies and leaves the
+    // tile without that entry (docs/xla-layouts.md §d.1 step 2.3): the
+    // tile's dims are its other entries, its positions the last ones.
+    const ROOM: usize = crate::limits::MAX_TILES * crate::limits::MAX_TILE_ENTRIES;
+    let mut dims = [1u64; ROOM];
+    let mut len = 0;
     let mut size: u64 = 1;
     let mut j = 0;
     while j < first.len() {
-        if first[j] == COMBINE {
-            return 0;
+        if first[j] != COMBINE {
+            size = match size.checked_mul(first[j] as u64) {
+                Some(v) => v,
+                None => return 0,
+            };
+            dims[len] = first[j] as u64;
+            len += 1;
         }
-        size = match size.checked_mul(first[j] as u64) {
-            Some(v) => v,
-            None => return 0,
-        };
         j += 1;
     }
-    // One first-level tile's dims, minor last, through the later tiles:
-    // its slots are a run of `size` only when each later tile splits the
-    // dims it covers exactly (no padding inside, e.g. `T(2,3)(2,2)` pads
-    // each 6-slot tile to 8).
-    const ROOM: usize = crate::limits::MAX_TILES * crate::limits::MAX_TILE_ENTRIES;
-    let mut dims = [1u64; ROOM];
-    let mut len = first.len();
-    let mut j = 0;
-    while j < len {
-        dims[j] = first[j] as u64;
-        j += 1;
+    if len == 0 {
+        return 0;
     }
-    let mut t = 1;
+    // One tile's dims, minor last, through the later tiles: its slots are
+    // a run of `size` only when each later tile splits the dims it covers
+    // exactly (no padding inside, e.g. `T(2,3)(2,2)` pads each 6-slot
+    // tile to 8), with no `*` (which would fuse them with dims outside).
+    let mut t = level + 1;
     while t < layout.tile_count() {
         let tile = layout.tile(t);
         if tile.len() > len || len + tile.len() > ROOM {
@@ -184,6 +191,32 @@ const fn first_tile_size(layout: &crate::Layout) -> u64 {
         t += 1;
     }
     size
+}
+
+impl crate::Layout {
+    /// The slots of one tile of level `level` (0: the first `T`), when
+    /// each such tile is one run of slots: its `n`-th tile is slots
+    /// `n·size..(n+1)·size` of the tiled array (a `*` entry fuses two
+    /// dimensions and adds none to the tile). `None` past the last level,
+    /// or when tiles of that level are no runs: a later tile that pads it
+    /// or reaches across it (`T(2,3)(2,2)` pads each 6-slot tile to 8), or
+    /// has a `*`.
+    ///
+    /// ```
+    /// use xla_layout_core::Layout;
+    /// let bf16 = Layout::new(&[1, 0]).with_tiles(&[&[8, 128], &[2, 1]]);
+    /// assert_eq!((bf16.tile_run(0), bf16.tile_run(1), bf16.tile_run(2)), (Some(1024), Some(2), None));
+    /// let padded = Layout::new(&[1, 0]).with_tiles(&[&[2, 3], &[2, 2]]);
+    /// assert_eq!((padded.tile_run(0), padded.tile_run(1)), (None, Some(4)));
+    /// let fused = Layout::new(&[2, 1, 0]).with_tiles(&[&[xla_layout_core::COMBINE, 4, 8]]);
+    /// assert_eq!(fused.tile_run(0), Some(32));
+    /// ```
+    pub const fn tile_run(&self, level: usize) -> Option<u64> {
+        match tile_size(self, level) {
+            0 => None,
+            n => Some(n),
+        }
+    }
 }
 
 /// One value per logical dimension (it derefs to `[u64]`): a logical index
@@ -620,8 +653,8 @@ impl TiledShape {
 
     /// The slots of first-level tile `k` (the `k`-th run of `S` slots, `S`
     /// the first tile's size); `None` without tiles, past the last tile,
-    /// or when tiles are not runs of slots (a `*` in the first tile, or a
-    /// later tile longer than it). The tiles are the tiled slots
+    /// or when tiles are not runs of slots (a later tile longer than the
+    /// first, one that pads it, or one with `*`). The tiles are the tiled slots
     /// ([`TiledShape::tiled_slots`]): `L(n)`'s tail padding after them is
     /// no tile.
     ///

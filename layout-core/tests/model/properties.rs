@@ -1734,3 +1734,33 @@ fn first_level_tiles_are_the_runs_of_their_elements() {
         assert_eq!(ks.len(), tile_of.len(), "{text}: one run per tile");
     }
 }
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// `Layout::tile_run` claims only what is so: where it says the tiles
+    /// of a level are runs of `size` slots, an element's slot divided by
+    /// `size` is its tile at that level, counted by the reference (§d.1
+    /// through that level: the coordinates before the tile's own), `*`
+    /// entries included.
+    #[test]
+    fn tile_runs_are_the_tiles_of_their_elements(spec in spec_strategy(GENERAL)) {
+        if !spec.small_enough() || spec.dims.contains(&0) {
+            return Ok(());
+        }
+        let shape = spec.shape();
+        let layout = shape.layout().unwrap();
+        let t = shape.tiled().unwrap();
+        for level in 0..spec.tiles.len() {
+            let Some(size) = layout.tile_run(level) else { continue };
+            let own = spec.tiles[level].iter().filter(|e| e.is_some()).count();
+            for e in all_indices(&spec.dims) {
+                let (s, x) = reference(&spec.dims, &spec.m2m, &spec.tiles[..=level], &e).unwrap();
+                let outer = s.len() - own;
+                let tile = linearise(&s[..outer], &x[..outer]).unwrap();
+                let slot = t.offset(&e).unwrap();
+                prop_assert_eq!(u128::from(slot / size), tile, "level {} of {}", level, shape);
+            }
+        }
+    }
+}
