@@ -1325,6 +1325,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// Every instruction that calls computation `k` (the inverse of
     /// [`Dataflow::callees`]), as ids, in id order: a pass over the
     /// module's calls.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n p = f32[8]{0} parameter(0)\n z = f32[] constant(0)\n r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add\n ROOT r2 = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.callers(0).collect::<Vec<_>>(), [d.find("r1").unwrap(), d.find("r2").unwrap()]);
+    /// ```
     pub fn callers(&self, k: usize) -> impl Iterator<Item = InstructionId> + '_ {
         // One id once, though it calls `k` twice (a `conditional`'s
         // branches): calls are in id order.

@@ -13,7 +13,13 @@
 use alloc::format;
 use alloc::string::String;
 
-/// A file XLA writes beside an optimized module.
+/// A file XLA writes beside an optimized module ([`sibling`]).
+///
+/// ```
+/// use xla_layout_hlo::dump::{Sibling, sibling};
+/// let report = sibling("m.after_optimizations.txt", Sibling::MemoryUsageReport);
+/// assert_eq!(report.as_deref(), Some("m.after_optimizations-memory-usage-report.txt"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Sibling {

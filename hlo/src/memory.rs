@@ -300,6 +300,14 @@ pub enum Role {
 }
 
 /// The four kinds of bytes a report adds up by: [`Role::kind`].
+///
+/// ```
+/// use xla_layout_hlo::{Module, memory::{Options, Report, RoleKind}};
+/// let m = Module::parse("ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT n = f32[8]{0} negate(p)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// let kinds: Vec<RoleKind> = r.rows.iter().map(|row| row.role.kind()).collect();
+/// assert_eq!(kinds, [RoleKind::Argument, RoleKind::Output]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RoleKind {
     /// Entry parameters, donated or not.
@@ -2609,6 +2617,16 @@ fn entry_incomplete(module: &Module<'_>) -> bool {
 /// How a TPU sizes tuples' index tables: by a generation's rule
 /// ([`Generation::tuple_table_bytes`]), and where the generation comes
 /// from.
+///
+/// ```
+/// use xla_layout_core::tpu::Generation;
+/// use xla_layout_hlo::{Module, memory::{Options, Report, Source}};
+/// let m = Module::parse("ENTRY e {\n p = f32[8]{0:T(8)} parameter(0)\n ROOT t = (f32[8]{0:T(8)}) tuple(p)\n}").unwrap();
+/// let r = Report::new(&m, &Options { generation: Some(Generation::V6e), ..Options::default() });
+/// let tables = r.tuple_tables.unwrap();
+/// // The generation given, with no buffer assignment's tuples to say otherwise.
+/// assert_eq!((tables.generation, tables.source), (Generation::V6e, Source::Exact));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TupleTables {
     /// The generation whose rule sizes them (generations that size them
