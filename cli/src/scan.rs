@@ -88,7 +88,9 @@ fn array_bytes(shape: &Shape) -> Option<u64> {
     let Shape::Array(a) = shape else {
         // A token holds nothing, an opaque value a pointer: XLA's
         // `ByteSizeOf` with 64-bit pointers, as the memory report counts.
-        return shape.xla_byte_size_of(8).ok();
+        return shape
+            .xla_byte_size_of(xla_layout_hlo::memory::POINTER_BYTES)
+            .ok();
     };
     validate(shape).ok()?;
     Some(a.tiled().ok()?.exact_bytes())

@@ -30,6 +30,18 @@ use crate::metadata::{Metadata, SourceLocation};
 /// "None" for `u32` indices.
 const NONE: u32 = u32::MAX;
 
+/// The bytes of a pointer on the hosts XLA's CPU and GPU runtimes run on
+/// (64-bit): a tuple's index table holds one per element, and an opaque
+/// value is one (XLA's `ShapeUtil::ByteSizeOf` with this pointer size).
+///
+/// ```
+/// use xla_layout_core::Shape;
+/// use xla_layout_hlo::memory::POINTER_BYTES;
+/// let t = Shape::parse("(f32[2]{0}, opaque[])").unwrap();
+/// assert_eq!(t.xla_byte_size_of(POINTER_BYTES), Ok(2 * POINTER_BYTES));
+/// ```
+pub const POINTER_BYTES: u64 = 8;
+
 /// The alignment of values in a TPU's HBM temporary heap: every offset in
 /// the fixtures' buffer assignments there is a multiple of it.
 const PAGE: u64 = tpu::HEAP_PAGE;
@@ -1348,7 +1360,7 @@ impl<'m, 'a> Report<'m, 'a> {
             NodeKind::Tuple { arity } => {
                 let b = match self.tuple_tables {
                     Some(t) => t.generation.tuple_table_bytes(u64::from(*arity)),
-                    None => 8 * u64::from(*arity),
+                    None => POINTER_BYTES * u64::from(*arity),
                 };
                 (b, b)
             }
@@ -1366,7 +1378,7 @@ impl<'m, 'a> Report<'m, 'a> {
                 };
                 (bytes, data.min(bytes))
             }
-            NodeKind::Opaque => (8, 8),
+            NodeKind::Opaque => (POINTER_BYTES, POINTER_BYTES),
             NodeKind::Token => (0, 0),
         }
     }
