@@ -243,7 +243,8 @@ impl Generation {
     /// ```
     /// # use xla_layout_core::tpu::Generation;
     /// let names: Vec<&str> = Generation::ALL.iter().map(|g| g.name()).collect();
-    /// assert_eq!(Generation::NAMES, format!("{} or {}", names[..3].join(", "), names[3]));
+    /// let (last, rest) = names.split_last().unwrap();
+    /// assert_eq!(Generation::NAMES, format!("{} or {last}", rest.join(", ")));
     /// ```
     pub const NAMES: &'static str = "v4, v5e, v5p or v6e";
 
