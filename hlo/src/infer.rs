@@ -21,6 +21,16 @@ use crate::items::{Computation, Instruction, split_top_level};
 use crate::reader::LARGE_SHAPE_TEXT;
 
 /// An instruction's shape: as written, or inferred.
+///
+/// ```
+/// use xla_layout_hlo::{Module, infer::{ShapeText, Shapes}};
+/// let m = Module::parse("ENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT n = negate(a)\n}").unwrap();
+/// let c = m.entry().unwrap();
+/// let mut shapes = Shapes::new();
+/// shapes.computation(c);
+/// assert_eq!(shapes.instruction(&c.instructions()[0]), Some(ShapeText::Written("f32[2]{0}")));
+/// assert_eq!(shapes.instruction(&c.instructions()[1]), Some(ShapeText::Inferred("f32[2]{0}".to_string())));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShapeText<'a> {
     /// Written in the text.
@@ -31,6 +41,12 @@ pub enum ShapeText<'a> {
 
 impl ShapeText<'_> {
     /// The shape's text.
+    ///
+    /// ```
+    /// use xla_layout_hlo::infer::ShapeText;
+    /// assert_eq!(ShapeText::Written("f32[2]{0}").text(), "f32[2]{0}");
+    /// assert_eq!(ShapeText::Inferred("pred[]".to_string()).text(), "pred[]");
+    /// ```
     pub fn text(&self) -> &str {
         match self {
             ShapeText::Written(t) => t,
@@ -39,6 +55,12 @@ impl ShapeText<'_> {
     }
 
     /// Whether the shape was inferred rather than written.
+    ///
+    /// ```
+    /// use xla_layout_hlo::infer::ShapeText;
+    /// assert!(!ShapeText::Written("f32[2]{0}").is_inferred());
+    /// assert!(ShapeText::Inferred("f32[2]{0}".to_string()).is_inferred());
+    /// ```
     pub fn is_inferred(&self) -> bool {
         matches!(self, ShapeText::Inferred(_))
     }
@@ -49,6 +71,21 @@ impl ShapeText<'_> {
 }
 
 /// How an opcode's result shape follows from its operands.
+///
+/// ```
+/// use xla_layout_hlo::{Module, infer::{Rule, Shapes, rule}};
+/// assert_eq!(rule("add"), Some(Rule::Binary));
+/// assert_eq!(rule("compare"), Some(Rule::Predicate));
+/// let m = Module::parse(
+///     "ENTRY e {\n  a = f32[2]{0} parameter(0)\n  b = bf16[2]{0} parameter(1)\n  s = add(a, b)\n  ROOT p = compare(a, a), direction=LT\n}",
+/// )
+/// .unwrap();
+/// let c = m.entry().unwrap();
+/// let mut shapes = Shapes::new();
+/// shapes.computation(c);
+/// let all: Vec<String> = c.instructions().iter().map(|i| shapes.instruction(i).unwrap().text().to_string()).collect();
+/// assert_eq!(all[2..], ["f32[2]{0}", "pred[2]{0}"]); // f32 is the higher precision
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule {
     /// The shape of operand `n` (elementwise operations, `select`'s
@@ -73,6 +110,13 @@ pub enum Rule {
 }
 
 /// The opcodes whose shapes are inferred, and how.
+///
+/// ```
+/// use xla_layout_hlo::infer::{RULES, Rule};
+/// assert!(RULES.contains(&("negate", Rule::Operand(0))));
+/// let calling: Vec<&str> = RULES.iter().filter(|(_, r)| matches!(r, Rule::Called(_))).map(|(o, _)| *o).collect();
+/// assert_eq!(calling, ["conditional", "call"]);
+/// ```
 pub const RULES: &[(&str, Rule)] = &[
     // Unary elementwise.
     ("abs", Rule::Operand(0)),
@@ -211,6 +255,13 @@ pub const INFER_WORK_PER_BYTE: usize = 64;
 
 /// The bytes of work inference may spend whatever the text's size: see
 /// [`INFER_WORK_PER_BYTE`].
+///
+/// ```
+/// use xla_layout_hlo::infer::{INFER_WORK_BASE, INFER_WORK_PER_BYTE};
+/// assert_eq!(INFER_WORK_BASE, 1 << 20); // 1 MiB
+/// // What inference may spend on 1 KiB of instructions: the base and 64 bytes a byte.
+/// assert_eq!(INFER_WORK_BASE + 1024 * INFER_WORK_PER_BYTE, 1_114_112);
+/// ```
 pub const INFER_WORK_BASE: usize = 1 << 20;
 
 /// Bytes of work allowed and spent; a `Cell` so that [`Shapes::inferred`]
@@ -238,17 +289,61 @@ impl Work {
 
 impl<'a> Shapes<'a> {
     /// No shapes yet.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, infer::Shapes};
+    /// let m = Module::parse("ENTRY e {\n  ROOT a = f32[2]{0} parameter(0)\n}").unwrap();
+    /// let mut shapes = Shapes::new();
+    /// let c = m.entry().unwrap();
+    /// shapes.computation(c);
+    /// assert_eq!(shapes.instruction(&c.instructions()[0]).unwrap().text(), "f32[2]{0}");
+    /// ```
     pub fn new() -> Shapes<'a> {
         Shapes::default()
     }
 
-    /// A computation starts.
+    /// A computation starts (and the one before it, if any, ends: see
+    /// [`Shapes::end_computation`]). Computations are fed in text order, so
+    /// that a `call` finds the result of the computation it names.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, infer::Shapes};
+    /// let text = "f {\n  ROOT p = s32[4]{0} parameter(0)\n}\n\nENTRY e {\n  a = s32[4]{0} parameter(0)\n  ROOT c = call(a), to_apply=f\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// let (f, e) = (&m.computations()[0], &m.computations()[1]);
+    /// let mut shapes = Shapes::new();
+    /// shapes.computation(e); // `f` not fed: the call has no shape
+    /// assert!(shapes.instruction(&e.instructions()[1]).is_none());
+    /// let mut shapes = Shapes::new();
+    /// for c in [f, e] {
+    ///     shapes.computation(c);
+    ///     c.instructions().iter().for_each(|i| { shapes.instruction(i); });
+    /// }
+    /// assert_eq!(shapes.inferred(&e.instructions()[1]).unwrap().text(), "s32[4]{0}");
+    /// ```
     pub fn computation(&mut self, c: &Computation<'a>) {
         self.end_computation();
         self.current = Some(c.name());
     }
 
-    /// The current computation ends: its result is its root's shape.
+    /// The current computation ends: its result is its root's shape (its
+    /// last instruction's, without a root).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, infer::Shapes};
+    /// let text = "f {\n  p = s32[4]{0} parameter(0)\n  ROOT t = tuple(p)\n  x = f32[] constant(0)\n}\n\n\
+    ///             ENTRY e {\n  a = s32[4]{0} parameter(0)\n  ROOT c = call(a), to_apply=f\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// let (f, e) = (&m.computations()[0], &m.computations()[1]);
+    /// let mut shapes = Shapes::new();
+    /// shapes.computation(f);
+    /// f.instructions().iter().for_each(|i| { shapes.instruction(i); });
+    /// shapes.end_computation();
+    /// shapes.computation(e);
+    /// shapes.instruction(&e.instructions()[0]);
+    /// // The call's shape is `f`'s root's, not its last instruction's.
+    /// assert_eq!(shapes.instruction(&e.instructions()[1]).unwrap().text(), "(s32[4]{0})");
+    /// ```
     pub fn end_computation(&mut self) {
         if let Some(name) = self.current.take() {
             let result = self.root.take().or(self.last.take());
@@ -263,6 +358,20 @@ impl<'a> Shapes<'a> {
 
     /// The shape of the next instruction: as written, else inferred;
     /// `None` when neither.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, infer::Shapes};
+    /// let m = Module::parse(
+    ///     "ENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  t = tuple(a)\n  ROOT x = custom-call(a), custom_call_target=\"x\"\n}",
+    /// )
+    /// .unwrap();
+    /// let c = m.entry().unwrap();
+    /// let mut shapes = Shapes::new();
+    /// shapes.computation(c);
+    /// let found: Vec<_> = c.instructions().iter().map(|i| shapes.instruction(i)).collect();
+    /// assert_eq!(found[1].as_ref().unwrap().text(), "(f32[2,3]{1,0})"); // inferred
+    /// assert!(found[2].is_none()); // custom-call has no rule, and no shape written
+    /// ```
     pub fn instruction(&mut self, i: &Instruction<'a>) -> Option<ShapeText<'a>> {
         let shape = match i.shape_text() {
             Some(text) => Some(ShapeText::Written(text)),

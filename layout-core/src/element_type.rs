@@ -24,6 +24,13 @@ macro_rules! element_types {
 
         impl ElementType {
             /// Every element type, in proto-number order.
+            ///
+            /// ```
+            /// # use xla_layout_core::ElementType;
+            /// assert_eq!(ElementType::ALL[0], ElementType::INVALID);
+            /// assert_eq!(ElementType::ALL[16], ElementType::BF16); // index = proto number
+            /// assert!(ElementType::ALL.iter().enumerate().all(|(i, t)| t.proto_number() as usize == i));
+            /// ```
             pub const ALL: [ElementType; [$($number),*].len()] = [$(ElementType::$variant),*];
 
             /// XLA's lowercase name (`LowercasePrimitiveTypeName`): `bf16`,
@@ -257,14 +264,32 @@ impl core::fmt::Debug for ElementTypes {
 
 impl ElementTypes {
     /// No type.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ElementType, ElementTypes};
+    /// assert!(ElementType::ALL.iter().all(|&t| !ElementTypes::NONE.contains(t)));
+    /// assert_eq!(ElementTypes::NONE, ElementTypes::default());
+    /// ```
     pub const NONE: ElementTypes = ElementTypes(0);
 
     /// This set and `ty`.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ElementType as T, ElementTypes};
+    /// let ints = ElementTypes::NONE.with(T::S8).with(T::S32).with(T::S8); // a set: S8 once
+    /// assert_eq!(format!("{ints:?}"), "{S8, S32}");
+    /// ```
     pub const fn with(self, ty: ElementType) -> ElementTypes {
         ElementTypes(self.0 | 1 << ty.proto_number())
     }
 
     /// Whether `ty` is in the set.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ElementType as T, ElementTypes};
+    /// let halves = ElementTypes::NONE.with(T::F16).with(T::BF16);
+    /// assert!(halves.contains(T::BF16) && !halves.contains(T::F32));
+    /// ```
     pub const fn contains(self, ty: ElementType) -> bool {
         self.0 & 1 << ty.proto_number() != 0
     }

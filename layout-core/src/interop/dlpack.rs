@@ -52,6 +52,17 @@ fn dtype_of(ty: ElementType, slot_bits: u64) -> Option<DLDataType> {
 }
 
 /// Why a view has no DLPack form.
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, Dlpack, DlpackError, ElementType, ViewError};
+/// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+/// let tpu = t("bf16[16,256]{1,0:T(8,128)(2,1)}");
+/// assert!(matches!(Dlpack::new(&tpu, &[0u16; 4096]), Err(DlpackError::NotStrided(_))));
+/// let packed = t("s4[4]{0:E(4)}");
+/// assert_eq!(Dlpack::new(&packed, &[0u8; 2]).unwrap_err(), DlpackError::ElementType { ty: ElementType::S4, slot_bits: 4 });
+/// let short = Dlpack::new(&t("f32[3]{0}"), &[0.0f32; 2]).unwrap_err();
+/// assert_eq!(short, DlpackError::View(ViewError::TooShort { needed: 3, got: 2 }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DlpackError {
@@ -212,16 +223,35 @@ impl<'a> Dlpack<'a> {
     }
 
     /// The dimensions, as DLPack has them (see [`Dlpack::new`]).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Dlpack};
+    /// let t = ArrayShape::parse_validated("f32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// assert_eq!(Dlpack::new(&t, &[0.0f32; 6]).unwrap().shape(), [2, 3]);
+    /// ```
     pub fn shape(&self) -> &[i64] {
         &self.shape[..self.ndim]
     }
 
     /// The strides in elements, as DLPack has them (see [`Dlpack::new`]).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Dlpack};
+    /// let t = ArrayShape::parse_validated("f32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// assert_eq!(Dlpack::new(&t, &[0.0f32; 6]).unwrap().strides(), [1, 2]); // column-major
+    /// ```
     pub fn strides(&self) -> &[i64] {
         &self.strides[..self.ndim]
     }
 
     /// The element type (see [`Dlpack::new`]).
+    ///
+    /// ```
+    /// use dlpark::ffi::DLDataType;
+    /// use xla_layout_core::{ArrayShape, Dlpack};
+    /// let t = ArrayShape::parse_validated("u8[4]{0}").unwrap().tiled().unwrap();
+    /// assert_eq!(Dlpack::new(&t, &[0u8; 4]).unwrap().dtype(), DLDataType::U8);
+    /// ```
     pub fn dtype(&self) -> DLDataType {
         self.dtype
     }
@@ -230,6 +260,17 @@ impl<'a> Dlpack<'a> {
     /// `shape` and `strides` point into `self`: it is valid while `self`
     /// is alive and not moved. From a shared view the consumer must not
     /// write through it. See [`Dlpack::new_mut`] for a use.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Dlpack};
+    /// let t = ArrayShape::parse_validated("f32[2,3]{0,1}").unwrap().tiled().unwrap();
+    /// let data = [0.0f32; 6];
+    /// let d = Dlpack::new(&t, &data).unwrap();
+    /// let tensor = d.tensor();
+    /// assert_eq!((tensor.ndim, tensor.data.cast_const()), (2, data.as_ptr().cast()));
+    /// // SAFETY: `d` is alive and not moved; `strides` has `ndim` entries.
+    /// assert_eq!(unsafe { *tensor.strides.add(1) }, 2);
+    /// ```
     pub fn tensor(&self) -> DLTensor {
         DLTensor {
             data: self.data,

@@ -12,6 +12,17 @@ use crate::{
 };
 
 /// Why a layout has no `ndarray` view of the asked kind.
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, NdarrayError, ViewError};
+/// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+/// let tpu = t("bf16[16,256]{1,0:T(8,128)(2,1)}");
+/// // A tile splits each dimension: no stride per dimension, but one per digit.
+/// assert!(matches!(tpu.ndarray(&[0u16; 4096]), Err(NdarrayError::NotStrided(_))));
+/// assert!(tpu.ndarray_tiled(&[0u16; 4096]).is_ok());
+/// let short = tpu.ndarray_tiled(&[0u16; 10]).unwrap_err();
+/// assert_eq!(short, NdarrayError::View(ViewError::TooShort { needed: 4096, got: 10 }));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum NdarrayError {

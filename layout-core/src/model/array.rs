@@ -299,6 +299,12 @@ impl ArrayShape {
     }
 
     /// The element type.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ArrayShape, ElementType};
+    /// let s: ArrayShape = "bf16[8,128]{1,0}".parse().unwrap();
+    /// assert_eq!(s.element_type(), ElementType::BF16);
+    /// ```
     pub const fn element_type(&self) -> ElementType {
         self.element_type
     }
@@ -340,6 +346,12 @@ impl ArrayShape {
     ///
     /// # Panics
     /// If `i >= self.rank()`.
+    ///
+    /// ```
+    /// # use xla_layout_core::{ArrayShape, Dim};
+    /// let s: ArrayShape = "f32[<=4,3]".parse().unwrap();
+    /// assert_eq!((s.dim(0), s.dim(1)), (Dim::Bounded(4), Dim::Static(3)));
+    /// ```
     pub const fn dim(&self, i: usize) -> Dim {
         assert!(i < self.rank as usize, "dimension index out of range");
         Dim::from_raw(self.dims[i], self.dynamic[i])
@@ -379,7 +391,16 @@ impl ArrayShape {
         false
     }
 
-    /// The layout, if set.
+    /// The layout, if set (see [`ArrayShape::layout_or_default`]).
+    ///
+    /// ```
+    /// # use xla_layout_core::ArrayShape;
+    /// let s: ArrayShape = "f32[2,3]{0,1}".parse().unwrap();
+    /// assert_eq!(s.layout().unwrap().minor_to_major(), &[0, 1]);
+    /// // Text without a layout gets XLA's default one; `clear_layout` unsets it.
+    /// assert_eq!("f32[2,3]".parse::<ArrayShape>().unwrap().layout().unwrap().minor_to_major(), &[1, 0]);
+    /// assert!(s.clear_layout().layout().is_none());
+    /// ```
     pub const fn layout(&self) -> Option<&Layout> {
         self.layout.as_ref()
     }

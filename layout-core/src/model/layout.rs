@@ -7,6 +7,16 @@ use crate::limits::{
 use crate::{ElementType, InlineStr};
 
 /// The canonical text of a `P(...)` physical shape, as a layout keeps it.
+///
+/// ```
+/// use core::fmt::Write;
+/// use xla_layout_core::{MAX_PHYSICAL_SHAPE_TEXT, PhysicalShapeText};
+/// let mut p = PhysicalShapeText::new();
+/// write!(p, "f32[4]{{0}}").unwrap();
+/// assert_eq!(p.as_str(), "f32[4]{0}");
+/// // A fixed capacity: longer text does not fit.
+/// assert!(write!(p, "{}", "x".repeat(MAX_PHYSICAL_SHAPE_TEXT)).is_err());
+/// ```
 pub type PhysicalShapeText = InlineStr<MAX_PHYSICAL_SHAPE_TEXT>;
 
 /// How an array is laid out in memory: XLA's `Layout`, every field.
@@ -49,6 +59,12 @@ pub struct Layout {
 
 /// One split config (`SC(d:i,j,…)`): physical dimension `dimension` (0 is
 /// the most major) is split before each of `indices`.
+///
+/// ```
+/// use xla_layout_core::{Layout, SplitConfig};
+/// let l: Layout = "{1,0:SC(0:64,128)}".parse().unwrap();
+/// assert_eq!(l.split_config(0), SplitConfig { dimension: 0, indices: &[64, 128] });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitConfig<'a> {
     /// The physical dimension, counted from the most major.
@@ -176,6 +192,12 @@ impl core::hash::Hash for Layout {
 
 impl Layout {
     /// The empty layout `{}`: no dimensions, every attribute at its default.
+    ///
+    /// ```
+    /// # use xla_layout_core::Layout;
+    /// assert_eq!(Layout::EMPTY.to_string(), "{}");
+    /// assert_eq!(Layout::EMPTY, Layout::default_for_rank(0));
+    /// ```
     pub const EMPTY: Layout = Layout {
         minor_to_major: [0; MAX_RANK],
         minor_to_major_len: 0,

@@ -41,6 +41,17 @@ pub enum Shape {
 }
 
 /// One step of a pre-order walk over a [`Shape`]; see [`Shape::events`].
+///
+/// ```
+/// # #[cfg(feature = "alloc")] {
+/// use xla_layout_core::{Shape, ShapeEvent};
+/// let s = Shape::parse("(f32[], token[])").unwrap();
+/// let events: Vec<ShapeEvent> = s.events().collect();
+/// assert_eq!(events[0], ShapeEvent::TupleStart { index: 0, len: 2 });
+/// assert!(matches!(events[2], ShapeEvent::Leaf { index: 1, shape: Shape::Token }));
+/// assert_eq!(events[3], ShapeEvent::TupleEnd);
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShapeEvent<'a> {
     /// A shape that is not a tuple.
@@ -62,6 +73,15 @@ pub enum ShapeEvent<'a> {
 }
 
 /// The iterator of [`Shape::events`].
+///
+/// ```
+/// use xla_layout_core::{Shape, ShapeEvent};
+/// // Not a tuple: one leaf.
+/// let s = Shape::parse("f32[2]").unwrap();
+/// let mut events = s.events();
+/// assert!(matches!(events.next(), Some(ShapeEvent::Leaf { index: 0, shape: Shape::Array(_) })));
+/// assert_eq!(events.next(), None);
+/// ```
 pub struct ShapeEvents<'a> {
     next: Option<&'a Shape>,
     #[cfg(feature = "alloc")]

@@ -14,6 +14,13 @@ use crate::{CapacityError, ElementType};
 /// process; for those this crate says what is wrong in its own words, and
 /// [`ParseErrorKind::is_xla_abort`] / [`ParseErrorKind::is_silent_in_xla`]
 /// tell them apart.
+///
+/// ```
+/// use xla_layout_core::text::{ParseErrorKind, parse_shape};
+/// assert_eq!(parse_shape(b"f32[2,]").unwrap_err().kind(), &ParseErrorKind::ExpectedInteger);
+/// assert_eq!(parse_shape(b"f32[2]{0:S(1)T(2)}").unwrap_err().kind(), &ParseErrorKind::LayoutNotClosed);
+/// assert_eq!(parse_shape(b"f32[2]{0:E}x").unwrap_err().kind().to_string(), "Extra content after shape");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ParseErrorKind {
@@ -258,6 +265,13 @@ impl Display for ParseErrorKind {
 }
 
 /// One diagnostic: a message and the byte range it points at.
+///
+/// ```
+/// use xla_layout_core::text::{Diagnostic, ParseErrorKind, parse_shape};
+/// let e = parse_shape(b"f32[2]{0:S(x)}").unwrap_err();
+/// let first = e.diagnostics().next().unwrap();
+/// assert_eq!(first, &Diagnostic { start: 11, end: 12, kind: ParseErrorKind::ExpectedInteger }); // the `x`
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// Byte offset where the offending token starts.
@@ -358,11 +372,27 @@ impl ParseError {
     }
 
     /// All diagnostics, in the order they were recorded.
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// // The `*` records `expects integer` first; it shows because the parse then fails.
+    /// let e = parse_shape(b"f32[2,3]{1,0:T(*,128)").unwrap_err();
+    /// let said: Vec<String> = e.diagnostics().map(|d| d.kind.to_string()).collect();
+    /// assert_eq!(said, ["expects integer", "expects layout to end with kRbrace"]);
+    /// ```
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics[..self.len].iter().flatten()
     }
 
     /// The diagnostic that made the parse fail (the last one).
+    ///
+    /// ```
+    /// use xla_layout_core::text::{ParseErrorKind, parse_shape};
+    /// let e = parse_shape(b"f32[2,3]{1,0:T(*,128)").unwrap_err();
+    /// let p = e.primary();
+    /// assert_eq!(p.kind, ParseErrorKind::LayoutNotClosed);
+    /// assert_eq!((p.start, p.end), (21, 21)); // the end of the input
+    /// ```
     pub fn primary(&self) -> &Diagnostic {
         self.diagnostics[..self.len]
             .iter()
@@ -427,12 +457,27 @@ impl ParseError {
         })
     }
 
-    /// What made the parse fail.
+    /// What made the parse fail: the [`ParseError::primary`] diagnostic's
+    /// kind.
+    ///
+    /// ```
+    /// use xla_layout_core::text::{ParseErrorKind, parse_shape};
+    /// let e = parse_shape(b"f32[2,3]{1,0:T(*,128)").unwrap_err();
+    /// assert_eq!(e.kind(), &ParseErrorKind::LayoutNotClosed);
+    /// ```
     pub fn kind(&self) -> &ParseErrorKind {
         &self.primary().kind
     }
 
-    /// The byte range of the offending token.
+    /// The byte range of the offending token (of the
+    /// [`ParseError::primary`] diagnostic).
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = "f32[2,]";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// assert_eq!((e.span(), &text[e.span()]), (6..7, "]"));
+    /// ```
     pub fn span(&self) -> core::ops::Range<usize> {
         let p = self.primary();
         p.start..p.end
@@ -489,6 +534,16 @@ impl ParseError {
 }
 
 /// See [`ParseError::xla_message`].
+///
+/// ```
+/// use xla_layout_core::text::parse_shape;
+/// let text = "f32[2,]";
+/// let e = parse_shape(text.as_bytes()).unwrap_err();
+/// assert_eq!(
+///     e.xla_message(text).to_string(),
+///     "Syntax error:\nwas parsing 1:6: error: expects integer\nf32[2,]\n     ^"
+/// );
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct XlaMessage<'a> {
     error: &'a ParseError,

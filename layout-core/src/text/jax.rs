@@ -33,6 +33,15 @@ use crate::limits::{MAX_RANK, MAX_TILE_ENTRIES, MAX_TILES};
 use crate::{ArrayShape, CapacityError, Layout};
 
 /// Why text is not a JAX layout, or a layout has no JAX form.
+///
+/// ```
+/// use xla_layout_core::Layout;
+/// use xla_layout_core::text::{JaxLayoutError, parse_jax_layout};
+/// assert_eq!(parse_jax_layout("Layout(tiling=())").unwrap_err(), JaxLayoutError::NoMajorToMinor);
+/// assert_eq!(parse_jax_layout("Layout(major_to_minor=(0,), major_to_minor=(0,))").unwrap_err(), JaxLayoutError::Field(28));
+/// let combined: Layout = "{1,0:T(*,128)}".parse().unwrap();
+/// assert_eq!(combined.jax().unwrap_err(), JaxLayoutError::CombineTileEntry);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum JaxLayoutError {
@@ -345,6 +354,16 @@ pub fn parse_jax_layout(text: &str) -> Result<Layout, JaxLayoutError> {
 }
 
 /// A layout in JAX's form; see [`Layout::jax`].
+///
+/// ```
+/// use xla_layout_core::Layout;
+/// let l: Layout = "{0,1:T(8,128)E(4)}".parse().unwrap();
+/// // Major to minor: XLA's minor-to-major order reversed.
+/// assert_eq!(
+///     l.jax().unwrap().to_string(),
+///     "Layout(major_to_minor=(1, 0), tiling=((8, 128),), sub_byte_element_size_in_bits=4)"
+/// );
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct JaxLayout<'a>(&'a Layout);
 
@@ -540,6 +559,14 @@ fn array_with_jax_layout(
 }
 
 /// Why `SHAPE Layout(...)` is not an array shape.
+///
+/// ```
+/// use xla_layout_core::text::{JaxShapeError, parse_array_with_jax_layout};
+/// let e = |t| parse_array_with_jax_layout(t).unwrap().unwrap_err();
+/// assert_eq!(e("f32[2]{0} Layout(major_to_minor=(0,))"), JaxShapeError::LayoutWritten);
+/// assert_eq!(e("Layout(major_to_minor=(0,))"), JaxShapeError::NoShape);
+/// assert!(matches!(e("f32[2] Layout(tiling=())"), JaxShapeError::Layout(_)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum JaxShapeError {

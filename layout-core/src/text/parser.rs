@@ -63,12 +63,28 @@ pub struct ParseOptions {
 
 impl ParseOptions {
     /// These options with [`ParseOptions::max_depth`] set.
+    ///
+    /// ```
+    /// use xla_layout_core::text::{parse_shape_with, ParseOptions};
+    /// let flat = ParseOptions::default().with_max_depth(1);
+    /// assert_eq!(flat.max_depth, 1);
+    /// assert!(parse_shape_with(b"f32[]", flat).is_ok());
+    /// assert!(parse_shape_with(b"(f32[])", flat).is_err()); // the element is at depth 2
+    /// ```
     pub const fn with_max_depth(mut self, max_depth: usize) -> ParseOptions {
         self.max_depth = max_depth;
         self
     }
 
     /// These options with [`ParseOptions::strict`] set.
+    ///
+    /// ```
+    /// use xla_layout_core::text::{parse_shape_with, ParseOptions};
+    /// let text = b"f32[2]{0:S(300)}";
+    /// // XLA keeps the memory space in 8 bits: 300 becomes 44.
+    /// assert_eq!(parse_shape_with(text, ParseOptions::default()).unwrap().to_string(), "f32[2]{0:S(44)}");
+    /// assert!(parse_shape_with(text, ParseOptions::default().with_strict(true)).is_err());
+    /// ```
     pub const fn with_strict(mut self, strict: bool) -> ParseOptions {
         self.strict = strict;
         self
@@ -131,6 +147,20 @@ type Sink<'s> = Option<&'s mut ()>;
 /// One step of a streamed parse ([`parse_shape_events`]): tuples are not
 /// built; each non-tuple element is handed over once, complete, and
 /// forgotten.
+///
+/// ```
+/// use xla_layout_core::text::{parse_shape_events, ParseEvent};
+/// let mut seen = Vec::new();
+/// parse_shape_events(b"(f32[2], (s8[]))", Default::default(), |e| {
+///     seen.push(match e {
+///         ParseEvent::TupleStart { index } => format!("{index}:("),
+///         ParseEvent::Leaf { index, shape } => format!("{index}:{shape}"),
+///         ParseEvent::TupleEnd => ")".to_string(),
+///     })
+/// })
+/// .unwrap();
+/// assert_eq!(seen, ["0:(", "0:f32[2]{0}", "1:(", "0:s8[]", ")", ")"]);
+/// ```
 #[cfg(feature = "alloc")]
 #[derive(Clone, Copy, Debug)]
 pub enum ParseEvent<'s> {

@@ -107,6 +107,7 @@ fn tile_range(shape: &TiledShape, k: usize) -> Option<Range<u64>> {
 macro_rules! dyn_reads {
     ([$($bound:tt)*], $example:literal) => {
         /// The layout.
+        #[doc = concat!("```\n", $example, "\nassert_eq!(v.shape().logical_dims(), [2, 3]);\nassert_eq!(v.shape().physical_slots(), 6);\n```")]
         pub fn shape(&self) -> &'a TiledShape {
             self.shape
         }
@@ -163,7 +164,16 @@ macro_rules! typed_reads {
     ($($bound:tt)*) => {
         dyn_reads!([$($bound)*], "use xla_layout_core::{ArrayShape, DynView};\nlet t = ArrayShape::parse_validated(\"s32[2,3]{0,1}\").unwrap().tiled().unwrap();\nlet data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c\nlet v = DynView::new(&t, &data).unwrap();");
 
-        /// The underlying slice.
+        /// The underlying slice: the whole buffer, in memory order, even
+        /// past the layout's slots.
+        ///
+        /// ```
+        /// use xla_layout_core::{ArrayShape, DynView, DynViewMut};
+        /// let t = ArrayShape::parse_validated("s32[2,3]{0,1}").unwrap().tiled().unwrap();
+        /// let mut data = [0, 3, 1, 4, 2, 5, 9]; // one element more than the slots
+        /// assert_eq!(DynView::new(&t, &data).unwrap().as_slice(), [0, 3, 1, 4, 2, 5, 9]);
+        /// assert_eq!(DynViewMut::new(&t, &mut data).unwrap().as_slice().len(), 7);
+        /// ```
         pub fn as_slice(&self) -> &[T] {
             &self.data[..]
         }
@@ -206,6 +216,15 @@ impl<'a, T: Element> DynView<'a, T> {
     /// Views `data` through `shape`: `T` must hold the layout's elements
     /// slot for slot, and `data` must have every slot
     /// ([`TiledShape::physical_slots`]).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynView, ViewError};
+    /// let t = ArrayShape::parse_validated("f32[3]{0:T(4)}").unwrap().tiled().unwrap();
+    /// assert_eq!(DynView::new(&t, &[1.0f32, 2.0, 3.0, 0.0]).unwrap().get(&[2]), Ok(3.0));
+    /// // The tile pads 3 elements to 4 slots.
+    /// assert_eq!(DynView::new(&t, &[1.0f32, 2.0, 3.0]).unwrap_err(), ViewError::TooShort { needed: 4, got: 3 });
+    /// assert!(matches!(DynView::new(&t, &[0i32; 4]), Err(ViewError::ElementType { .. }))); // u32 would hold f32's bits
+    /// ```
     pub fn new(shape: &'a TiledShape, data: &'a [T]) -> Result<Self, ViewError> {
         check_element::<T>(shape.element_type(), shape.element_bits())?;
         check_len(shape.physical_slots(), data.len(), false)?;
@@ -258,6 +277,15 @@ pub struct DynViewMut<'a, T: Element> {
 
 impl<'a, T: Element> DynViewMut<'a, T> {
     /// Views `data` mutably; see [`DynView::new`].
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynViewMut, ViewError};
+    /// let t = ArrayShape::parse_validated("f32[3]{0:T(4)}").unwrap().tiled().unwrap();
+    /// let mut data = [0.0f32; 4];
+    /// DynViewMut::new(&t, &mut data).unwrap().set(&[2], 3.0).unwrap();
+    /// assert_eq!(data, [0.0, 0.0, 3.0, 0.0]);
+    /// assert_eq!(DynViewMut::new(&t, &mut data[..3]).unwrap_err(), ViewError::TooShort { needed: 4, got: 3 });
+    /// ```
     pub fn new(shape: &'a TiledShape, data: &'a mut [T]) -> Result<Self, ViewError> {
         check_element::<T>(shape.element_type(), shape.element_bits())?;
         check_len(shape.physical_slots(), data.len(), false)?;
@@ -439,7 +467,15 @@ macro_rules! bits_reads {
     ($($bound:tt)*) => {
         dyn_reads!([$($bound)*], "use xla_layout_core::{ArrayShape, DynBitsView};\nlet t = ArrayShape::parse_validated(\"s4[2,3]{0,1:E(4)}\").unwrap().tiled().unwrap();\nlet bytes = [0x30, 0x41, 0x52]; // column-major nibbles, low first: (r, c) holds 3r + c\nlet v = DynBitsView::<i8>::new(&t, &bytes).unwrap();");
 
-        /// The underlying bytes.
+        /// The underlying bytes: the whole buffer, even past the layout's.
+        ///
+        /// ```
+        /// use xla_layout_core::{ArrayShape, DynBitsView, DynBitsViewMut};
+        /// let t = ArrayShape::parse_validated("s4[2,3]{0,1:E(4)}").unwrap().tiled().unwrap();
+        /// let mut bytes = [0x30, 0x41, 0x52, 0xFF]; // one byte more than the layout's 3
+        /// assert_eq!(DynBitsView::<i8>::new(&t, &bytes).unwrap().as_bytes(), [0x30, 0x41, 0x52, 0xFF]);
+        /// assert_eq!(DynBitsViewMut::<i8>::new(&t, &mut bytes).unwrap().as_bytes().len(), 4);
+        /// ```
         pub fn as_bytes(&self) -> &[u8] {
             &self.bytes[..]
         }
@@ -503,6 +539,15 @@ impl<T: Element> Copy for DynBitsView<'_, T> {}
 impl<'a, T: Element> DynBitsView<'a, T> {
     /// Views `bytes` (at least [`TiledShape::exact_bytes`] of them) as
     /// elements of `T`.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynBitsView, ViewError};
+    /// let t = ArrayShape::parse_validated("s4[3]{0:E(4)}").unwrap().tiled().unwrap();
+    /// assert_eq!(DynBitsView::<i8>::new(&t, &[0x21, 0x03]).unwrap().get(&[2]), Ok(3));
+    /// // 3 elements of 4 bits: 2 bytes.
+    /// assert_eq!(DynBitsView::<i8>::new(&t, &[0x21]).unwrap_err(), ViewError::TooFewBytes { needed: 2, got: 1 });
+    /// assert!(matches!(DynBitsView::<f32>::new(&t, &[0; 2]), Err(ViewError::ElementType { .. })));
+    /// ```
     pub fn new(shape: &'a TiledShape, bytes: &'a [u8]) -> Result<Self, ViewError> {
         check_bytes::<T>(shape, bytes.len())?;
         Ok(DynBitsView {
@@ -550,6 +595,15 @@ pub struct DynBitsViewMut<'a, T: Element> {
 
 impl<'a, T: Element> DynBitsViewMut<'a, T> {
     /// Views `bytes` mutably; see [`DynBitsView::new`].
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, DynBitsViewMut, ViewError};
+    /// let t = ArrayShape::parse_validated("s4[3]{0:E(4)}").unwrap().tiled().unwrap();
+    /// let mut bytes = [0u8; 2];
+    /// DynBitsViewMut::<i8>::new(&t, &mut bytes).unwrap().set(&[2], 3).unwrap();
+    /// assert_eq!(bytes, [0x00, 0x03]);
+    /// assert_eq!(DynBitsViewMut::<i8>::new(&t, &mut bytes[..1]).unwrap_err(), ViewError::TooFewBytes { needed: 2, got: 1 });
+    /// ```
     pub fn new(shape: &'a TiledShape, bytes: &'a mut [u8]) -> Result<Self, ViewError> {
         check_bytes::<T>(shape, bytes.len())?;
         Ok(DynBitsViewMut {

@@ -33,20 +33,54 @@ use crate::{ElementType, ElementTypes};
 /// ```
 pub trait Element: Copy + 'static {
     /// Bits of the Rust type's storage.
+    ///
+    /// ```
+    /// use xla_layout_core::Element;
+    /// assert_eq!(<f32 as Element>::BITS, 32);
+    /// assert_eq!(<bool as Element>::BITS, 8); // pred's byte
+    /// ```
     const BITS: u32;
     /// The element types values of this type stand for. A constant, so
     /// that a view of a `layout!` type with a Rust type that does not
     /// hold its elements fails to compile; the one answer every view asks.
+    ///
+    /// ```
+    /// use xla_layout_core::{Element, ElementType};
+    /// assert!(u8::HOLDS.contains(ElementType::F8E4M3FN)); // raw bits of a one-byte type
+    /// assert!(i8::HOLDS.contains(ElementType::S4) && !i8::HOLDS.contains(ElementType::U4));
+    /// assert!(!f64::HOLDS.contains(ElementType::S64));
+    /// ```
     const HOLDS: ElementTypes;
     /// The value from the element's bits: the low `bit_width(ty)` bits
     /// (bit views pass them sign-extended from narrower storage, such as
     /// `E(4)` on `s8`).
+    ///
+    /// ```
+    /// use xla_layout_core::{Element, ElementType};
+    /// assert_eq!(i8::decode(0b1111, ElementType::S4), -1);
+    /// assert_eq!(u8::decode(0b1111, ElementType::U4), 15);
+    /// assert_eq!(f32::decode(0x3F80_0000, ElementType::F32), 1.0);
+    /// ```
     fn decode(bits: u128, ty: ElementType) -> Self;
     /// The element's bits.
+    ///
+    /// ```
+    /// use xla_layout_core::{Element, ElementType};
+    /// assert_eq!((-1i8).encode(ElementType::S4), 0b1111); // the type's 4 bits
+    /// assert_eq!((-1i8).encode(ElementType::S8), 0xFF);
+    /// assert_eq!(true.encode(ElementType::PRED), 1);
+    /// ```
     fn encode(self, ty: ElementType) -> u128;
     /// Whether the value is one of `ty`'s ([`Element::encode`] keeps the
     /// type's width: a byte holding 8 for `s4` would come back as -8).
     /// Types whose bits are the element's bits hold only its values.
+    ///
+    /// ```
+    /// use xla_layout_core::{Element, ElementType};
+    /// assert!(7i8.fits(ElementType::S4) && (-8i8).fits(ElementType::S4));
+    /// assert!(!8i8.fits(ElementType::S4));
+    /// assert!(f32::NAN.fits(ElementType::F32));
+    /// ```
     fn fits(self, ty: ElementType) -> bool {
         let _ = ty;
         true

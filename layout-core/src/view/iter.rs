@@ -18,7 +18,14 @@ pub struct Indices<L: StaticLayout> {
 }
 
 impl<L: StaticLayout> Indices<L> {
-    /// From the first index.
+    /// From the first index; empty when a dimension is 0.
+    ///
+    /// ```
+    /// use xla_layout::{layout, Indices};
+    /// layout! { type L = f32[2,3]; type Empty = f32[2,0]; }
+    /// assert_eq!(Indices::<L>::new().nth(4), Some([1, 1]));
+    /// assert_eq!(Indices::<Empty>::new().count(), 0);
+    /// ```
     pub fn new() -> Self {
         let empty = L::DIMS.as_ref().contains(&0);
         Indices {
@@ -76,6 +83,14 @@ impl<L: StaticLayout> Lane<L> {
     /// The lane along `dim` through `index` (its entry for `dim` is
     /// ignored). Empty if `index` is out of bounds elsewhere or `dim` is
     /// not a dimension.
+    ///
+    /// ```
+    /// use xla_layout::{layout, Lane};
+    /// layout! { type L = f32[2,3]; }
+    /// assert_eq!(Lane::<L>::new([1, 9], 1).collect::<Vec<_>>(), [[1, 0], [1, 1], [1, 2]]); // 9 is ignored
+    /// assert_eq!(Lane::<L>::new([2, 0], 1).count(), 0); // row 2 is out of bounds
+    /// assert_eq!(Lane::<L>::new([0, 0], 2).count(), 0); // no dimension 2
+    /// ```
     pub fn new(index: L::Index, dim: usize) -> Self {
         let dims = L::DIMS;
         let in_bounds =
@@ -121,11 +136,24 @@ pub struct Physical<L: StaticLayout> {
 
 impl<L: StaticLayout> Physical<L> {
     /// Every slot.
+    ///
+    /// ```
+    /// use xla_layout::{layout, Physical};
+    /// layout! { type L = f32[3]{0:T(2)}; }
+    /// // 4 slots; slot 3 pads the second tile.
+    /// assert_eq!(Physical::<L>::new().collect::<Vec<_>>(), [(0, [0]), (1, [1]), (2, [2])]);
+    /// ```
     pub fn new() -> Self {
         Self::over(0..L::PHYSICAL_ELEMENTS)
     }
 
     /// The slots in `range` (clipped to the allocation).
+    ///
+    /// ```
+    /// use xla_layout::{layout, Physical};
+    /// layout! { type L = f32[2,3]{0,1}; }
+    /// assert_eq!(Physical::<L>::over(4..100).collect::<Vec<_>>(), [(4, [0, 2]), (5, [1, 2])]);
+    /// ```
     pub fn over(range: Range<usize>) -> Self {
         Physical {
             slots: range.start..range.end.min(L::PHYSICAL_ELEMENTS),

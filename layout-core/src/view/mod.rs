@@ -22,6 +22,15 @@ use crate::const_message::{MESSAGE, append, fail, message};
 use crate::{ElementType, IndexError, Relayout, RelayoutError, StaticLayout};
 
 /// Why a buffer cannot be viewed through a layout.
+///
+/// ```
+/// use xla_layout::{layout, BitsView, DynView, StaticLayout, View, ViewError};
+/// layout! { type L = bf16[2,3]{1,0}; }
+/// assert_eq!(View::<L, u16>::new(&[0; 5]).unwrap_err(), ViewError::TooShort { needed: 6, got: 5 });
+/// assert_eq!(BitsView::<L, u16>::new(&[0; 11]).unwrap_err(), ViewError::TooFewBytes { needed: 12, got: 11 });
+/// // f32 does not hold bf16: the runtime views say so (the static ones fail to build).
+/// assert!(matches!(DynView::<f32>::new(&L::TILED, &[0.0; 6]), Err(ViewError::ElementType { slot_bits: 16, .. })));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ViewError {
@@ -296,6 +305,16 @@ fn out_of_bounds<L: StaticLayout>(index: L::Index) -> IndexError {
 macro_rules! view_reads {
     () => {
         /// The element at `index`, or `None` if it is out of bounds.
+        ///
+        /// ```
+        /// use xla_layout::{layout, View, ViewMut};
+        /// layout! { type L = s32[2,3]{0,1}; }
+        /// let mut data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c
+        /// let v = View::<L, i32>::new(&data).unwrap();
+        /// assert_eq!(v.get([1, 2]), Some(5));
+        /// assert_eq!(v.get([2, 0]), None);
+        /// assert_eq!(ViewMut::<L, i32>::new(&mut data).unwrap().get([0, 1]), Some(1));
+        /// ```
         pub fn get(&self, index: L::Index) -> Option<T> {
             let slot = L::default().offset_checked(index)?;
             // SAFETY: StaticLayout guarantees in-bounds indices map below
@@ -308,18 +327,51 @@ macro_rules! view_reads {
         /// # Safety
         /// Every entry of `index` must be below its dimension's size
         /// (`L::DIMS`); otherwise the read may be out of the buffer.
+        ///
+        /// ```
+        /// use xla_layout::{layout, View, ViewMut};
+        /// layout! { type L = s32[2,3]{0,1}; }
+        /// let mut data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c
+        /// let v = View::<L, i32>::new(&data).unwrap();
+        /// // SAFETY: 1 < 2 and 2 < 3.
+        /// assert_eq!(unsafe { v.get_unchecked([1, 2]) }, 5);
+        /// let m = ViewMut::<L, i32>::new(&mut data).unwrap();
+        /// // SAFETY: 0 < 2 and 1 < 3.
+        /// assert_eq!(unsafe { m.get_unchecked([0, 1]) }, 1);
+        /// ```
         pub unsafe fn get_unchecked(&self, index: L::Index) -> T {
             // SAFETY: the caller keeps `index` in bounds; see `get`.
             unsafe { *self.data.get_unchecked(L::default().offset(index)) }
         }
 
         /// Every element with its index, in row-major logical order.
+        ///
+        /// ```
+        /// use xla_layout::{layout, View, ViewMut};
+        /// layout! { type L = s32[2,3]{0,1}; }
+        /// let mut data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c
+        /// let all: Vec<i32> = View::<L, i32>::new(&data).unwrap().iter().map(|(_, x)| x).collect();
+        /// assert_eq!(all, [0, 1, 2, 3, 4, 5]);
+        /// let m = ViewMut::<L, i32>::new(&mut data).unwrap();
+        /// assert_eq!(m.iter().nth(4), Some(([1, 1], 4)));
+        /// ```
         pub fn iter(&self) -> impl Iterator<Item = (L::Index, T)> + '_ {
             Indices::<L>::new().map(move |i| (i, unsafe_read::<L, T>(&self.data, i)))
         }
 
         /// Every element with its slot and index, in memory order; padding
         /// slots are skipped.
+        ///
+        /// ```
+        /// use xla_layout::{layout, View, ViewMut};
+        /// layout! { type L = s32[2,3]{0,1}; }
+        /// let mut data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c
+        /// let v = View::<L, i32>::new(&data).unwrap();
+        /// let order: Vec<(usize, i32)> = v.iter_physical().map(|(s, _, x)| (s, x)).collect();
+        /// assert_eq!(order, [(0, 0), (1, 3), (2, 1), (3, 4), (4, 2), (5, 5)]);
+        /// let m = ViewMut::<L, i32>::new(&mut data).unwrap();
+        /// assert_eq!(m.iter_physical().nth(1), Some((1, [1, 0], 3)));
+        /// ```
         pub fn iter_physical(&self) -> impl Iterator<Item = (usize, L::Index, T)> + '_ {
             Physical::<L>::new().map(move |(slot, i)| (slot, i, self.data[slot]))
         }
@@ -327,6 +379,17 @@ macro_rules! view_reads {
         /// The elements along dimension `dim` through `index` (whose entry
         /// for `dim` is ignored): a row when `dim` is the last dimension.
         /// Empty if `index` is out of bounds or `dim >= RANK`.
+        ///
+        /// ```
+        /// use xla_layout::{layout, View, ViewMut};
+        /// layout! { type L = s32[2,3]{0,1}; }
+        /// let mut data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c
+        /// let v = View::<L, i32>::new(&data).unwrap();
+        /// assert_eq!(v.lane([1, 0], 1).collect::<Vec<_>>(), [3, 4, 5]);
+        /// assert_eq!(v.lane([0, 2], 0).collect::<Vec<_>>(), [2, 5]);
+        /// let m = ViewMut::<L, i32>::new(&mut data).unwrap();
+        /// assert_eq!(m.lane([0, 0], 2).count(), 0); // no dimension 2
+        /// ```
         pub fn lane(&self, index: L::Index, dim: usize) -> impl Iterator<Item = T> + '_ {
             Lane::<L>::new(index, dim).map(move |i| unsafe_read::<L, T>(&self.data, i))
         }
@@ -335,12 +398,33 @@ macro_rules! view_reads {
         /// the first tile's size), with their indices, in memory order;
         /// `None` without tiles, past the last tile, or when tiles are not
         /// runs of slots (see [`crate::TiledShape::tile_slots`]).
+        ///
+        /// ```
+        /// use xla_layout::{layout, View, ViewMut};
+        /// layout! { type Figure1 = f32[3,5]{1,0:T(2,2)}; }
+        /// let mut data: Vec<f32> = (0..24).map(|s| s as f32).collect(); // slot numbers
+        /// let v = View::<Figure1, f32>::new(&data).unwrap();
+        /// let first: Vec<_> = v.tile(0).unwrap().collect();
+        /// assert_eq!(first, [([0, 0], 0.0), ([0, 1], 1.0), ([1, 0], 2.0), ([1, 1], 3.0)]);
+        /// let m = ViewMut::<Figure1, f32>::new(&mut data).unwrap();
+        /// assert_eq!(m.tile(5).unwrap().count(), 1); // (2, 4); the rest pads
+        /// assert!(m.tile(6).is_none());               // 2 × 3 tiles
+        /// ```
         pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (L::Index, T)> + '_> {
             let range = tile_slots::<L>(k)?;
             Some(Physical::<L>::over(range).map(move |(slot, i)| (i, self.data[slot])))
         }
 
-        /// The underlying slice.
+        /// The underlying slice: the whole buffer, in memory order, even
+        /// past the layout's slots.
+        ///
+        /// ```
+        /// use xla_layout::{layout, View, ViewMut};
+        /// layout! { type L = s32[2,3]{0,1}; }
+        /// let mut data = [0, 3, 1, 4, 2, 5, 9]; // one element more than the slots
+        /// assert_eq!(View::<L, i32>::new(&data).unwrap().as_slice(), [0, 3, 1, 4, 2, 5, 9]);
+        /// assert_eq!(ViewMut::<L, i32>::new(&mut data).unwrap().as_slice().len(), 7);
+        /// ```
         pub fn as_slice(&self) -> &[T] {
             &self.data[..]
         }
@@ -457,6 +541,15 @@ pub struct ViewMut<'a, L: StaticLayout, T: Element> {
 
 impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     /// Views `data` mutably; see [`View::new`].
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewError, ViewMut};
+    /// layout! { type L = s32[2,3]{0,1}; }
+    /// let mut data = [0i32; 6];
+    /// ViewMut::<L, i32>::new(&mut data).unwrap().set([1, 0], 7).unwrap();
+    /// assert_eq!(data, [0, 7, 0, 0, 0, 0]);
+    /// assert_eq!(ViewMut::<L, i32>::new(&mut data[..5]).unwrap_err(), ViewError::TooShort { needed: 6, got: 5 });
+    /// ```
     pub fn new(data: &'a mut [T]) -> Result<Self, ViewError> {
         const { assert_holds_slots::<L, T>() };
         check_slots::<L>(data.len())?;
@@ -496,6 +589,15 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     }
 
     /// A shared view of the same buffer.
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type L = s32[2,3]{0,1}; }
+    /// let mut data = [0i32; 6];
+    /// let mut m = ViewMut::<L, i32>::new(&mut data).unwrap();
+    /// m.set([0, 2], 8).unwrap();
+    /// assert_eq!(m.as_view().lane([0, 0], 1).collect::<Vec<_>>(), [0, 0, 8]);
+    /// ```
     pub fn as_view(&self) -> View<'_, L, T> {
         View {
             data: self.data,
@@ -503,7 +605,18 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
         }
     }
 
-    /// Writes `value` at `index`.
+    /// Writes `value` at `index`, or says which entry is out of bounds
+    /// (nothing written).
+    ///
+    /// ```
+    /// use xla_layout::{layout, IndexError, ViewMut};
+    /// layout! { type L = s32[2,3]{0,1}; }
+    /// let mut data = [0i32; 6];
+    /// let mut m = ViewMut::<L, i32>::new(&mut data).unwrap();
+    /// m.set([1, 0], 7).unwrap();
+    /// assert_eq!(m.set([0, 3], 7), Err(IndexError::OutOfBounds { dim: 1, index: 3, size: 3 }));
+    /// assert_eq!(data, [0, 7, 0, 0, 0, 0]); // (1, 0) is slot 1, column-major
+    /// ```
     pub fn set(&mut self, index: L::Index, value: T) -> Result<(), IndexError> {
         let slot = slot_of::<L>(index)?;
         // SAFETY: as in `get`.
@@ -511,7 +624,18 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
         Ok(())
     }
 
-    /// A mutable reference to the element at `index`.
+    /// A mutable reference to the element at `index`, or `None` if it is
+    /// out of bounds.
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type L = s32[2,3]{0,1}; }
+    /// let mut data = [0, 3, 1, 4, 2, 5]; // column-major: (r, c) holds 3r + c
+    /// let mut m = ViewMut::<L, i32>::new(&mut data).unwrap();
+    /// *m.get_mut([0, 1]).unwrap() += 10;
+    /// assert!(m.get_mut([2, 1]).is_none());
+    /// assert_eq!(data[2], 11);
+    /// ```
     pub fn get_mut(&mut self, index: L::Index) -> Option<&mut T> {
         let slot = L::default().offset_checked(index)?;
         // SAFETY: as in `get`.
@@ -522,12 +646,30 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     ///
     /// # Safety
     /// Every entry of `index` must be below its dimension's size.
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type L = s32[2,3]{0,1}; }
+    /// let mut data = [0i32; 6];
+    /// let mut m = ViewMut::<L, i32>::new(&mut data).unwrap();
+    /// // SAFETY: 1 < 2 and 2 < 3.
+    /// unsafe { m.set_unchecked([1, 2], 4) };
+    /// assert_eq!(data[5], 4); // the last slot
+    /// ```
     pub unsafe fn set_unchecked(&mut self, index: L::Index, value: T) {
         // SAFETY: the caller keeps `index` in bounds.
         unsafe { *self.data.get_unchecked_mut(L::default().offset(index)) = value };
     }
 
     /// Sets every padding slot (tile padding and `L` tail padding).
+    ///
+    /// ```
+    /// use xla_layout::{layout, ViewMut};
+    /// layout! { type L = s32[3]{0:T(4)}; }
+    /// let mut data = [1, 2, 3, 0];
+    /// ViewMut::<L, i32>::new(&mut data).unwrap().fill_padding(-1);
+    /// assert_eq!(data, [1, 2, 3, -1]); // slot 3 of 4 is padding
+    /// ```
     pub fn fill_padding(&mut self, value: T) {
         let mut next = 0;
         for (slot, _) in Physical::<L>::new() {
@@ -540,6 +682,18 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     /// Copies every element of `src` (another layout of the same logical
     /// shape: a mismatch does not compile) into this buffer's layout, and
     /// sets padding slots to `T`'s zero bits.
+    ///
+    /// ```
+    /// use xla_layout::{layout, View, ViewMut};
+    /// layout! {
+    ///     type Rows = s32[2,3]{1,0};
+    ///     type Cols = s32[2,3]{0,1};
+    /// }
+    /// let src = [0, 1, 2, 3, 4, 5];
+    /// let mut out = [9i32; 6];
+    /// ViewMut::<Cols, i32>::new(&mut out).unwrap().copy_from(&View::<Rows, i32>::new(&src).unwrap());
+    /// assert_eq!(out, [0, 3, 1, 4, 2, 5]);
+    /// ```
     pub fn copy_from<S>(&mut self, src: &View<'_, S, T>)
     where
         S: StaticLayout<Logical = L::Logical>,
@@ -548,6 +702,18 @@ impl<'a, L: StaticLayout, T: Element> ViewMut<'a, L, T> {
     }
 
     /// As [`ViewMut::copy_from`], with padding slots set to `pad`.
+    ///
+    /// ```
+    /// use xla_layout::{layout, View, ViewMut};
+    /// layout! {
+    ///     type Plain = f32[3]{0};
+    ///     type Tiled = f32[3]{0:T(4)};
+    /// }
+    /// let mut out = [0.0f32; 4];
+    /// let src = View::<Plain, f32>::new(&[1.0, 2.0, 3.0]).unwrap();
+    /// ViewMut::<Tiled, f32>::new(&mut out).unwrap().copy_from_with_padding(&src, -1.0);
+    /// assert_eq!(out, [1.0, 2.0, 3.0, -1.0]);
+    /// ```
     pub fn copy_from_with_padding<S>(&mut self, src: &View<'_, S, T>, pad: T)
     where
         S: StaticLayout<Logical = L::Logical>,
@@ -588,18 +754,49 @@ fn check_bytes<L: StaticLayout>(len: usize) -> Result<(), ViewError> {
 macro_rules! bits_reads {
     () => {
         /// The element at `index`, or `None` if it is out of bounds.
+        ///
+        /// ```
+        /// use xla_layout::{layout, BitsView, BitsViewMut};
+        /// layout! { type L = s4[2,3]{0,1:E(4)}; }
+        /// let mut bytes = [0x30, 0x41, 0x52]; // column-major nibbles, low first: (r, c) holds 3r + c
+        /// let v = BitsView::<L, i8>::new(&bytes).unwrap();
+        /// assert_eq!(v.get([1, 2]), Some(5));
+        /// assert_eq!(v.get([2, 0]), None);
+        /// assert_eq!(BitsViewMut::<L, i8>::new(&mut bytes).unwrap().get([0, 1]), Some(1));
+        /// ```
         pub fn get(&self, index: L::Index) -> Option<T> {
             let slot = L::default().offset_checked(index)?;
             Some(self.read_slot(slot))
         }
 
         /// Every element with its index, in row-major logical order.
+        ///
+        /// ```
+        /// use xla_layout::{layout, BitsView, BitsViewMut};
+        /// layout! { type L = s4[2,3]{0,1:E(4)}; }
+        /// let mut bytes = [0x30, 0x41, 0x52]; // column-major nibbles, low first: (r, c) holds 3r + c
+        /// let all: Vec<i8> = BitsView::<L, i8>::new(&bytes).unwrap().iter().map(|(_, x)| x).collect();
+        /// assert_eq!(all, [0, 1, 2, 3, 4, 5]);
+        /// let m = BitsViewMut::<L, i8>::new(&mut bytes).unwrap();
+        /// assert_eq!(m.iter().nth(4), Some(([1, 1], 4)));
+        /// ```
         pub fn iter(&self) -> impl Iterator<Item = (L::Index, T)> + '_ {
             Indices::<L>::new().map(move |i| (i, self.read_slot(L::default().offset(i))))
         }
 
         /// Every element with its slot and index, in memory order; padding
         /// is skipped.
+        ///
+        /// ```
+        /// use xla_layout::{layout, BitsView, BitsViewMut};
+        /// layout! { type L = s4[2,3]{0,1:E(4)}; }
+        /// let mut bytes = [0x30, 0x41, 0x52]; // column-major nibbles, low first: (r, c) holds 3r + c
+        /// let v = BitsView::<L, i8>::new(&bytes).unwrap();
+        /// let order: Vec<(usize, i8)> = v.iter_physical().map(|(s, _, x)| (s, x)).collect();
+        /// assert_eq!(order, [(0, 0), (1, 3), (2, 1), (3, 4), (4, 2), (5, 5)]);
+        /// let m = BitsViewMut::<L, i8>::new(&mut bytes).unwrap();
+        /// assert_eq!(m.iter_physical().nth(1), Some((1, [1, 0], 3)));
+        /// ```
         pub fn iter_physical(&self) -> impl Iterator<Item = (usize, L::Index, T)> + '_ {
             Physical::<L>::new().map(move |(slot, i)| (slot, i, self.read_slot(slot)))
         }
@@ -607,6 +804,17 @@ macro_rules! bits_reads {
         /// The elements along dimension `dim` through `index` (whose entry
         /// for `dim` is ignored): a row when `dim` is the last dimension.
         /// Empty if `index` is out of bounds or `dim >= RANK`.
+        ///
+        /// ```
+        /// use xla_layout::{layout, BitsView, BitsViewMut};
+        /// layout! { type L = s4[2,3]{0,1:E(4)}; }
+        /// let mut bytes = [0x30, 0x41, 0x52]; // column-major nibbles, low first: (r, c) holds 3r + c
+        /// let v = BitsView::<L, i8>::new(&bytes).unwrap();
+        /// assert_eq!(v.lane([1, 0], 1).collect::<Vec<_>>(), [3, 4, 5]);
+        /// assert_eq!(v.lane([0, 2], 0).collect::<Vec<_>>(), [2, 5]);
+        /// let m = BitsViewMut::<L, i8>::new(&mut bytes).unwrap();
+        /// assert_eq!(m.lane([2, 0], 1).count(), 0); // row 2 is out of bounds
+        /// ```
         pub fn lane(&self, index: L::Index, dim: usize) -> impl Iterator<Item = T> + '_ {
             Lane::<L>::new(index, dim).map(move |i| self.read_slot(L::default().offset(i)))
         }
@@ -616,6 +824,17 @@ macro_rules! bits_reads {
         /// order; `None` without tiles, past the last tile, or when tiles
         /// are not runs of slots (a `*` in the first tile, or a later tile
         /// longer than it).
+        ///
+        /// ```
+        /// use xla_layout::{layout, BitsView, BitsViewMut};
+        /// layout! { type L = s4[4]{0:T(2)E(4)}; }
+        /// let mut bytes = [0x21, 0xF3];                 // LSB first: 1, 2, 3, -1
+        /// let v = BitsView::<L, i8>::new(&bytes).unwrap();
+        /// assert_eq!(v.tile(1).unwrap().collect::<Vec<_>>(), [([2], 3), ([3], -1)]);
+        /// let m = BitsViewMut::<L, i8>::new(&mut bytes).unwrap();
+        /// assert_eq!(m.tile(0).unwrap().count(), 2);
+        /// assert!(m.tile(2).is_none());                 // two tiles of 2
+        /// ```
         pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (L::Index, T)> + '_> {
             let range = tile_slots::<L>(k)?;
             Some(Physical::<L>::over(range).map(move |(slot, i)| (i, self.read_slot(slot))))
@@ -641,6 +860,14 @@ impl<'a, L: StaticLayout, T: Element> BitsView<'a, L, T> {
     /// `T` that does not stand for `L`'s element type fails the build, as
     /// in [`View::new`] (whose notes apply; [`crate::DynBitsView`] checks
     /// at run time).
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsView, ViewError};
+    /// layout! { type L = s4[2,3]{0,1:E(4)}; }
+    /// assert_eq!(BitsView::<L, i8>::new(&[0x30, 0x41, 0x52]).unwrap().get([1, 2]), Some(5));
+    /// // 6 elements of 4 bits: 3 bytes.
+    /// assert_eq!(BitsView::<L, i8>::new(&[0x30, 0x41]).unwrap_err(), ViewError::TooFewBytes { needed: 3, got: 2 });
+    /// ```
     pub fn new(bytes: &'a [u8]) -> Result<Self, ViewError> {
         const { assert_holds_bits::<L, T>() };
         check_bytes::<L>(bytes.len())?;
@@ -684,6 +911,15 @@ pub struct BitsViewMut<'a, L: StaticLayout, T: Element> {
 
 impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// Views `bytes` mutably; see [`BitsView::new`].
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsViewMut, ViewError};
+    /// layout! { type L = s4[2,3]{0,1:E(4)}; }
+    /// let mut bytes = [0u8; 3];
+    /// BitsViewMut::<L, i8>::new(&mut bytes).unwrap().set([1, 2], 5).unwrap();
+    /// assert_eq!(bytes, [0, 0, 0x50]); // slot 5: the high nibble of byte 2
+    /// assert_eq!(BitsViewMut::<L, i8>::new(&mut bytes[..2]).unwrap_err(), ViewError::TooFewBytes { needed: 3, got: 2 });
+    /// ```
     pub fn new(bytes: &'a mut [u8]) -> Result<Self, ViewError> {
         const { assert_holds_bits::<L, T>() };
         check_bytes::<L>(bytes.len())?;
@@ -739,7 +975,20 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
         DynBitsViewMut::from_checked(&L::TILED, &mut *self.bytes).fill_padding(value)
     }
 
-    /// Writes `value` at `index` (only its element's bits change).
+    /// Writes `value` at `index` (only its element's bits change), or
+    /// says why not: the index is out of bounds, or the element cannot
+    /// hold the value (nothing written).
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsViewMut, IndexError};
+    /// layout! { type Nibbles = s4[4]{0:E(4)}; }
+    /// let mut bytes = [0xFFu8, 0xFF];
+    /// let mut v = BitsViewMut::<Nibbles, i8>::new(&mut bytes).unwrap();
+    /// v.set([1], 2).unwrap();
+    /// assert_eq!(v.set([0], 8), Err(IndexError::ValueDoesNotFit { element_bits: 4 })); // s4 holds -8..=7
+    /// assert!(v.set([4], 0).is_err());
+    /// assert_eq!(bytes, [0x2F, 0xFF]);
+    /// ```
     pub fn set(&mut self, index: L::Index, value: T) -> Result<(), IndexError> {
         let slot = slot_of::<L>(index)?;
         let (bits, ty) = (L::ELEMENT_BITS, L::ELEMENT_TYPE);
@@ -757,6 +1006,18 @@ impl<'a, L: StaticLayout, T: Element> BitsViewMut<'a, L, T> {
     /// layout ([`Relayout::copy_bytes`]: whole-byte elements by blocks,
     /// packed ones bit by bit); bytes that hold no element become 0.
     /// Only the first `L::BYTES` bytes of the buffer are written.
+    ///
+    /// ```
+    /// use xla_layout::{layout, BitsView, BitsViewMut};
+    /// layout! {
+    ///     type Packed = s4[2,2]{1,0:E(4)};
+    ///     type Transposed = s4[2,2]{0,1:E(4)};
+    /// }
+    /// let src = [0x21u8, 0xF3]; // rows (1, 2) and (3, -1), LSB first
+    /// let mut out = [0u8; 2];
+    /// BitsViewMut::<Transposed, i8>::new(&mut out).unwrap().copy_from(&BitsView::<Packed, i8>::new(&src).unwrap());
+    /// assert_eq!(out, [0x31, 0xF2]); // columns (1, 3) and (2, -1)
+    /// ```
     ///
     /// Layouts whose slots (`E(n)`) are narrower than the source's values
     /// fail to build: a value could be cut, and this has no error to

@@ -49,6 +49,15 @@ use tiles::{Buffers, Stores, Tiles};
 /// Why a relayout cannot be planned ([`Relayout::new`]) or a copy cannot
 /// run: the layouts, the buffers' sizes, or (for
 /// [`Relayout::copy_bytes`] into narrower slots) a value in the data.
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, Relayout, RelayoutError};
+/// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+/// assert_eq!(Relayout::new(&t("f32[2,3]{1,0}"), &t("f32[3,2]{1,0}")).unwrap_err(), RelayoutError::ShapeMismatch);
+/// let plan = Relayout::new(&t("f32[2,3]{1,0}"), &t("f32[2,3]{0,1}")).unwrap();
+/// let short = plan.copy(&[0.0f32; 5], &mut [0.0; 6], 0.0);
+/// assert_eq!(short, Err(RelayoutError::SourceTooShort { needed: 6, got: 5 }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RelayoutError {
@@ -408,6 +417,14 @@ impl Relayout {
 
     /// Whether the copy runs by blocks (affine layouts) rather than element
     /// by element.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// assert!(Relayout::new(&t("f32[10]{0}"), &t("f32[10]{0:T(4)}")).unwrap().is_fast());
+    /// // Tiles that do not nest (tiles of 3 inside tiles of 4): element by element.
+    /// assert!(!Relayout::new(&t("f32[10]{0}"), &t("f32[10]{0:T(4)(3)}")).unwrap().is_fast());
+    /// ```
     pub const fn is_fast(&self) -> bool {
         self.fast
     }
@@ -508,6 +525,18 @@ impl Relayout {
     /// as one contiguous range of tile rows per thread (disjoint slabs of
     /// both buffers); every other relayout runs on the calling thread, as
     /// [`Relayout::copy`]. The result is the same as [`Relayout::copy`]'s.
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let plan = Relayout::new(&t("bf16[16,256]{1,0}"), &t("bf16[16,256]{1,0:T(8,128)(2,1)}")).unwrap();
+    /// let src: Vec<u16> = (0..4096).collect();       // element (r, c) holds r·256 + c
+    /// let (mut one, mut many) = (vec![0u16; 4096], vec![0u16; 4096]);
+    /// plan.copy(&src, &mut one, 0).unwrap();
+    /// plan.copy_parallel(&src, &mut many, 0).unwrap();
+    /// assert_eq!(&many[..4], &[0, 256, 1, 257]);      // rows 0 and 1 interleaved
+    /// assert_eq!(many, one);
+    /// ```
     #[cfg(feature = "rayon")]
     pub fn copy_parallel<T: Copy + Send + Sync>(
         &self,
@@ -778,6 +807,17 @@ impl Relayout {
     /// Every `(source slot, destination slot)` pair, for element types
     /// that are not whole bytes (packed `E(n)` data): the caller moves the
     /// bits. Blocks are walked as in [`Relayout::copy`].
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Relayout};
+    /// let t = |s| ArrayShape::parse_validated(s).unwrap().tiled().unwrap();
+    /// let plan = Relayout::new(&t("s4[2,3]{1,0:E(4)}"), &t("s4[2,3]{0,1:E(4)}")).unwrap();
+    /// let mut pairs = Vec::new();
+    /// plan.for_each_pair(|s, d| pairs.push((s, d)));
+    /// pairs.sort();
+    /// // (r, c) is slot 3r + c in the source, r + 2c in the destination.
+    /// assert_eq!(pairs, [(0, 0), (1, 2), (2, 4), (3, 1), (4, 3), (5, 5)]);
+    /// ```
     pub fn for_each_pair(&self, mut f: impl FnMut(u64, u64)) {
         if self.dims[..self.rank].contains(&0) {
             return;

@@ -43,6 +43,16 @@ impl Slabs {
     /// where the second slab starts and where it ends. `None` when either
     /// shape is invalid or has no size, and for an array with no elements
     /// (nothing to stream).
+    ///
+    /// ```
+    /// use xla_layout_core::{ArrayShape, Slabs};
+    /// let host = ArrayShape::parse_validated("bf16[64,256]{1,0}").unwrap();
+    /// let tpu = ArrayShape::parse_validated("bf16[64,256]{1,0:T(8,128)(2,1)}").unwrap();
+    /// // A row of tiles is 8 rows, 4096 bytes: a byte more takes two.
+    /// let slabs = Slabs::find(&host, &tpu, 4097).unwrap();
+    /// assert_eq!((slabs.count, slabs.to.logical_dims()), (4, &[16u64, 256][..]));
+    /// assert!(Slabs::find(&host, &tpu, 1 << 20).is_none()); // the array is 32 KiB
+    /// ```
     pub fn find(src: &ArrayShape, dst: &ArrayShape, min_bytes: u64) -> Option<Slabs> {
         if !src.same_logical_shape(dst) {
             return None;
