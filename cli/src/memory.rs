@@ -218,7 +218,7 @@ pub fn main(
         && let Some(path) = &files.assignment
     {
         return Err(Failure::Input(format!(
-            "{} is not the buffer assignment of {name}: {}",
+            "{} is not the buffer assignment of {name}: {}{}",
             path.display(),
             match (
                 report.matched_assigned_values,
@@ -233,6 +233,21 @@ pub fn main(
                     "{s} of its values have other shapes than the module's values of their names \
                      (another compile of the same function?)"
                 ),
+            },
+            match (
+                &args.buffer_assignment,
+                name.ends_with("_before_buffer_assignment.txt")
+            ) {
+                // XLA adds values (copies for memory spaces) between this
+                // dump and its buffer assignment.
+                (None, true) => "; this module was dumped before XLA added values the buffer \
+                                 assignment holds: read `…after_optimizations.txt` beside it, or \
+                                 pass --no-buffer-assignment"
+                    .to_string(),
+                (None, false) => "; it was found beside the module: --no-buffer-assignment reads \
+                                  the module alone"
+                    .to_string(),
+                (Some(_), _) => String::new(),
             }
         )));
     }
@@ -532,16 +547,21 @@ fn backend_text(report: &Report, args: &Args) -> String {
     }
     if let Some(g) = report.generation {
         let _ = write!(t, ", {}", g.name());
+        // Given, it may be contradicted below (by the buffer assignment's
+        // tuple tables, or the dump's topology).
+        if args.tpu.is_some() {
+            t.push_str(" (--tpu)");
+        }
     }
     t
 }
 
-/// What the reader should know before trusting the figures, in the order
-/// the text report prints them (each after "warning: ").
 /// What the report and stderr say of sizes past int64.
 const PAST_INT64: &str = "the module's sizes add up past int64 (XLA's size type): the totals \
                           stop at the 64-bit limit and are not the compiler's numbers";
 
+/// What the reader should know before trusting the figures, in the order
+/// the text report prints them (each after "warning: ").
 fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     let mut out = Vec::new();
     // A module dumped before memory-space assignment.

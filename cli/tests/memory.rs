@@ -699,6 +699,33 @@ fn a_buffer_assignment_of_another_module_is_refused() {
     assert_ne!(one, text);
     let err = refused(one);
     assert!(err.contains("1 of its values have other shapes"), "{err}");
+    // Found beside the module rather than given, the message says how to
+    // do without it; beside a module dumped before buffer assignment, that
+    // the module after it is the one it was written for.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("found-beside");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ba = std::fs::read(&other).unwrap();
+    for (name, says) in [
+        (
+            "m.after_optimizations.txt",
+            "--no-buffer-assignment reads the module alone",
+        ),
+        (
+            "m.after_optimizations_before_buffer_assignment.txt",
+            "read `…after_optimizations.txt` beside it",
+        ),
+    ] {
+        std::fs::write(dir.join(name), &text).unwrap();
+        std::fs::write(dir.join("m.after_optimizations-buffer-assignment.txt"), &ba).unwrap();
+        let out = run(&["memory", dir.join(name).to_str().unwrap()], b"");
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("is not the buffer assignment of") && err.contains(says),
+            "{err}"
+        );
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
 }
 
 #[test]
