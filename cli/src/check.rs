@@ -9,7 +9,7 @@
 use std::io::{BufRead, Write};
 
 use serde_json::{Value, json};
-use xla_layout_core::text::{ParseEvent, parse_shape_events};
+use xla_layout_core::text::{ParseError, ParseEvent, ParseOptions, parse_shape_events};
 use xla_layout_core::{ArrayShape, validate};
 
 use crate::common::Failure;
@@ -133,38 +133,64 @@ pub fn check_line(text: &[u8]) -> Value {
             },
         };
     }
-    let mut canonical = String::new();
-    let mut invalid = None;
-    let (mut array, mut tuple) = (None, false);
-    let parsed = parse_shape_events(text, Default::default(), |event| {
-        use std::fmt::Write as _;
-        let _ = write!(canonical, "{event}");
-        if let ParseEvent::Leaf { shape, .. } = event {
-            // A tuple is valid when its elements are, checked in order.
-            if invalid.is_none()
-                && let Err(e) = validate(shape)
-            {
-                invalid = Some(Error::new(e.to_string(), e.explain(), "validate"));
-            }
-            array = shape.as_array().copied();
+    // Strictly first: a line that means what it says (nearly every one) is
+    // read once; one XLA's parser reads past is read again as XLA reads
+    // it, with a warning saying what was read past.
+    let strict = ParseOptions::default().with_strict(true);
+    let mut read = Read::default();
+    let mut parsed = read.parse(text, strict);
+    let mut warning = None;
+    if let Err(e) = &parsed {
+        let mut lenient = Read::default();
+        let again = lenient.parse(text, ParseOptions::default());
+        if again.is_ok() {
+            warning = Some(crate::common::read_past_warning(e));
         }
-        tuple |= matches!(event, ParseEvent::TupleStart { .. });
-    });
+        (read, parsed) = (lenient, again);
+    }
     if let Err(e) = parsed {
         let error = Error::new(e.with_source(text), e.explain(text), "parse");
         return report(&input, None, Some(error), Sizes::default());
     }
-    if let Some(e) = invalid {
-        return report(&input, Some(canonical), Some(e), Sizes::default());
-    }
-    // Sizes are for arrays only.
-    let sizes = match array {
-        Some(a) if !tuple => Sizes::of(&a),
-        _ => Sizes::default(),
+    let mut object = match (read.invalid, read.array) {
+        (Some(e), _) => report(&input, Some(read.canonical), Some(e), Sizes::default()),
+        // Sizes are for arrays only.
+        (None, Some(a)) if !read.tuple => report(&input, Some(read.canonical), None, Sizes::of(&a)),
+        (None, _) => report(&input, Some(read.canonical), None, Sizes::default()),
     };
-    let mut object = report(&input, Some(canonical), None, sizes);
-    object["warning"] = json!(crate::common::read_past(&input));
+    object["warning"] = json!(warning);
     object
+}
+
+/// What one parse of a line found: its canonical text, the first element
+/// that is not valid, the last array, and whether it is a tuple.
+#[derive(Default)]
+struct Read {
+    canonical: String,
+    invalid: Option<Error>,
+    array: Option<ArrayShape>,
+    tuple: bool,
+}
+
+impl Read {
+    /// Parses `text` with `options` as a stream of elements, so that a
+    /// tuple is never built: memory stays proportional to the line.
+    fn parse(&mut self, text: &[u8], options: ParseOptions) -> Result<(), ParseError> {
+        parse_shape_events(text, options, |event| {
+            use std::fmt::Write as _;
+            let _ = write!(self.canonical, "{event}");
+            if let ParseEvent::Leaf { shape, .. } = event {
+                // A tuple is valid when its elements are, checked in order.
+                if self.invalid.is_none()
+                    && let Err(e) = validate(shape)
+                {
+                    self.invalid = Some(Error::new(e.to_string(), e.explain(), "validate"));
+                }
+                self.array = shape.as_array().copied();
+            }
+            self.tuple |= matches!(event, ParseEvent::TupleStart { .. });
+        })
+    }
 }
 
 /// The size fields; `None` where undefined, and why the exact size is

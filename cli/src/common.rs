@@ -58,9 +58,13 @@ pub fn read_past(text: &str) -> Option<String> {
     }
     let strict = xla_layout_core::text::ParseOptions::default().with_strict(true);
     let e = xla_layout_core::text::parse_shape_events(text.as_bytes(), strict, |_| {}).err()?;
-    Some(format!(
-        "XLA's parser reads past part of this text (the canonical text is what it keeps): {e}"
-    ))
+    Some(read_past_warning(&e))
+}
+
+/// [`read_past`]'s words for `e`, the error a strict parse gave text that
+/// XLA's parser accepts.
+pub fn read_past_warning(e: &xla_layout_core::text::ParseError) -> String {
+    format!("XLA's parser reads past part of this text (the canonical text is what it keeps): {e}")
 }
 
 /// The failure for a file given as a module that is another of XLA's dump
