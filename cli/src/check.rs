@@ -175,7 +175,7 @@ struct Read {
 impl Read {
     /// Parses `text` with `options` as a stream of elements, so that a
     /// tuple is never built: memory stays proportional to the line.
-    fn parse(&mut self, text: &[u8], options: ParseOptions) -> Result<(), ParseError> {
+    fn parse(&mut self, text: &[u8], options: ParseOptions) -> Result<(), Box<ParseError>> {
         parse_shape_events(text, options, |event| {
             use std::fmt::Write as _;
             let _ = write!(self.canonical, "{event}");
@@ -190,6 +190,7 @@ impl Read {
             }
             self.tuple |= matches!(event, ParseEvent::TupleStart { .. });
         })
+        .map_err(Box::new)
     }
 }
 
