@@ -42,6 +42,11 @@ fn fixtures() -> Vec<Fixture> {
 }
 
 /// The TPU generation of a fixture's topology (`v5e:2x2` → v5e).
+/// The fixture named `name`.
+fn fixture(name: &str) -> Fixture {
+    fixtures().into_iter().find(|f| f.name == name).unwrap()
+}
+
 fn generation(program: &Value) -> Option<Generation> {
     let topology = program["topology"].as_str()?;
     Generation::from_name(topology.split(':').next()?)
@@ -278,10 +283,7 @@ fn estimates_stay_within_their_stated_error() {
 
 #[test]
 fn donated_buffers_count_as_argument_output_and_alias() {
-    let f = fixtures()
-        .into_iter()
-        .find(|f| f.name == "tpu_donate_tuple")
-        .unwrap();
+    let f = fixture("tpu_donate_tuple");
     let m = Module::parse(&f.text).unwrap();
     let r = Report::new(
         &m,
@@ -547,10 +549,7 @@ fn live_bytes_past_int64_stop_at_the_limit() {
 /// it gave the fusion's for every output.
 #[test]
 fn fusion_outputs_carry_their_own_metadata() {
-    let f = fixtures()
-        .into_iter()
-        .find(|f| f.name == "tpu_host_offload")
-        .unwrap();
+    let f = fixture("tpu_host_offload");
     let m = Module::parse(&f.text).unwrap();
     let r = Report::new(&m, &Options::default());
     let ops: Vec<(String, Option<&str>)> = r
@@ -619,10 +618,7 @@ fn values_without_metadata_take_their_origins() {
     assert_eq!(of2("y{}"), (Some("both"), None));
     assert_eq!(of("a"), (None, None));
     // On a real dump: the prefetch of the weights into VMEM.
-    let f = fixtures()
-        .into_iter()
-        .find(|f| f.name == "tpu_remat_while")
-        .unwrap();
+    let f = fixture("tpu_remat_while");
     let m = Module::parse(&f.text).unwrap();
     let r = Report::new(&m, &Options::default());
     let row = r
@@ -643,10 +639,7 @@ fn values_without_metadata_take_their_origins() {
 /// module alone gives jax's argument and output sizes.
 #[test]
 fn tpu_dynamic_arrays_carry_their_sizes_in_front() {
-    let f = fixtures()
-        .into_iter()
-        .find(|f| f.name == "tpu_bounded_dynamic")
-        .unwrap();
+    let f = fixture("tpu_bounded_dynamic");
     let m = Module::parse(&f.text).unwrap();
     let r = Report::new(
         &m,
