@@ -173,6 +173,9 @@ impl Layout {
         self.split_count = 0;
         self.physical_shape = None;
         self.set_scalar_attributes(&ScalarAttributes::DEFAULT);
+        // An attribute added to the model but not reset above would leak
+        // from one parse into the next: the tests (debug builds) say so.
+        debug_assert!(*self == Layout::EMPTY, "Layout::clear left an attribute set");
     }
 }
 

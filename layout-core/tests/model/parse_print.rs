@@ -1024,3 +1024,33 @@ fn tuples_are_validated_while_parsing_by_xla_rules_only() {
     let e = Shape::parse("(f32[8]{0:T(*)}, f32[2]{1})").unwrap_err();
     assert!(e.to_string().contains("invalid tuple element"), "{e}");
 }
+
+/// Shapes parsed one after another into one place reuse its layout's
+/// storage: nothing of one layout (split configs, tiles, `M`, …) leaks
+/// into the next.
+#[test]
+fn shapes_parsed_into_one_place_do_not_inherit_attributes() {
+    use xla_layout_core::text::parse_shape_into;
+    let mut slot = Shape::Token;
+    let mut texts = Vec::new();
+    for text in [
+        "f32[4,8]{1,0:T(2,4)L(2)E(32)S(1)SC(0:1)M(8)}",
+        "f32[2]{0}",
+        "f32[3]",
+        "f32[4,8]{0,1:SC(1:2,3)}",
+        "f32[4,8]",
+    ] {
+        parse_shape_into(text.as_bytes(), 0, &mut slot).unwrap();
+        texts.push(slot.to_string());
+    }
+    assert_eq!(
+        texts,
+        [
+            "f32[4,8]{1,0:T(2,4)L(2)E(32)S(1)SC(0:1)M(8)}",
+            "f32[2]{0}",
+            "f32[3]{0}",
+            "f32[4,8]{0,1:SC(1:2,3)}",
+            "f32[4,8]{1,0}"
+        ]
+    );
+}
