@@ -175,7 +175,10 @@ impl Layout {
         self.set_scalar_attributes(&ScalarAttributes::DEFAULT);
         // An attribute added to the model but not reset above would leak
         // from one parse into the next: the tests (debug builds) say so.
-        debug_assert!(*self == Layout::EMPTY, "Layout::clear left an attribute set");
+        debug_assert!(
+            *self == Layout::EMPTY,
+            "Layout::clear left an attribute set"
+        );
     }
 }
 
