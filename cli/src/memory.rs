@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
-    AssignmentDamage, Backend, Field, Options, Order, Report, Role, Row, Source, Space,
+    AssignmentDamage, Backend, Field, Options, Order, Report, Role, RoleKind, Row, Source, Space,
 };
 use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
 
@@ -236,7 +236,7 @@ pub fn main(
             },
             match (
                 &args.buffer_assignment,
-                name.ends_with("_before_buffer_assignment.txt")
+                dump::is_before_buffer_assignment(&name)
             ) {
                 // XLA adds values (copies for memory spaces) between this
                 // dump and its buffer assignment.
@@ -1250,9 +1250,14 @@ const COLORS: [(&str, &str); 4] = [
     ("temporaries", "#f28e2b"),
 ];
 
-/// In `RoleKind`'s order.
 fn role_color(role: Role) -> &'static str {
-    COLORS[role.kind() as usize].1
+    // A match, not an index: a new kind fails to build here.
+    match role.kind() {
+        RoleKind::Argument => COLORS[0].1,
+        RoleKind::Output => COLORS[1].1,
+        RoleKind::Constant => COLORS[2].1,
+        RoleKind::Temporary => COLORS[3].1,
+    }
 }
 
 const STYLE: &str = r#"

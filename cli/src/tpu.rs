@@ -75,7 +75,7 @@ struct Sized {
 
 impl Sized {
     fn padding(&self) -> u64 {
-        self.bytes - self.data_bytes - self.metadata_bytes
+        (self.bytes.saturating_sub(self.data_bytes)).saturating_sub(self.metadata_bytes)
     }
 
     /// Bytes over the data's bytes (1 without padding; `None` for no data).
@@ -114,13 +114,18 @@ fn sized(text: &str, generation: Generation) -> Result<Sized, Refusal> {
             people: m,
         }
     })?;
-    let bytes = xla_layout_core::tpu::buffer_bytes(&shape).map_err(|e| {
-        let m = format!("'{shape}': {e}");
-        Refusal {
-            xla: m.clone(),
-            people: m,
-        }
-    })?;
+    // Its sizes in front can take a buffer just short of int64, XLA's
+    // size type, past it.
+    let bytes = xla_layout_core::tpu::buffer_bytes(&shape)
+        .ok()
+        .filter(|&b| i64::try_from(b).is_ok())
+        .ok_or_else(|| {
+            let m = format!("'{shape}': {}", xla_layout_core::tpu::TpuError::TooLarge);
+            Refusal {
+                xla: m.clone(),
+                people: m,
+            }
+        })?;
     Ok(Sized {
         tiled_dims: tiled.dims().to_vec(),
         bytes,

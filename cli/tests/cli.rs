@@ -116,6 +116,24 @@ fn check_and_explain_warn_of_what_xla_reads_past() {
     assert_eq!(explain_json(&["f32[2]{0:S(4)}"])["warning"], Value::Null);
 }
 
+/// `explain` names a memory space by the table the memory report reads:
+/// S(2) is SMEM on a TPU, as the report calls it.
+#[test]
+fn explain_names_memory_spaces_as_the_report_does() {
+    let name = |t: &str| {
+        explain_json(&[t])["memory_space_name"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        name("u32[]{:T(128)S(2)}"),
+        "device-specific memory space (TPU SMEM)"
+    );
+    assert_eq!(name("f32[2]{0:S(1)}"), "alternate/fast memory (TPU VMEM)");
+    assert_eq!(name("f32[2]{0:S(3)}"), "device-specific memory space");
+}
+
 /// At the limits of 64 bits `check` gives exact sizes or says why there
 /// are none; it never wraps.
 #[test]
@@ -1496,6 +1514,27 @@ fn jax_formats_without_a_layout_read_as_the_shape_alone() {
     let out = check("f32[3,5] Format(layout=UNKNOWN)\n");
     let hint = out[0]["hint"].as_str().unwrap();
     assert!(hint.contains("`layout=None` or `layout=AUTO`"), "{hint}");
+}
+
+/// A dynamic array's 1 KiB of sizes is part of its TPU buffer: in `bytes`,
+/// said apart (`metadata_bytes`), not called padding.
+#[test]
+fn tpu_counts_a_dynamic_arrays_sizes() {
+    let lines = json_lines(run(&["tpu"], "bf16[<=300,<=5]\nbf16[300,5]\n"));
+    // 8 × 384 bf16 slots in tiles; 300 × 5 elements.
+    assert_eq!(lines[0]["bytes"], 8 * 384 * 2 + 1024);
+    assert_eq!(lines[0]["metadata_bytes"], 1024);
+    assert_eq!(lines[0]["padding_bytes"], 8 * 384 * 2 - 3000);
+    assert_eq!(lines[1]["padding_bytes"], lines[0]["padding_bytes"]);
+    assert_eq!(
+        (&lines[1]["bytes"], &lines[1]["metadata_bytes"]),
+        (&json!(8 * 384 * 2), &json!(0))
+    );
+    let text = stdout(&run(&["tpu", "bf16[<=300,<=5]"], ""));
+    assert!(
+        text.contains("metadata bytes    1024 (the dynamic dimensions' sizes"),
+        "{text}"
+    );
 }
 
 /// A shape argument is quoted back in messages with its control

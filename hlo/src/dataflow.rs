@@ -628,10 +628,10 @@ fn leaf(shape: &Shape) -> NodeKind {
     // `tpu::buffer_bytes` from the sizes already at hand, rather than
     // tiling each node's shape a second time.
     let tpu_bytes = match tpu::sizing(a) {
-        s @ tpu::Sizing::Elements => xla_bytes.and_then(|x| s.bytes(0, x).ok()),
-        s => tiled.and_then(|t| s.bytes(t.exact_bytes(), 0).ok()),
+        tpu::Sizing::Elements => xla_bytes.map(|x| (0, x)),
+        _ => tiled.map(|t| (t.exact_bytes(), 0)),
     }
-    .and_then(|b| b.checked_add(tpu::metadata_bytes(a)));
+    .and_then(|(t, e)| tpu::buffer_bytes_from(a, t, e).ok());
     NodeKind::Array(ArrayNode {
         space: a.memory_space(),
         tiled_bytes: tiled.map(|t| t.exact_bytes()),

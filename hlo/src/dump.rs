@@ -72,7 +72,8 @@ pub fn names_module(name: &str, query: &str) -> bool {
 }
 
 /// The path of `sibling` beside the module at `path` (a path, or a file
-/// name): `None` for a file that is not named as a module. XLA dumps the
+/// name), by XLA's naming: `None` for a name that ends in neither `.txt`
+/// nor `.hlo`. XLA dumps the
 /// module again just before and after buffer assignment
 /// (`…after_optimizations_before_buffer_assignment.txt`); the files beside
 /// those are the ones written for `…after_optimizations.txt`.
@@ -91,13 +92,10 @@ pub fn names_module(name: &str, query: &str) -> bool {
 /// assert_eq!(sibling("notes.md", Sibling::BufferAssignment), None);
 /// ```
 pub fn sibling(path: &str, sibling: Sibling) -> Option<String> {
-    let base = [
-        "_before_buffer_assignment.txt",
-        "_after_buffer_assignment.txt",
-    ]
-    .iter()
-    .find_map(|suffix| path.strip_suffix(suffix))
-    .map(|stem| format!("{stem}.txt"));
+    let base = [BEFORE, "_after_buffer_assignment.txt"]
+        .iter()
+        .find_map(|suffix| path.strip_suffix(suffix))
+        .map(|stem| format!("{stem}.txt"));
     let path = base.as_deref().unwrap_or(path);
     if let Some(stem) = path.strip_suffix(".txt") {
         Some(format!("{stem}-{}", sibling.suffix()))
@@ -106,6 +104,23 @@ pub fn sibling(path: &str, sibling: Sibling) -> Option<String> {
             .map(|stem| format!("{stem}.{}", sibling.suffix()))
     }
 }
+
+/// Whether the module at `path` is the dump XLA writes just before buffer
+/// assignment (`…after_optimizations_before_buffer_assignment.txt`):
+/// memory-space assignment adds values (copies) after it, which its
+/// buffer assignment holds.
+///
+/// ```
+/// use xla_layout_hlo::dump::is_before_buffer_assignment;
+/// assert!(is_before_buffer_assignment("m.after_optimizations_before_buffer_assignment.txt"));
+/// assert!(!is_before_buffer_assignment("m.after_optimizations.txt"));
+/// ```
+pub fn is_before_buffer_assignment(path: &str) -> bool {
+    path.ends_with(BEFORE)
+}
+
+/// The suffix of the module dumped just before buffer assignment.
+const BEFORE: &str = "_before_buffer_assignment.txt";
 
 /// The name of the directory beside module file `name` that holds a TPU
 /// program's `topology.textproto`: the file's name up to

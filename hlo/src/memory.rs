@@ -92,13 +92,20 @@ impl Backend {
     }
 
     /// Every backend, in the order [`Backend::NAMES`] lists them.
+    ///
+    /// ```
+    /// use xla_layout_hlo::memory::Backend;
+    /// assert!(Backend::ALL.iter().all(|&b| Backend::from_name(b.name()) == Some(b)));
+    /// ```
     pub const ALL: [Backend; 3] = [Backend::Tpu, Backend::Cpu, Backend::Gpu];
 
     /// The backends' names for messages: "tpu, cpu or gpu".
     ///
     /// ```
     /// use xla_layout_hlo::memory::Backend;
-    /// assert_eq!(Backend::NAMES, "tpu, cpu or gpu");
+    /// let names: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
+    /// let (last, rest) = names.split_last().unwrap();
+    /// assert_eq!(Backend::NAMES, format!("{} or {last}", rest.join(", ")));
     /// ```
     pub const NAMES: &'static str = "tpu, cpu or gpu";
 
@@ -1907,12 +1914,8 @@ impl<'m, 'a> Report<'m, 'a> {
         self.spaces = spaces;
     }
 
-    /// Whether the peak counts space `s`. On a TPU, jax's peak counts HBM
-    /// (0), VMEM (1), the v4 space 3 and pinned host (5): with all four
-    /// the estimate comes within 0.2% on 12 of the 18 TPU fixtures
-    /// (without 3, 71% low on the v4 one; without 5, 33% low on the one
-    /// that offloads to the host); the flags and scalars of spaces 2, 4
-    /// and 6 are left out. On the CPU and GPU, every space.
+    /// Whether the peak counts space `s` ([`SpaceUse::in_peak`]: the
+    /// table says which, and why).
     fn peak_space(&self, s: i64) -> bool {
         self.backend.space(s).in_peak
     }
@@ -2093,11 +2096,7 @@ impl<'m, 'a> Report<'m, 'a> {
         let temp0: u64 = ba
             .allocations
             .iter()
-            .filter(|a| {
-                a.preallocated_temp
-                    && (a.color == 0 || self.backend != Backend::Tpu)
-                    && !host(a.color)
-            })
+            .filter(|a| a.preallocated_temp && backend.space(a.color).in_temp)
             .map(|a| a.size)
             .fold(0u64, u64::saturating_add);
         let src = Source::BufferAssignment;
@@ -2112,12 +2111,12 @@ impl<'m, 'a> Report<'m, 'a> {
         let tables_only = ba
             .allocations
             .iter()
-            .filter(|a| a.preallocated_temp && a.color == 0)
+            .filter(|a| a.preallocated_temp && backend.space(a.color).in_temp)
             .flat_map(|a| ba.values.get(a.values.clone()).unwrap_or(&[]))
             .all(|v| v.shape.trim_start().starts_with('('));
         ma.temp_size_in_bytes = match self.backend {
-            // A TPU reports its HBM temporary heap rounded up to 16 KiB
-            // pages on most fixtures, and 0 on some: an estimate.
+            // A TPU reports its HBM temporary heap rounded up to its pages
+            // (`paged_heap`) on most fixtures, and 0 on some: an estimate.
             Backend::Tpu if tables_only => Field::new(0, Source::Estimated),
             Backend::Tpu => {
                 Field::new(temp0.div_ceil(PAGE).saturating_mul(PAGE), Source::Estimated)

@@ -41,12 +41,12 @@ fn fixtures() -> Vec<Fixture> {
     out
 }
 
-/// The TPU generation of a fixture's topology (`v5e:2x2` → v5e).
 /// The fixture named `name`.
 fn fixture(name: &str) -> Fixture {
     fixtures().into_iter().find(|f| f.name == name).unwrap()
 }
 
+/// The TPU generation of a fixture's topology (`v5e:2x2` → v5e).
 fn generation(program: &Value) -> Option<Generation> {
     let topology = program["topology"].as_str()?;
     Generation::from_name(topology.split(':').next()?)
@@ -662,4 +662,57 @@ fn tpu_dynamic_arrays_carry_their_sizes_in_front() {
         ma.output_size_in_bytes.bytes,
         expected(&f.program, "output_size_in_bytes")
     );
+    // Each dynamic array's 1 KiB is said among the reasons of its bytes.
+    let s8 = r.rows.iter().find(|row| row.bytes == 11264).unwrap();
+    assert!(
+        r.details(s8)
+            .reasons
+            .iter()
+            .any(|why| why.starts_with("dynamic shape: 1024 bytes of sizes in front of the data")),
+        "{:?}",
+        r.details(s8).reasons
+    );
+}
+
+/// The memory-space table gives each backend's spaces what the report
+/// gave them before it was one table (host, peak, temp, paged heap,
+/// SMEM, names), for spaces around every row.
+#[test]
+fn the_space_table_keeps_the_rules_it_replaced() {
+    use xla_layout_hlo::memory::{Backend, space_name};
+    for backend in Backend::ALL {
+        let tpu = backend == Backend::Tpu;
+        for s in -3..=9 {
+            let u = backend.space(s);
+            let host = s == 5 && backend != Backend::Cpu;
+            assert_eq!(u.host, host, "{backend:?} {s}");
+            assert_eq!(
+                u.in_peak,
+                !tpu || matches!(s, 0 | 1 | 3 | 5),
+                "{backend:?} {s}"
+            );
+            assert_eq!(
+                u.in_temp,
+                if tpu { s == 0 } else { !host },
+                "{backend:?} {s}"
+            );
+            assert_eq!(u.paged_heap, tpu && s == 0, "{backend:?} {s}");
+            assert_eq!(u.sized_by_elements, tpu && s == 2, "{backend:?} {s}");
+            let name = match (backend, s) {
+                (Backend::Tpu, 0) => "HBM",
+                (Backend::Tpu, 1) => "VMEM",
+                (Backend::Tpu, 2) => "SMEM",
+                (Backend::Tpu, 5) => "pinned host",
+                (Backend::Cpu, 0) => "memory",
+                (Backend::Gpu, 0) => "device memory",
+                _ => "",
+            };
+            let want = if name.is_empty() {
+                format!("memory space {s}")
+            } else {
+                name.into()
+            };
+            assert_eq!(space_name(backend, s), want);
+        }
+    }
 }

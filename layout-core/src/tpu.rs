@@ -117,7 +117,27 @@ pub const fn buffer_bytes(shape: &ArrayShape) -> Result<u64, AddressError> {
             Err(e) => return Err(e),
         },
     };
-    match sizing.bytes(tiled, elements) {
+    buffer_bytes_from(shape, tiled, elements)
+}
+
+/// [`buffer_bytes`] from the sizes a caller has already: `tiled`
+/// ([`crate::TiledShape::exact_bytes`]) and `elements`
+/// ([`ArrayShape::xla_byte_size_of`]), of which the shape's [`sizing`]
+/// reads one (the other may be 0).
+///
+/// ```
+/// use xla_layout_core::{ArrayShape, tpu::{buffer_bytes, buffer_bytes_from}};
+/// let s = ArrayShape::parse_validated("f32[<=8,4]{0,1:T(4,128)}").unwrap();
+/// let tiled = s.tiled().unwrap().exact_bytes();
+/// assert_eq!(buffer_bytes_from(&s, tiled, 0), Ok(2048 + 1024)); // its tiles, then its sizes
+/// assert_eq!(buffer_bytes_from(&s, tiled, 0), buffer_bytes(&s));
+/// ```
+pub const fn buffer_bytes_from(
+    shape: &ArrayShape,
+    tiled: u64,
+    elements: u64,
+) -> Result<u64, AddressError> {
+    match sizing(shape).bytes(tiled, elements) {
         Ok(b) => match b.checked_add(metadata_bytes(shape)) {
             Some(b) => Ok(b),
             None => Err(AddressError::Overflow),

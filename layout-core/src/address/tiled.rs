@@ -154,6 +154,10 @@ const fn tile_size(layout: &crate::Layout, level: usize) -> u64 {
     let mut j = 0;
     while j < first.len() {
         if first[j] != COMBINE {
+            // Unvalidated (`Layout::tile_run`): an entry below 1 is no run.
+            if first[j] <= 0 {
+                return 0;
+            }
             size = match size.checked_mul(first[j] as u64) {
                 Some(v) => v,
                 None => return 0,
@@ -210,6 +214,7 @@ impl crate::Layout {
     /// assert_eq!((padded.tile_run(0), padded.tile_run(1)), (None, Some(4)));
     /// let fused = Layout::new(&[2, 1, 0]).with_tiles(&[&[xla_layout_core::COMBINE, 4, 8]]);
     /// assert_eq!(fused.tile_run(0), Some(32));
+    /// assert_eq!(Layout::new(&[0]).with_tiles(&[&[-2]]).tile_run(0), None); // not validated
     /// ```
     pub const fn tile_run(&self, level: usize) -> Option<u64> {
         match tile_size(self, level) {

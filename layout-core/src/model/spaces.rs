@@ -68,7 +68,8 @@ const TPU_OTHER: SpaceUse = SpaceUse {
     sized_by_elements: false,
 };
 
-/// A CPU or GPU device space: every one counts in the peak and temp.
+/// A device space that counts in the peak and temp: every CPU and GPU
+/// one, and the base of TPU rows that do.
 const DEVICE: SpaceUse = SpaceUse {
     in_peak: true,
     in_temp: true,
@@ -150,7 +151,9 @@ const SPACES: [SpaceInfo; 6] = [
         tpu: HOST,
         // The CPU's `S(5)` is its own memory: jax counts it as device.
         cpu: DEVICE,
-        gpu: HOST,
+        // Host memory by XLA's GPU rules; unnamed: no GPU dump here shows
+        // what its report calls it.
+        gpu: SpaceUse { name: None, ..HOST },
     },
     // XLA's constant for 6 names unpinned host memory, but TPU programs
     // put small device buffers there (their buffer assignment labels it

@@ -437,7 +437,9 @@ impl Display for JaxLayout<'_> {
 }
 
 /// Reads `SHAPE Layout(...)`: an array shape written without a layout,
-/// then its layout in JAX's form. `None` when `text` has no JAX layout.
+/// then its layout in JAX's form (or JAX's `Format(layout=…)`; with
+/// `layout=None` or `AUTO`, the shape alone: [`jax_format_without_layout`]).
+/// `None` when `text` has no JAX layout or format.
 /// It parses only: the layout may still be one XLA refuses (`(0, 0)`);
 /// [`super::parse_array_any`] validates, and reads the other forms too.
 ///

@@ -1026,15 +1026,16 @@ fn tuples_are_validated_while_parsing_by_xla_rules_only() {
 }
 
 /// Shapes parsed one after another into one place reuse its layout's
-/// storage: nothing of one layout (split configs, tiles, `M`, …) leaks
-/// into the next.
+/// storage: nothing of one layout (every attribute the parser keeps: `P`
+/// never parses) leaks into the next. A new attribute goes in the first
+/// shape here.
 #[test]
 fn shapes_parsed_into_one_place_do_not_inherit_attributes() {
     use xla_layout_core::text::parse_shape_into;
     let mut slot = Shape::Token;
     let mut texts = Vec::new();
     for text in [
-        "f32[4,8]{1,0:T(2,4)L(2)E(32)S(1)SC(0:1)M(8)}",
+        "f32[4,8]{1,0:T(2,4)L(2)#(u32)*(u32)E(32)S(1)SC(0:1)M(8)}",
         "f32[2]{0}",
         "f32[3]",
         "f32[4,8]{0,1:SC(1:2,3)}",
@@ -1046,7 +1047,7 @@ fn shapes_parsed_into_one_place_do_not_inherit_attributes() {
     assert_eq!(
         texts,
         [
-            "f32[4,8]{1,0:T(2,4)L(2)E(32)S(1)SC(0:1)M(8)}",
+            "f32[4,8]{1,0:T(2,4)L(2)#(u32)*(u32)E(32)S(1)SC(0:1)M(8)}",
             "f32[2]{0}",
             "f32[3]{0}",
             "f32[4,8]{0,1:SC(1:2,3)}",
