@@ -135,7 +135,8 @@ pub fn check_line(text: &[u8]) -> Value {
     }
     // Strictly first: a line that means what it says (nearly every one) is
     // read once; one XLA's parser reads past is read again as XLA reads
-    // it, with a warning saying what was read past.
+    // it, with a warning saying what was read past (`text::read_past`'s
+    // rule, run here with the line's events kept).
     let strict = ParseOptions::default().with_strict(true);
     let mut read = Read::default();
     let mut parsed = read.parse(text, strict);

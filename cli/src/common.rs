@@ -56,9 +56,9 @@ pub fn read_past(text: &str) -> Option<String> {
     if xla_layout_core::text::parse_other_form(text).is_some() {
         return None;
     }
-    let strict = xla_layout_core::text::ParseOptions::default().with_strict(true);
-    let e = xla_layout_core::text::parse_shape_events(text.as_bytes(), strict, |_| {}).err()?;
-    Some(read_past_warning(&e))
+    Some(read_past_warning(&xla_layout_core::text::read_past(
+        text.as_bytes(),
+    )?))
 }
 
 /// [`read_past`]'s words for `e`, the error a strict parse gave text that

@@ -39,7 +39,7 @@ pub use jax::{
 };
 pub use lexer::{GroupError, Lexer, MAX_GROUP_DEPTH, Token, TokenKind};
 #[cfg(feature = "alloc")]
-pub use parser::{ParseEvent, parse_shape_events, parse_shape_events_at};
+pub use parser::{ParseEvent, parse_shape_events, parse_shape_events_at, read_past};
 pub use parser::{
     ParseOptions, ShapeEnd, parse_array, parse_array_with_spans, parse_layout, parse_layout_with,
     parse_shape, parse_shape_at, parse_shape_into, parse_shape_with, shape_extent, shape_spans,

@@ -1201,6 +1201,28 @@ pub fn parse_shape_events(
     Ok(())
 }
 
+/// What XLA's parser reads past in shape `text`: the error a strict parse
+/// ([`ParseOptions::with_strict`]) gives text that the default parse, as
+/// XLA's, accepts (`S(300)`, which XLA keeps as `S(44)`; an `E` with no
+/// `(n)`, which it drops). `None` when the text means what it says, and
+/// when XLA refuses it too. Text that means what it says is parsed once.
+///
+/// ```
+/// use xla_layout_core::text::read_past;
+/// let e = read_past(b"f32[2]{0:S(300)}").unwrap();
+/// assert!(e.to_string().starts_with("memory space S(300) does not fit the 8 bits"));
+/// assert!(read_past(b"f32[2]{0:S(44)}").is_none());
+/// assert!(read_past(b"f32[2]{0:T(0)").is_none()); // XLA refuses it too
+/// ```
+#[cfg(feature = "alloc")]
+pub fn read_past(text: &[u8]) -> Option<ParseError> {
+    let strict = ParseOptions::default().with_strict(true);
+    let e = parse_shape_events(text, strict, |_| {}).err()?;
+    parse_shape_events(text, ParseOptions::default(), |_| {})
+        .is_ok()
+        .then_some(e)
+}
+
 /// Parses an array shape; any other kind of shape is an error.
 ///
 /// ```
