@@ -46,6 +46,14 @@ fn fixture(name: &str) -> Fixture {
     fixtures().into_iter().find(|f| f.name == name).unwrap()
 }
 
+/// The options of a report for TPU `generation`, the rest by default.
+fn on(generation: Option<Generation>) -> Options<'static, 'static> {
+    Options {
+        generation,
+        ..Options::default()
+    }
+}
+
 /// The TPU generation of a fixture's topology (`v5e:2x2` → v5e).
 fn generation(program: &Value) -> Option<Generation> {
     let topology = program["topology"].as_str()?;
@@ -74,13 +82,7 @@ fn check_exact(name: &str, program: &Value, ma: &MemoryAnalysis) -> usize {
 fn exact_fields_match_memory_analysis_from_the_module_alone() {
     for f in fixtures() {
         let m = Module::parse(&f.text).unwrap();
-        let r = Report::new(
-            &m,
-            &Options {
-                generation: generation(&f.program),
-                ..Options::default()
-            },
-        );
+        let r = Report::new(&m, &on(generation(&f.program)));
         let backend = f.program["backend"].as_str().unwrap();
         assert_eq!(r.backend.name(), backend, "{}", f.name);
         let ma = r.memory_analysis;
@@ -285,13 +287,7 @@ fn estimates_stay_within_their_stated_error() {
 fn donated_buffers_count_as_argument_output_and_alias() {
     let f = fixture("tpu_donate_tuple");
     let m = Module::parse(&f.text).unwrap();
-    let r = Report::new(
-        &m,
-        &Options {
-            generation: Some(Generation::V5e),
-            ..Options::default()
-        },
-    );
+    let r = Report::new(&m, &on(Some(Generation::V5e)));
     let donated: Vec<(u64, u64)> = r
         .rows
         .iter()
@@ -641,13 +637,7 @@ fn values_without_metadata_take_their_origins() {
 fn tpu_dynamic_arrays_carry_their_sizes_in_front() {
     let f = fixture("tpu_bounded_dynamic");
     let m = Module::parse(&f.text).unwrap();
-    let r = Report::new(
-        &m,
-        &Options {
-            generation: generation(&f.program),
-            ..Options::default()
-        },
-    );
+    let r = Report::new(&m, &on(generation(&f.program)));
     assert!(r.layouts_assigned);
     let ma = &r.memory_analysis;
     assert_eq!(ma.argument_size_in_bytes.source, Source::Exact);
