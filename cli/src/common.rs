@@ -50,15 +50,10 @@ pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure
 /// What XLA's parser reads past in shape `text`, which parses: the error
 /// a strict parse gives it (`S(300)`, which XLA keeps as `S(44)`; `E`
 /// with no `(n)`, which XLA drops), worded for a warning; `None` when
-/// the text means what it says (and for the `tpu(…)` and JAX forms,
-/// which have no such leniency).
+/// the text means what it says (and for the `tpu(…)` and JAX forms, which
+/// XLA's parser does not read at all).
 pub fn read_past(text: &str) -> Option<String> {
-    if xla_layout_core::text::parse_other_form(text).is_some() {
-        return None;
-    }
-    Some(read_past_warning(&xla_layout_core::text::read_past(
-        text.as_bytes(),
-    )?))
+    xla_layout_core::text::read_past(text.as_bytes()).map(|e| read_past_warning(&e))
 }
 
 /// [`read_past`]'s words for `e`, the error a strict parse gave text that
