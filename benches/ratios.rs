@@ -39,7 +39,10 @@
 //! pred's packing a software pipeline deep or a tile at a time
 //! (`packing_pipelined`), `lines` or `stage` pred's packing from source
 //! rows of whole lines or through the stage (`packing_from_lines`),
-//! `same` the same plan again
+//! `realign` or `join` s8's unpacking into rows off the line grid and
+//! bf16's into any rows realigned in 512-bit registers, or the ways
+//! before (joined into lines in the stage, or from the AVX2 kernels:
+//! `unpacking_realigned`), `same` the same plan again
 //! (how far the two columns differ when nothing differs: within 0.03
 //! here). `at16` puts the destinations of both relayout columns 16 bytes
 //! into a line (with one of those: the pair compared off the line grid;
@@ -192,7 +195,7 @@ fn main() {
         .map_or(vec![], |a| a.split(',').filter(|f| !f.is_empty()).collect());
     // The flags that share the third column, each a plan limited or
     // changed in one way, with the column's name.
-    let column: [(&str, Limit, &str); 11] = [
+    let column: [(&str, Limit, &str); 13] = [
         ("sse2", Relayout::without_avx2, "SSE2 only"),
         ("avx2", Relayout::without_avx512, "AVX2 only"),
         (
@@ -211,6 +214,8 @@ fn main() {
         ("nopipe", |p| p.packing_pipelined(false), "not pipelined"),
         ("lines", |p| p.packing_from_lines(true), "from lines"),
         ("stage", |p| p.packing_from_lines(false), "via the stage"),
+        ("realign", |p| p.unpacking_realigned(true), "realigned"),
+        ("join", |p| p.unpacking_realigned(false), "not realigned"),
         ("same", |p| p, "the same"),
     ];
     let others = [

@@ -116,6 +116,16 @@ fn check_at<T: Unit>(
                 plan.streaming_from(0).packing_from_lines(false),
                 "streaming, through the stage",
             ),
+            // s8's unpacking into rows off the line grid realigned in
+            // registers (on a CPU with VBMI) or joined in the stage.
+            (
+                plan.streaming_from(0).unpacking_realigned(true),
+                "streaming, realigned",
+            ),
+            (
+                plan.streaming_from(0).unpacking_realigned(false),
+                "streaming, joined in the stage",
+            ),
             (
                 plan.streaming_from(usize::MAX).packing_from_lines(false),
                 "ordinary stores, through the stage",
@@ -212,6 +222,12 @@ fn other_groups_and_widths() {
         ("u8", "T(16,128)(16,1)"),
         ("bf16", "T(16,128)(2,1)"),
         ("s8", "T(32,128)(4,1)"),
+        // Shorter and wider tiles (realigned in registers: 4 or 8 rows).
+        ("s8", "T(4,128)(4,1)"),
+        ("s8", "T(8,256)(4,1)"),
+        ("bf16", "T(4,128)(2,1)"),
+        ("bf16", "T(2,128)(2,1)"),
+        ("bf16", "T(8,64)(2,1)"),
         // No vector kernel: quads of 16 bits; rows of 24 bytes. Rows of
         // 48 bytes: SSE2, not AVX2.
         ("bf16", "T(8,128)(4,1)"),

@@ -405,6 +405,28 @@ impl Relayout {
         }
     }
 
+    /// The same plan unpacking s8's quads into rows off the line grid and
+    /// bf16's pairs into any rows with 512-bit kernels, each row realigned
+    /// to the line grid in registers (`true`: streamed straight from the
+    /// kernel, where the CPU runs AVX-512VBMI), or the other ways
+    /// (`false`: joined into lines in a stage, or streamed from the AVX2
+    /// kernels into rows of whole lines), instead of the way measured
+    /// faster on this family of cores. For tests and benchmarks that
+    /// compare the two.
+    #[doc(hidden)]
+    pub const fn unpacking_realigned(self, yes: bool) -> Relayout {
+        Relayout {
+            tiles: match self.tiles {
+                Some(t) => Some(Tiles {
+                    realign: Some(yes),
+                    ..t
+                }),
+                None => None,
+            },
+            ..self
+        }
+    }
+
     /// The same plan without the tile-by-tile path: the general walk (for
     /// tests and benchmarks that compare the two).
     #[doc(hidden)]
@@ -1096,6 +1118,52 @@ mod tests {
                     wide(true),
                     "unpacking off the line grid"
                 );
+            }
+        }
+    }
+
+    /// Unpacking realigns rows in registers where the CPU has VBMI and
+    /// the family measured it (Intel's), or where forced: s8 into rows off
+    /// the line grid only (into whole lines its direct 512-bit stores
+    /// stay), bf16 into any rows; never f32, pred, or without the 512-bit
+    /// vectors, and never when told not to.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn unpacking_realigns_where_it_can() {
+        use super::tiles::Stores;
+        let (aligned, off) = line_starts();
+        let vbmi = tile_kernels::vbmi();
+        let intel = tile_kernels::family() == tile_kernels::Core::Intel;
+        for (ty, size, tile, on_lines) in [
+            ("bf16", 2, "T(8,128)(2,1)", true),
+            ("s8", 1, "T(8,128)(4,1)", false),
+            ("f32", 4, "T(8,128)", false),
+            ("pred", 1, "T(32,128)(32,1)", false),
+        ] {
+            let (host, tpu) = (
+                format!("{ty}[64,512]{{1,0}}"),
+                format!("{ty}[64,512]{{1,0:{tile}}}"),
+            );
+            let plan = Relayout::new(&t(&tpu), &t(&host)).unwrap();
+            let takes = |plan: Relayout, at, isa| {
+                let tiles = plan.tiles.unwrap();
+                let kernel = Kernel::new(size, tiles.group, tiles.tile_cols);
+                let (_, (stores, _)) = tiles.choose(kernel, at, (size, true), isa);
+                stores == Stores::Realigned
+            };
+            let can = vbmi && matches!(ty, "bf16" | "s8");
+            for (at, whole) in [(aligned, true), (off, false)] {
+                let can = can && (on_lines || !whole);
+                let name = format!("{tpu} -> {host}, whole lines {whole}");
+                assert_eq!(takes(plan, at, Isa::Avx512Wide), can && intel, "{name}");
+                let forced = plan.unpacking_realigned(true);
+                assert_eq!(takes(forced, at, Isa::Avx512Wide), can, "{name}, forced");
+                assert!(
+                    !takes(forced, at, Isa::Avx512),
+                    "{name}, no 512-bit vectors"
+                );
+                let not = plan.unpacking_realigned(false);
+                assert!(!takes(not, at, Isa::Avx512Wide), "{name}, told not to");
             }
         }
     }

@@ -269,6 +269,26 @@ pub(super) unsafe fn pack_bytes32_gathering(
     }
 }
 
+/// The unpacking of a band's whole tiles of s8's quads (`G = 4`) or
+/// bf16's pairs (`G = 2`) into rows off the line grid, realigned in
+/// registers: see `avx512::unpack_realigned`, whose arguments these are.
+///
+/// # Safety
+/// As `avx512::unpack_realigned`: `G` 2 or 4, dividing `R`; the tiles
+/// readable, the rows writable; the CPU runs AVX-512F, BW and VBMI.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn unpack_realigned<const R: usize, const G: usize>(
+    from: *const u8,
+    run: (usize, usize),
+    row: usize,
+    to: [*mut u8; R],
+    ahead: bool,
+) {
+    // SAFETY: the caller's.
+    unsafe { avx512::unpack_realigned::<R, G>(from, run, row, to, ahead) }
+}
+
 /// The pipeline's next tile to gather: its first row, the rows' pitch,
 /// and its stage (see [`pack_bytes32_gathering`]).
 #[cfg(target_arch = "x86_64")]
@@ -772,21 +792,29 @@ pub(super) fn family() -> Core {
     cpu().1
 }
 
-/// [`isa`] and [`family`], asked of `cpuid` once.
-fn cpu() -> (Isa, Core) {
+/// Whether the CPU runs AVX-512VBMI's byte permutes (with
+/// [`Isa::Avx512Wide`]: never without it), asked of `cpuid` once.
+pub(super) fn vbmi() -> bool {
+    cpu().2
+}
+
+/// [`isa`], [`family`] and [`vbmi`], asked of `cpuid` once.
+fn cpu() -> (Isa, Core, bool) {
     const _: () = assert!((Isa::Avx512Wide as u8) < 15, "1 + an Isa fits in 4 bits");
+    const _: () = assert!((Core::Other as u8) < 4, "a Core fits in 2 bits");
     use core::sync::atomic::{AtomicU8, Ordering};
     // 0: not asked yet, else 1 + the `Isa`'s position, plus 16 times
-    // the `Core`'s.
+    // the `Core`'s, plus 64 with VBMI.
     static KNOWN: AtomicU8 = AtomicU8::new(0);
     let known = match KNOWN.load(Ordering::Relaxed) {
         0 => {
-            let (isa, core) = if cfg!(miri) {
-                (Isa::Sse2, Core::Other)
+            let (isa, core, vbmi) = if cfg!(miri) {
+                (Isa::Sse2, Core::Other, false)
             } else {
                 detect()
             };
-            let known = (isa as u8 + 1) | (core as u8) << 4;
+            let vbmi = vbmi && isa == Isa::Avx512Wide;
+            let known = (isa as u8 + 1) | (core as u8) << 4 | (vbmi as u8) << 6;
             KNOWN.store(known, Ordering::Relaxed);
             known
         }
@@ -801,21 +829,21 @@ fn cpu() -> (Isa, Core) {
         4 => Isa::Avx512Wide,
         _ => Isa::Sse2,
     };
-    let core = match known >> 4 {
+    let core = match known >> 4 & 3 {
         0 => Core::Intel,
         1 => Core::Zen5,
         _ => Core::Other,
     };
-    (isa, core)
+    (isa, core, isa == Isa::Avx512Wide && known & 64 != 0)
 }
 
 /// `cpuid` leaf 1 (AVX, and XSAVE enabled by the OS; the family),
 /// `xgetbv` (the OS saves the SSE and AVX state, and for AVX-512 the mask
 /// and upper vector registers), leaf 7 (AVX2; AVX-512F, BW, VL), leaf
-/// 0's vendor (Intel's cores and Zen 5 get [`Isa::Avx512Wide`]); and the family of
-/// cores.
+/// 0's vendor (Intel's cores and Zen 5 get [`Isa::Avx512Wide`]); the family of
+/// cores; and leaf 7's AVX-512VBMI.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-fn detect() -> (Isa, Core) {
+fn detect() -> (Isa, Core, bool) {
     use core::arch::x86_64::{__cpuid, __cpuid_count};
     /// XCR0, the register-state bits the OS saves.
     ///
@@ -831,6 +859,8 @@ fn detect() -> (Isa, Core) {
     const AVX512_STATE: u64 = 0b1110_0000;
     /// CPUID.7.0:EBX's AVX-512F, BW and VL bits.
     const AVX512_BITS: u32 = 1 << 16 | 1 << 30 | 1 << 31;
+    /// CPUID.7.0:ECX's AVX-512VBMI bit.
+    const VBMI_BIT: u32 = 1 << 1;
     // SAFETY: `cpuid` runs on every x86_64 CPU; leaf 7 is asked only
     // when the highest leaf reaches it; `xgetbv` only with OSXSAVE.
     unsafe {
@@ -839,14 +869,15 @@ fn detect() -> (Isa, Core) {
         let leaf1 = __cpuid(1);
         let core = core_of(vendor, leaf1.eax);
         if leaf0.eax < 7 {
-            return (Isa::Sse2, core);
+            return (Isa::Sse2, core, false);
         }
         let ecx = leaf1.ecx;
         let (osxsave, avx) = (ecx & (1 << 27) != 0, ecx & (1 << 28) != 0);
         if !(osxsave && avx) {
-            return (Isa::Sse2, core);
+            return (Isa::Sse2, core, false);
         }
-        let (state, ebx) = (xcr0(), __cpuid_count(7, 0).ebx);
+        let leaf7 = __cpuid_count(7, 0);
+        let (state, ebx) = (xcr0(), leaf7.ebx);
         let isa = if state & AVX_STATE != AVX_STATE || ebx & (1 << 5) == 0 {
             Isa::Sse2
         } else if state & AVX512_STATE == AVX512_STATE && ebx & AVX512_BITS == AVX512_BITS {
@@ -858,7 +889,7 @@ fn detect() -> (Isa, Core) {
         } else {
             Isa::Avx2
         };
-        (isa, core)
+        (isa, core, leaf7.ecx & VBMI_BIT != 0)
     }
 }
 
@@ -888,8 +919,8 @@ const fn core_of(vendor: (u32, u32, u32), eax: u32) -> Core {
 }
 
 #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-fn detect() -> (Isa, Core) {
-    (Isa::Sse2, Core::Other)
+fn detect() -> (Isa, Core, bool) {
+    (Isa::Sse2, Core::Other, false)
 }
 
 /// The AVX2 kernels: the SSE2 ones on 32-byte vectors (two tiles' worth
@@ -1201,9 +1232,11 @@ mod avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use core::arch::x86_64::{
-        __m512i, _mm_loadu_si128, _mm_setr_epi8, _mm512_broadcast_i32x4, _mm512_castsi128_si512,
-        _mm512_inserti32x4, _mm512_loadu_si512, _mm512_permutex2var_epi32,
-        _mm512_permutexvar_epi64, _mm512_setr_epi32, _mm512_setr_epi64, _mm512_shuffle_epi8,
+        __m512i, _mm_loadu_si128, _mm_setr_epi8, _mm512_add_epi8, _mm512_add_epi16,
+        _mm512_broadcast_i32x4, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_loadu_si512,
+        _mm512_mask_storeu_epi8, _mm512_permutex2var_epi8, _mm512_permutex2var_epi16,
+        _mm512_permutex2var_epi32, _mm512_permutexvar_epi64, _mm512_set1_epi8, _mm512_set1_epi16,
+        _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setzero_si512, _mm512_shuffle_epi8,
         _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_stream_si512, _mm512_unpackhi_epi8,
         _mm512_unpacklo_epi8,
     };
@@ -1521,6 +1554,24 @@ mod avx512 {
         // SAFETY: reads inside the group's `4·row` input bytes, writes
         // inside its rows' `row` bytes; the CPU runs the extensions.
         unsafe {
+            for k in (0..row).step_by(64) {
+                let rows = quads(from.add(4 * k));
+                for (r, v) in rows.into_iter().enumerate() {
+                    put::<NT>(to.add(r * pitch + k), v);
+                }
+            }
+        }
+    }
+
+    /// The 4 rows of 64 columns whose quads are the 256 bytes at `from`
+    /// (see [`unpack_quads`]), row `r` in vector `r`.
+    ///
+    /// # Safety
+    /// `from` readable for 256 bytes; the CPU runs AVX-512F and BW.
+    #[inline(always)]
+    unsafe fn quads(from: *const u8) -> [__m512i; 4] {
+        // SAFETY: the caller's.
+        unsafe {
             let split = _mm512_broadcast_i32x4(_mm_setr_epi8(
                 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
             ));
@@ -1530,26 +1581,155 @@ mod avx512 {
             let low = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
             let high =
                 _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
-            for k in (0..row).step_by(64) {
-                let z: [__m512i; 4] = core::array::from_fn(|m| {
-                    _mm512_shuffle_epi8(_mm512_loadu_si512(from.add(4 * k + 64 * m).cast()), split)
-                });
-                let (p, q) = (
-                    _mm512_permutex2var_epi32(z[0], low, z[1]),
-                    _mm512_permutex2var_epi32(z[0], high, z[1]),
-                );
-                let (p2, q2) = (
-                    _mm512_permutex2var_epi32(z[2], low, z[3]),
-                    _mm512_permutex2var_epi32(z[2], high, z[3]),
-                );
-                let rows = [
-                    _mm512_shuffle_i64x2::<0b01_00_01_00>(p, p2),
-                    _mm512_shuffle_i64x2::<0b11_10_11_10>(p, p2),
-                    _mm512_shuffle_i64x2::<0b01_00_01_00>(q, q2),
-                    _mm512_shuffle_i64x2::<0b11_10_11_10>(q, q2),
-                ];
-                for (r, v) in rows.into_iter().enumerate() {
-                    put::<NT>(to.add(r * pitch + k), v);
+            let z: [__m512i; 4] = core::array::from_fn(|m| {
+                _mm512_shuffle_epi8(_mm512_loadu_si512(from.add(64 * m).cast()), split)
+            });
+            let (p, q) = (
+                _mm512_permutex2var_epi32(z[0], low, z[1]),
+                _mm512_permutex2var_epi32(z[0], high, z[1]),
+            );
+            let (p2, q2) = (
+                _mm512_permutex2var_epi32(z[2], low, z[3]),
+                _mm512_permutex2var_epi32(z[2], high, z[3]),
+            );
+            [
+                _mm512_shuffle_i64x2::<0b01_00_01_00>(p, p2),
+                _mm512_shuffle_i64x2::<0b11_10_11_10>(p, p2),
+                _mm512_shuffle_i64x2::<0b01_00_01_00>(q, q2),
+                _mm512_shuffle_i64x2::<0b11_10_11_10>(q, q2),
+            ]
+        }
+    }
+
+    /// Two rows of 32 bf16 columns whose pairs are the 128 bytes at
+    /// `from` (rows interleaved by 16-bit slot), row `r` in vector `r`.
+    ///
+    /// # Safety
+    /// `from` readable for 128 bytes; the CPU runs AVX-512F and BW.
+    #[inline(always)]
+    unsafe fn pairs16(from: *const u8) -> [__m512i; 2] {
+        // SAFETY: the caller's.
+        unsafe {
+            let (x, y) = (
+                _mm512_loadu_si512(from.cast()),
+                _mm512_loadu_si512(from.add(64).cast()),
+            );
+            // Slot `i` of row `r` is slot `2i + r` of `x` and `y` back to
+            // back.
+            let even = _mm512_loadu_si512(EVEN16.as_ptr().cast());
+            let odd = _mm512_add_epi16(even, _mm512_set1_epi16(1));
+            [
+                _mm512_permutex2var_epi16(x, even, y),
+                _mm512_permutex2var_epi16(x, odd, y),
+            ]
+        }
+    }
+
+    /// `2i` for each 16-bit slot `i` of a 512-bit vector.
+    const EVEN16: [u16; 32] = {
+        let mut even = [0; 32];
+        let mut i = 0;
+        while i < 32 {
+            even[i] = 2 * i as u16;
+            i += 1;
+        }
+        even
+    };
+
+    /// Unpacks `tiles` whole tiles of one band (`R` rows of `row` bytes
+    /// in groups of `G`: s8's quads, `G = 4`, as [`quads`] reads them, or
+    /// bf16's pairs, `G = 2`, as [`pairs16`]; each tile `tile` bytes
+    /// after the one before, from `from`) into `R` destination rows
+    /// starting at `to`, at any byte alignment, with streaming stores of
+    /// whole lines only: each row's next 64 bytes join the bytes its
+    /// previous 64 left over in one two-table byte permute (VBMI), and
+    /// the line they complete goes out. The row's first line (shared
+    /// with the row before) and its last are written with masked
+    /// ordinary stores of the row's bytes alone. Nothing is staged: with
+    /// no ordinary stores queued behind the streaming ones, the shuffles
+    /// run while the lines go out, as they do where rows start on lines
+    /// (`Stores::Direct`); joined into lines through the stage instead,
+    /// s8's rows off the line grid ran 0.1–0.17× of the NT copy slower
+    /// (BENCHMARKS.md). With `ahead`, asks for each group of the next
+    /// tile as the direct unpacking does.
+    ///
+    /// # Safety
+    /// `G` is 2 or 4 and divides `R`; `from` readable for `tiles·tile`
+    /// bytes, each tile's `R·row` bytes its first; `row` a multiple of 64;
+    /// each `to[r]` writable for `tiles·row` bytes, the rows apart; the
+    /// CPU runs AVX-512F, BW and VBMI.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi")]
+    pub(super) unsafe fn unpack_realigned<const R: usize, const G: usize>(
+        from: *const u8,
+        (tile, tiles): (usize, usize),
+        row: usize,
+        to: [*mut u8; R],
+        ahead: bool,
+    ) {
+        const IOTA: [u8; 64] = {
+            let mut iota = [0; 64];
+            let mut i = 0;
+            while i < 64 {
+                iota[i] = i as u8;
+                i += 1;
+            }
+            iota
+        };
+        if tiles == 0 {
+            return;
+        }
+        // SAFETY: reads inside the tiles, writes inside the rows' bytes
+        // (masked stores write only the bits set; every streamed line is
+        // inside its row: see below); the CPU runs the extensions.
+        unsafe {
+            let iota = _mm512_loadu_si512(IOTA.as_ptr().cast());
+            // Row `r`'s 64 columns from `k` start `skew[r]` bytes into
+            // the line at `line[r] + k`; that line's bytes are the
+            // previous 64's last `skew` and these 64's first `64 − skew`:
+            // byte `i` is byte `i + 64 − skew` of the two, back to back.
+            let skew: [usize; R] = core::array::from_fn(|r| to[r] as usize % 64);
+            let line: [*mut u8; R] = core::array::from_fn(|r| to[r].wrapping_sub(skew[r]));
+            let join: [__m512i; R] = core::array::from_fn(|r| {
+                _mm512_add_epi8(iota, _mm512_set1_epi8((64 - skew[r]) as i8))
+            });
+            let mut held = [_mm512_setzero_si512(); R];
+            for t in 0..tiles {
+                for q in 0..R / G {
+                    let group = from.add(t * tile + q * G * row);
+                    if ahead {
+                        super::super::streaming::prefetch(group.wrapping_add(tile), G * row);
+                    }
+                    for k in (0..row).step_by(64) {
+                        let rows = match G {
+                            4 => quads(group.add(4 * k)),
+                            _ => {
+                                let [a, b] = pairs16(group.add(2 * k));
+                                [a, b, a, b]
+                            }
+                        };
+                        for (i, &v) in rows.iter().take(G).enumerate() {
+                            let r = G * q + i;
+                            let out = _mm512_permutex2var_epi8(held[r], join[r], v);
+                            let at = line[r].wrapping_add(t * row + k);
+                            if t == 0 && k == 0 {
+                                // The row's first line: its bytes from
+                                // `skew` on (before, the row above's).
+                                _mm512_mask_storeu_epi8(at.cast(), !0 << skew[r], out);
+                            } else {
+                                // Bytes `at − to[r]` ≥ 64 − skew ≥ 0 to
+                                // 64 more: inside the row.
+                                _mm512_stream_si512(at.cast(), out);
+                            }
+                            held[r] = v;
+                        }
+                    }
+                }
+            }
+            for r in 0..R {
+                if skew[r] != 0 {
+                    let out = _mm512_permutex2var_epi8(held[r], join[r], _mm512_setzero_si512());
+                    let at = line[r].wrapping_add(tiles * row);
+                    _mm512_mask_storeu_epi8(at.cast(), (1 << skew[r]) - 1, out);
                 }
             }
         }
@@ -1598,5 +1778,11 @@ mod tests {
         let (l0, l1) = (__cpuid(0), __cpuid(1));
         let core = core_of((l0.ebx, l0.edx, l0.ecx), l1.eax);
         assert_eq!(super::family(), core);
+        // VBMI as std finds it, counted only with the 512-bit kernels.
+        let vbmi = std::is_x86_feature_detected!("avx512vbmi");
+        assert_eq!(
+            super::vbmi(),
+            vbmi && super::isa() == super::Isa::Avx512Wide
+        );
     }
 }

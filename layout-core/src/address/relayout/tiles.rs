@@ -49,6 +49,10 @@ pub(super) enum Stores {
     /// Unpacking with streaming stores straight from the kernels'
     /// registers ([`Tiles::direct`]).
     Direct,
+    /// Unpacking with streaming stores straight from the kernels'
+    /// registers, each row's bytes realigned there to the line grid
+    /// ([`Tiles::realigns`]).
+    Realigned,
 }
 
 /// A copy between a row-major array and its 2-D tiled form: `batch`
@@ -86,6 +90,11 @@ pub(super) struct Tiles {
     /// core say so (Intel's cores); set only to measure or test either
     /// way.
     pub(super) from_lines: Option<bool>,
+    /// Whether unpacking realigns rows off the line grid in registers
+    /// where it can ([`Tiles::realigns`]): `None` where the measurements
+    /// of the core say so (Intel's cores); set only to measure or test
+    /// either way.
+    pub(super) realign: Option<bool>,
 }
 
 impl Tiles {
@@ -133,6 +142,7 @@ impl Tiles {
             source_order: None,
             pipeline: None,
             from_lines: None,
+            realign: None,
         };
         // Row groups of slots of a byte must fit the edge buffer.
         match group.checked_mul(tile_cols) {
@@ -610,15 +620,20 @@ impl Tiles {
         // transposes ran 1.1–1.3× as fast with them; streaming from
         // memory, even or up to 0.08× of the NT copy slower, so streaming
         // runs the AVX2 build.
+        // Rows realigned in registers take the 512-bit vectors they need.
+        let realigned =
+            stream && !self.pack && self.realigns(dst, size, wide.unwrap_or(kernel), isa);
         let (kernel, isa) = match wide {
             Some(wide) => (wide, isa),
-            None if stream => (kernel, isa.min(Isa::Avx2)),
+            None if stream && !realigned => (kernel, isa.min(Isa::Avx2)),
             None => (kernel, isa),
         };
         let stores = if !stream {
             Stores::Ordinary
         } else if self.pack && self.in_source_order(dst, size) {
             Stores::SourceOrder
+        } else if realigned {
+            Stores::Realigned
         } else if !self.pack && self.direct(dst, size, kernel, isa) {
             Stores::Direct
         } else {
@@ -653,6 +668,11 @@ impl Tiles {
                 }
                 (false, Stores::Direct) => {
                     self.unpack_bands::<T, AVX, true>(b, bands, kernel, None);
+                    streaming::fence();
+                }
+                #[cfg(target_arch = "x86_64")]
+                (false, Stores::Realigned) => {
+                    self.unpack_realigned::<T, AVX>(b, bands, kernel);
                     streaming::fence();
                 }
                 // Streaming needs x86_64 (`Tiles::choose` never asks for
@@ -704,13 +724,40 @@ impl Tiles {
     /// then waits four rounds of four rows), and with AVX-512's 64-byte
     /// ones ([`Kernel::Quads8Wide`], a whole line a store) 0.2–0.4× ahead
     /// of AVX2's; single rows (f32) were even (their lines already stream
-    /// straight from the source).
+    /// straight from the source). Where [`Tiles::realigns`], that comes
+    /// first.
     fn direct(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
         (matches!(
             kernel,
             Kernel::Pairs16 | Kernel::Pairs8 | Kernel::Quads8Wide
         ) || kernel == Kernel::Quads8 && isa >= Isa::Avx2)
             && self.lines(dst, size)
+    }
+
+    /// Whether unpacking with streaming stores into `dst` (slots of
+    /// `size` bytes) streams straight from 512-bit kernels' registers
+    /// with each row realigned there ([`Stores::Realigned`]): s8's quads
+    /// ([`Kernel::Quads8Wide`]) into rows off the line grid, bf16's pairs
+    /// ([`Kernel::Pairs16`]) into any rows, with VBMI's byte permutes,
+    /// tiles of 4 or 8 rows whose rows are whole lines. Measured on a
+    /// Xeon in the same process against the ways they replace
+    /// (BENCHMARKS.md): off the line grid s8 0.74–0.80× → 0.88–0.91× of
+    /// the NT copy and bf16 0.86–0.88× → 1.04–1.07×; into rows of whole
+    /// lines bf16 0.94–0.96× → 1.07–1.09× (the AVX2 kernel's 32-byte
+    /// stores before), s8 even with its direct 512-bit stores (kept). On
+    /// Intel's cores, and anywhere it is forced (to test it).
+    fn realigns(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
+        let measured = tile_kernels::family() == tile_kernels::Core::Intel;
+        self.realign.unwrap_or(measured)
+            && matches!(
+                (kernel, size),
+                (Kernel::Quads8Wide, 1) | (Kernel::Pairs16, 2)
+            )
+            && isa == Isa::Avx512Wide
+            && tile_kernels::vbmi()
+            && matches!(self.tile_rows, 4 | 8)
+            && (self.tile_cols * size as u64).is_multiple_of(64)
+            && (kernel == Kernel::Pairs16 || !self.lines(dst, size))
     }
 
     /// Whether packing with streaming stores into `dst` (slots of `size`
@@ -1210,6 +1257,105 @@ impl Tiles {
                         );
                     }
                     from += g * tc;
+                }
+            }
+        }
+    }
+
+    /// [`Tiles::unpack_bands`] with [`Stores::Realigned`]: each whole
+    /// band's whole tiles streamed straight from the kernel, realigned
+    /// in registers (`avx512::unpack_quads_realigned`); a band's last
+    /// tile, where it is cut short, with ordinary stores; bands cut
+    /// short through the lines, as [`Stores::Streaming`] writes them.
+    ///
+    /// # Safety
+    /// As [`Tiles::unpack_bands`]; [`Tiles::realigns`] chose this (the
+    /// CPU runs AVX-512F, BW and VBMI; slots are bytes; 4 or 8 rows a
+    /// tile); with `AVX`, the caller runs with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn unpack_realigned<T: Copy, const AVX: bool>(
+        &self,
+        b: Buffers<T>,
+        bands: Range<u64>,
+        kernel: Kernel,
+    ) {
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tc,
+            g,
+            tile,
+            grid_cols,
+        } = self.geometry();
+        let size = size_of::<T>();
+        /// The band's `R` rows from `to`, `cols` slots apart, realigned
+        /// (the source's run of tiles and the rest as
+        /// `tile_kernels::unpack_realigned` takes them).
+        ///
+        /// # Safety
+        /// As `tile_kernels::unpack_realigned`.
+        #[inline(always)]
+        unsafe fn realigned<T, const R: usize, const G: usize>(
+            (src, run, row, ahead): (*const u8, (usize, usize), usize, bool),
+            to: *mut T,
+            cols: usize,
+        ) {
+            // SAFETY: the caller's; the rows are in the destination.
+            unsafe {
+                let to = core::array::from_fn(|r| to.add(r * cols).cast::<u8>());
+                tile_kernels::unpack_realigned::<R, G>(src, run, row, to, ahead)
+            }
+        }
+        // Tiles whose columns are all in the array.
+        let whole = cols / tc;
+        let ahead = self.unpacking_reads_ahead(true);
+        for band in bands {
+            let Band {
+                row0,
+                rows_at: dst,
+                tiles_at: first,
+            } = self.band(band);
+            // (`realigns` takes 4 or 8 rows a tile only: others, were
+            // they ever asked for, go the way streaming goes.)
+            if rows - row0 < tr || !matches!(tr, 4 | 8) || !matches!(g, 2 | 4) {
+                let (mut lines, mut stage) = (Lines::new(), Stage::new());
+                let stage = stage.0.as_mut_ptr();
+                // SAFETY: the caller's contract, for this band; the lines
+                // hold only its rows' parts, written out before the next.
+                unsafe {
+                    self.unpack_spans::<T, AVX>(b, band..band + 1, kernel, &mut lines, stage);
+                    lines.flush();
+                }
+                continue;
+            }
+            // SAFETY: the band's `tr` rows are in the array (checked
+            // above), each `cols ≥ whole·tc` slots; its tiles inside the
+            // source; the kernel's conditions are `realigns`'; the last
+            // tile's groups as `unpack_bands` writes them.
+            unsafe {
+                let (src, to) = (b.src.add(first).cast::<u8>(), b.dst.add(dst));
+                let (run, row) = ((tile * size, whole), tc * size);
+                let ahead = (src, run, row, ahead);
+                match (tr, g) {
+                    (4, 4) => realigned::<T, 4, 4>(ahead, to, cols),
+                    (8, 4) => realigned::<T, 8, 4>(ahead, to, cols),
+                    (4, _) => realigned::<T, 4, 2>(ahead, to, cols),
+                    _ => realigned::<T, 8, 2>(ahead, to, cols),
+                }
+                if whole < grid_cols {
+                    let col0 = whole * tc;
+                    for q in 0..tr / g {
+                        tile_kernels::unpack::<T, AVX, false>(
+                            kernel,
+                            b.src.add(first + whole * tile + q * g * tc),
+                            b.dst.add(dst + q * g * cols + col0),
+                            cols,
+                            (g, cols - col0),
+                            (tc, g),
+                        );
+                    }
                 }
             }
         }
