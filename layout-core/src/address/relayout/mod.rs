@@ -1168,6 +1168,46 @@ mod tests {
         }
     }
 
+    /// Packing takes the 512-bit kernels of s8's quads and bf16's pairs
+    /// where the CPU has VBMI and the family is Intel's (streamed only
+    /// to whole lines); never without the 512-bit vectors.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn packing_takes_wide_quads_and_pairs() {
+        let (aligned, off) = line_starts();
+        let on = tile_kernels::vbmi() && tile_kernels::family() == tile_kernels::Core::Intel;
+        for (ty, size, tile, narrow, wide) in [
+            (
+                "bf16",
+                2,
+                "T(8,128)(2,1)",
+                Kernel::Pairs16,
+                Kernel::Pairs16Wide,
+            ),
+            ("s8", 1, "T(8,128)(4,1)", Kernel::Quads8, Kernel::Quads8Wide),
+        ] {
+            let (host, tpu) = (
+                format!("{ty}[64,512]{{1,0}}"),
+                format!("{ty}[64,512]{{1,0:{tile}}}"),
+            );
+            let tiles = Relayout::new(&t(&host), &t(&tpu)).unwrap().tiles.unwrap();
+            let kernel = |at, big, isa| tiles.choose(narrow, at, (size, big), isa).0;
+            let want = if on { wide } else { narrow };
+            assert_eq!(kernel(aligned, true, Isa::Avx512Wide), want, "{tpu}");
+            assert_eq!(kernel(off, false, Isa::Avx512Wide), want, "{tpu}, ordinary");
+            assert_eq!(
+                kernel(off, true, Isa::Avx512Wide),
+                narrow,
+                "{tpu} streamed at +16 B"
+            );
+            assert_eq!(
+                kernel(aligned, true, Isa::Avx512),
+                narrow,
+                "{tpu}, no 512-bit"
+            );
+        }
+    }
+
     /// How unpacking with streaming stores stages its tiles: rows off the
     /// line grid join in the stage where a span's row parts are whole
     /// lines (pred, bf16, s8), not f32's rows, which go out straight from

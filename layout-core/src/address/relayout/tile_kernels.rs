@@ -30,13 +30,18 @@ pub(super) enum Kernel {
     Copy,
     /// Two 16-bit rows (bf16 `(2,1)`).
     Pairs16,
+    /// [`Kernel::Pairs16`] packing with 512-bit vectors and VBMI's byte
+    /// permutes (`avx512::pack_pairs16`), where `Tiles::choose` finds them
+    /// faster.
+    Pairs16Wide,
     /// Two 8-bit rows.
     Pairs8,
     /// Four 8-bit rows (s8 `(4,1)`).
     Quads8,
-    /// [`Kernel::Quads8`] unpacking with 512-bit vectors (AVX-512BW),
-    /// where `Tiles::choose` finds them faster; edge groups run the SSE2
-    /// `Quads8`.
+    /// [`Kernel::Quads8`] with 512-bit vectors (AVX-512BW; packing with
+    /// VBMI's byte permutes too, `avx512::pack_quads`), where
+    /// `Tiles::choose` finds them faster; edge groups run the SSE2
+    /// `Quads8` when unpacking.
     Quads8Wide,
     /// Sixteen 8-bit rows: 16×16 byte transposes.
     Bytes16,
@@ -616,8 +621,8 @@ mod x86 {
                         put::<NT>(out.add(k), at(0, k));
                     }
                 }
-                Kernel::Pairs16 | Kernel::Pairs8 => {
-                    let pairs16 = kernel == Kernel::Pairs16;
+                Kernel::Pairs16 | Kernel::Pairs16Wide | Kernel::Pairs8 => {
+                    let pairs16 = kernel != Kernel::Pairs8;
                     for k in (0..row).step_by(16) {
                         let (a, b) = (at(0, k), at(1, k));
                         let (lo, hi) = if pairs16 {
@@ -686,7 +691,7 @@ mod x86 {
                         out(0, k, input(k));
                     }
                 }
-                Kernel::Pairs16 => {
+                Kernel::Pairs16 | Kernel::Pairs16Wide => {
                     // Each 32-bit lane holds one pair [e o]; sign-extending
                     // either half into the lane makes the signed pack exact.
                     let even = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
@@ -1034,6 +1039,8 @@ mod avx2 {
                         put::<NT>(out.add(k), at(0, k));
                     }
                 }
+                Kernel::Pairs16Wide => super::avx512::pack_pairs16::<NT>(from, pitch, out, row),
+                Kernel::Quads8Wide => super::avx512::pack_quads::<NT>(from, pitch, out, row),
                 Kernel::Pairs16 | Kernel::Pairs8 => {
                     let pairs16 = kernel == Kernel::Pairs16;
                     for k in (0..row).step_by(32) {
@@ -1050,7 +1057,7 @@ mod avx2 {
                         put::<NT>(out.add(2 * k + 32), hi);
                     }
                 }
-                Kernel::Quads8 | Kernel::Quads8Wide => {
+                Kernel::Quads8 => {
                     for k in (0..row).step_by(32) {
                         let (r0, r1, r2, r3) = (at(0, k), at(1, k), at(2, k), at(3, k));
                         let (x, y) = (_mm256_unpacklo_epi8(r0, r1), _mm256_unpackhi_epi8(r0, r1));
@@ -1146,10 +1153,10 @@ mod avx2 {
                         out(0, k, input(k));
                     }
                 }
-                Kernel::Pairs16 | Kernel::Pairs8 => {
+                Kernel::Pairs16 | Kernel::Pairs16Wide | Kernel::Pairs8 => {
                     // Per lane: the even elements to the low half, the odd
                     // ones to the high half.
-                    let split = if kernel == Kernel::Pairs16 {
+                    let split = if kernel != Kernel::Pairs8 {
                         _mm256_setr_epi8(
                             0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
                             12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
@@ -1598,6 +1605,91 @@ mod avx512 {
                 _mm512_shuffle_i64x2::<0b01_00_01_00>(q, q2),
                 _mm512_shuffle_i64x2::<0b11_10_11_10>(q, q2),
             ]
+        }
+    }
+
+    /// Byte `i` of a two-table permute's index that interleaves `n`-byte
+    /// pieces of its two tables from piece `first` of each: piece `p` of
+    /// the result is piece `first + p/2` of table `p % 2`.
+    const fn zip(n: usize, first: usize) -> [u8; 64] {
+        let mut idx = [0; 64];
+        let mut i = 0;
+        while i < 64 {
+            let (p, b) = (i / n, i % n);
+            idx[i] = (64 * (p % 2) + (first + p / 2) * n + b) as u8;
+            i += 1;
+        }
+        idx
+    }
+
+    /// [`super::pack`] of 4 rows of bytes (s8's quads) with VBMI's
+    /// two-table byte permutes, 64 columns at a time: rows 0 and 1 (2
+    /// and 3) interleaved by byte, then the two pairs by 16 bits, 8
+    /// permutes for 256 bytes where the AVX2 kernel needs 12 shuffles
+    /// for 128.
+    ///
+    /// # Safety
+    /// As [`super::pack`], `row` a multiple of 64; the CPU runs
+    /// AVX-512F, BW and VBMI; with `NT`, `out` 64-byte aligned.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi")]
+    pub(super) unsafe fn pack_quads<const NT: bool>(
+        from: *const u8,
+        pitch: usize,
+        out: *mut u8,
+        row: usize,
+    ) {
+        const BYTES: [[u8; 64]; 2] = [zip(1, 0), zip(1, 32)];
+        const PAIRS: [[u8; 64]; 2] = [zip(2, 0), zip(2, 16)];
+        // SAFETY: loads inside the group's rows, stores inside its
+        // `4·row` output bytes; the CPU runs the extensions.
+        unsafe {
+            let idx = |t: &[u8; 64]| _mm512_loadu_si512(t.as_ptr().cast());
+            let (b, p) = (BYTES.map(|t| idx(&t)), PAIRS.map(|t| idx(&t)));
+            for k in (0..row).step_by(64) {
+                let r: [__m512i; 4] =
+                    core::array::from_fn(|l| _mm512_loadu_si512(from.add(l * pitch + k).cast()));
+                for (h, &b) in b.iter().enumerate() {
+                    let (x, y) = (
+                        _mm512_permutex2var_epi8(r[0], b, r[1]),
+                        _mm512_permutex2var_epi8(r[2], b, r[3]),
+                    );
+                    for (j, p) in p.iter().enumerate() {
+                        let o = out.add(4 * k + 128 * h + 64 * j);
+                        put::<NT>(o, _mm512_permutex2var_epi8(x, *p, y));
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`super::pack`] of 2 rows of 16-bit slots (bf16's pairs) with
+    /// VBMI's two-table byte permutes, 32 columns at a time: two permutes
+    /// for 128 bytes.
+    ///
+    /// # Safety
+    /// As [`pack_quads`].
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi")]
+    pub(super) unsafe fn pack_pairs16<const NT: bool>(
+        from: *const u8,
+        pitch: usize,
+        out: *mut u8,
+        row: usize,
+    ) {
+        const PAIRS: [[u8; 64]; 2] = [zip(2, 0), zip(2, 16)];
+        // SAFETY: loads inside the group's rows, stores inside its
+        // `2·row` output bytes; the CPU runs the extensions.
+        unsafe {
+            let idx = |t: &[u8; 64]| _mm512_loadu_si512(t.as_ptr().cast());
+            let p = PAIRS.map(|t| idx(&t));
+            for k in (0..row).step_by(64) {
+                let (a, b) = (
+                    _mm512_loadu_si512(from.add(k).cast()),
+                    _mm512_loadu_si512(from.add(pitch + k).cast()),
+                );
+                for (j, p) in p.iter().enumerate() {
+                    put::<NT>(out.add(2 * k + 64 * j), _mm512_permutex2var_epi8(a, *p, b));
+                }
+            }
         }
     }
 
