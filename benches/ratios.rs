@@ -42,7 +42,7 @@
 //! `realign` or `join` s8's unpacking into rows off the line grid and
 //! bf16's into any rows realigned in 512-bit registers, or the ways
 //! before (joined into lines in the stage, or from the AVX2 kernels:
-//! `unpacking_realigned`), `same` the same plan again
+//! `realigned`), `same` the same plan again
 //! (how far the two columns differ when nothing differs: within 0.03
 //! here). `at16` puts the destinations of both relayout columns 16 bytes
 //! into a line (with one of those: the pair compared off the line grid;
@@ -214,8 +214,8 @@ fn main() {
         ("nopipe", |p| p.packing_pipelined(false), "not pipelined"),
         ("lines", |p| p.packing_from_lines(true), "from lines"),
         ("stage", |p| p.packing_from_lines(false), "via the stage"),
-        ("realign", |p| p.unpacking_realigned(true), "realigned"),
-        ("join", |p| p.unpacking_realigned(false), "not realigned"),
+        ("realign", |p| p.realigned(true), "realigned"),
+        ("join", |p| p.realigned(false), "not realigned"),
         ("same", |p| p, "the same"),
     ];
     let others = [

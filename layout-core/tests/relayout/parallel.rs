@@ -31,21 +31,41 @@ fn same<T: Copy + PartialEq + core::fmt::Debug + Send + Sync>(
     }
     let input = &held[first..first + slots];
     let n = dst.physical_slots() as usize;
+    // The destination on a line and 16 bytes into one (where the pieces'
+    // first and last lines are shared with their neighbours').
+    let lines = 64 / size_of::<T>();
+    let mut buffers = [vec![guard; n + 16 + lines], vec![guard; n + 16 + lines]];
+    let at = |buf: &Vec<T>, offset: usize| {
+        (0..lines)
+            .find(|&k| (buf.as_ptr() as usize + k * size_of::<T>()) % 64 == offset)
+            .unwrap()
+    };
     for plan in [
         plan,
         plan.streaming_from(0),
         plan.streaming_from(0).without_avx2(),
     ] {
-        let mut want = vec![guard; n + 16];
-        plan.copy(input, &mut want, pad).unwrap();
-        for pieces in 1..=7 {
-            let mut got = vec![guard; n + 16];
-            plan.copy_in_pieces(input, &mut got, pad, pieces).unwrap();
-            assert!(got == want, "{a} -> {b}: {pieces} pieces differ");
+        for offset in [0, 16] {
+            let [want, got] = &mut buffers;
+            let (w, g) = (at(want, offset), at(got, offset));
+            let (want, got) = (&mut want[w..w + n + 16], &mut got[g..g + n + 16]);
+            want.fill(guard);
+            plan.copy(input, want, pad).unwrap();
+            for pieces in 1..=7 {
+                got.fill(guard);
+                plan.copy_in_pieces(input, got, pad, pieces).unwrap();
+                assert!(
+                    got == want,
+                    "{a} -> {b} at +{offset}: {pieces} pieces differ"
+                );
+            }
+            got.fill(guard);
+            plan.copy_parallel(input, got, pad).unwrap();
+            assert!(
+                got == want,
+                "{a} -> {b} at +{offset}: copy_parallel differs"
+            );
         }
-        let mut got = vec![guard; n + 16];
-        plan.copy_parallel(input, &mut got, pad).unwrap();
-        assert!(got == want, "{a} -> {b}: copy_parallel differs");
     }
 }
 

@@ -116,15 +116,15 @@ fn check_at<T: Unit>(
                 plan.streaming_from(0).packing_from_lines(false),
                 "streaming, through the stage",
             ),
-            // s8's unpacking into rows off the line grid realigned in
-            // registers (on a CPU with VBMI) or joined in the stage.
+            // s8's and bf16's rows realigned in registers (on a CPU with
+            // VBMI) or not.
             (
-                plan.streaming_from(0).unpacking_realigned(true),
+                plan.streaming_from(0).realigned(true),
                 "streaming, realigned",
             ),
             (
-                plan.streaming_from(0).unpacking_realigned(false),
-                "streaming, joined in the stage",
+                plan.streaming_from(0).realigned(false),
+                "streaming, not realigned",
             ),
             (
                 plan.streaming_from(usize::MAX).packing_from_lines(false),

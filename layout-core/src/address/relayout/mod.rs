@@ -405,16 +405,17 @@ impl Relayout {
         }
     }
 
-    /// The same plan unpacking s8's quads into rows off the line grid and
-    /// bf16's pairs into any rows with 512-bit kernels, each row realigned
-    /// to the line grid in registers (`true`: streamed straight from the
-    /// kernel, where the CPU runs AVX-512VBMI), or the other ways
-    /// (`false`: joined into lines in a stage, or streamed from the AVX2
-    /// kernels into rows of whole lines), instead of the way measured
-    /// faster on this family of cores. For tests and benchmarks that
-    /// compare the two.
+    /// The same plan moving s8's quads and bf16's pairs with 512-bit
+    /// kernels realigned to the line grid in registers where it can
+    /// (`true`, where the CPU runs AVX-512VBMI: unpacking s8 into rows
+    /// off the line grid and bf16 into any rows, packing both into a
+    /// destination off the line grid, every line streamed whole), or the
+    /// other ways (`false`: unpacking joined into lines in a stage or
+    /// streamed from the AVX2 kernels, packing with the AVX2 kernels'
+    /// stores there), instead of the way measured faster on this family
+    /// of cores. For tests and benchmarks that compare the two.
     #[doc(hidden)]
-    pub const fn unpacking_realigned(self, yes: bool) -> Relayout {
+    pub const fn realigned(self, yes: bool) -> Relayout {
         Relayout {
             tiles: match self.tiles {
                 Some(t) => Some(Tiles {
@@ -1156,24 +1157,26 @@ mod tests {
                 let can = can && (on_lines || !whole);
                 let name = format!("{tpu} -> {host}, whole lines {whole}");
                 assert_eq!(takes(plan, at, Isa::Avx512Wide), can && intel, "{name}");
-                let forced = plan.unpacking_realigned(true);
+                let forced = plan.realigned(true);
                 assert_eq!(takes(forced, at, Isa::Avx512Wide), can, "{name}, forced");
                 assert!(
                     !takes(forced, at, Isa::Avx512),
                     "{name}, no 512-bit vectors"
                 );
-                let not = plan.unpacking_realigned(false);
+                let not = plan.realigned(false);
                 assert!(!takes(not, at, Isa::Avx512Wide), "{name}, told not to");
             }
         }
     }
 
     /// Packing takes the 512-bit kernels of s8's quads and bf16's pairs
-    /// where the CPU has VBMI and the family is Intel's (streamed only
-    /// to whole lines); never without the 512-bit vectors.
+    /// where the CPU has VBMI and the family is Intel's, streamed off the
+    /// line grid realigned in registers (unless told not to); never
+    /// without the 512-bit vectors.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn packing_takes_wide_quads_and_pairs() {
+        use super::tiles::Stores;
         let (aligned, off) = line_starts();
         let on = tile_kernels::vbmi() && tile_kernels::family() == tile_kernels::Core::Intel;
         for (ty, size, tile, narrow, wide) in [
@@ -1190,18 +1193,38 @@ mod tests {
                 format!("{ty}[64,512]{{1,0}}"),
                 format!("{ty}[64,512]{{1,0:{tile}}}"),
             );
-            let tiles = Relayout::new(&t(&host), &t(&tpu)).unwrap().tiles.unwrap();
-            let kernel = |at, big, isa| tiles.choose(narrow, at, (size, big), isa).0;
-            let want = if on { wide } else { narrow };
-            assert_eq!(kernel(aligned, true, Isa::Avx512Wide), want, "{tpu}");
-            assert_eq!(kernel(off, false, Isa::Avx512Wide), want, "{tpu}, ordinary");
+            let plan = Relayout::new(&t(&host), &t(&tpu)).unwrap();
+            let how = |plan: Relayout, at, big, isa| {
+                plan.tiles.unwrap().choose(narrow, at, (size, big), isa)
+            };
+            let streaming = (Stores::Streaming, Isa::Avx2);
+            let (want, realigned) = match on {
+                true => (wide, (Stores::Realigned, Isa::Avx512Wide)),
+                false => (narrow, streaming),
+            };
+            let wide_isa = Isa::Avx512Wide;
+            assert_eq!(how(plan, aligned, true, wide_isa).0, want, "{tpu}");
+            assert_eq!(how(plan, off, false, wide_isa).0, want, "{tpu}, ordinary");
+            // Streamed off the line grid, realigned in registers unless
+            // told not to.
             assert_eq!(
-                kernel(off, true, Isa::Avx512Wide),
-                narrow,
-                "{tpu} streamed at +16 B"
+                how(plan, off, true, wide_isa),
+                (want, realigned),
+                "{tpu} at +16 B"
+            );
+            let not = plan.realigned(false);
+            assert_eq!(
+                how(not, off, true, wide_isa),
+                (narrow, streaming),
+                "{tpu}, not"
             );
             assert_eq!(
-                kernel(aligned, true, Isa::Avx512),
+                how(not, aligned, true, wide_isa).0,
+                want,
+                "{tpu} aligned, not"
+            );
+            assert_eq!(
+                how(plan, aligned, true, Isa::Avx512).0,
                 narrow,
                 "{tpu}, no 512-bit"
             );

@@ -294,6 +294,9 @@ pub(super) unsafe fn unpack_realigned<const R: usize, const G: usize>(
     unsafe { avx512::unpack_realigned::<R, G>(from, run, row, to, ahead) }
 }
 
+#[cfg(target_arch = "x86_64")]
+pub(super) use avx512::Realign;
+
 /// The pipeline's next tile to gather: its first row, the rows' pitch,
 /// and its stage (see [`pack_bytes32_gathering`]).
 #[cfg(target_arch = "x86_64")]
@@ -364,15 +367,36 @@ pub(super) unsafe fn pack_edge<T: Copy, const NT: bool, const AVX: bool>(
 ) {
     let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
     let s = stage.as_mut_ptr().cast::<T>();
-    // SAFETY: `Tiles::new` made `g·cols` slots fit the stage, which is
-    // aligned for `T`; each of them is written before the kernel reads
-    // it; the valid part of the source is readable by the caller's
-    // contract; with `AVX`, the caller runs AVX2 and the stage's rows
-    // are `cols` slots, as a whole group's are (what the kernel was
-    // chosen for).
+    // SAFETY: `fill_edge` writes the stage's `g·cols` slots (the
+    // caller's contract for the source); with `AVX`, the caller runs
+    // AVX2 and the stage's rows are `cols` slots, as a whole group's are
+    // (what the kernel was chosen for).
+    unsafe {
+        fill_edge(from, pitch, valid, s, (cols, g), pad);
+        pack::<T, NT, AVX>(kernel, s, cols, out, cols, g);
+    }
+}
+
+/// Fills `stage` with an edge row group: its `valid.0` rows of
+/// `valid.1` elements from the source, every other slot of its `g·cols`
+/// `pad` (see [`pack_edge`]).
+///
+/// # Safety
+/// As [`pack_edge`] for the source; `stage` is a [`Stage`]'s first
+/// slot, and `Tiles::new` made `g·cols` slots fit it.
+#[inline(always)]
+unsafe fn fill_edge<T: Copy>(
+    from: *const T,
+    pitch: usize,
+    valid: (usize, usize),
+    stage: *mut T,
+    (cols, g): (usize, usize),
+    pad: T,
+) {
+    // SAFETY: the caller's; each slot of the stage written once.
     unsafe {
         for l in 0..g {
-            let row = s.add(l * cols);
+            let row = stage.add(l * cols);
             let copied = if l < valid.0 { valid.1 } else { 0 };
             if copied > 0 {
                 // Only rows in the array: `from` may be past the source
@@ -383,7 +407,48 @@ pub(super) unsafe fn pack_edge<T: Copy, const NT: bool, const AVX: bool>(
                 row.add(c).write(pad);
             }
         }
-        pack::<T, NT, AVX>(kernel, s, cols, out, cols, g);
+    }
+}
+
+/// Packs one row group as [`pack`] (an edge group as [`pack_edge`], when
+/// `valid` is short of `(g, cols)`) with [`Kernel::Quads8Wide`] or
+/// [`Kernel::Pairs16Wide`], its output realigned to the line grid in
+/// `o` (see `avx512::Realign`).
+///
+/// # Safety
+/// As [`pack_edge`]; the kernel one of those two, `cols` slots a whole
+/// number of 64 bytes; `out` right after the last group `o` wrote (or
+/// the first of the run), `skew` bytes into a line; the CPU runs
+/// AVX-512F, BW and VBMI.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn pack_realigned<T: Copy>(
+    kernel: Kernel,
+    (from, pitch, valid): (*const T, usize, (usize, usize)),
+    out: *mut T,
+    (cols, g): (usize, usize),
+    pad: T,
+    o: &mut avx512::Realign,
+) {
+    debug_assert!(matches!(kernel, Kernel::Quads8Wide | Kernel::Pairs16Wide));
+    let mut stage = core::mem::MaybeUninit::<Stage>::uninit();
+    // SAFETY: the caller's; an edge group is gathered as `pack_edge`
+    // gathers it, whole groups are read in place.
+    unsafe {
+        let (from, pitch) = if valid != (g, cols) {
+            let s = stage.as_mut_ptr().cast::<T>();
+            fill_edge(from, pitch, valid, s, (cols, g), pad);
+            (s.cast_const(), cols)
+        } else {
+            (from, pitch)
+        };
+        let size = size_of::<T>();
+        let (from, out) = (from.cast::<u8>(), out.cast::<u8>());
+        if kernel == Kernel::Quads8Wide {
+            avx512::pack_quads(from, pitch * size, out, cols * size, o)
+        } else {
+            avx512::pack_pairs16(from, pitch * size, out, cols * size, o)
+        }
     }
 }
 
@@ -1039,8 +1104,14 @@ mod avx2 {
                         put::<NT>(out.add(k), at(0, k));
                     }
                 }
-                Kernel::Pairs16Wide => super::avx512::pack_pairs16::<NT>(from, pitch, out, row),
-                Kernel::Quads8Wide => super::avx512::pack_quads::<NT>(from, pitch, out, row),
+                Kernel::Pairs16Wide => {
+                    let o = &mut super::avx512::Plain::<NT>;
+                    super::avx512::pack_pairs16(from, pitch, out, row, o)
+                }
+                Kernel::Quads8Wide => {
+                    let o = &mut super::avx512::Plain::<NT>;
+                    super::avx512::pack_quads(from, pitch, out, row, o)
+                }
                 Kernel::Pairs16 | Kernel::Pairs8 => {
                     let pairs16 = kernel == Kernel::Pairs16;
                     for k in (0..row).step_by(32) {
@@ -1608,6 +1679,115 @@ mod avx512 {
         }
     }
 
+    /// Where a packing kernel's 64-byte pieces go, in the output's order.
+    pub(in super::super) trait Out {
+        /// Writes the 64 bytes `v` meant for `at`.
+        ///
+        /// # Safety
+        /// `at` writable for 64 bytes; the implementation's own contract;
+        /// the CPU runs AVX-512F, BW and VBMI.
+        unsafe fn put(&mut self, at: *mut u8, v: __m512i);
+    }
+
+    /// Each piece where it is meant to go: a streaming store with `NT`
+    /// (the piece 64-byte aligned), else an ordinary one.
+    pub(in super::super) struct Plain<const NT: bool>;
+
+    impl<const NT: bool> Out for Plain<NT> {
+        #[inline(always)]
+        unsafe fn put(&mut self, at: *mut u8, v: __m512i) {
+            // SAFETY: the caller's.
+            unsafe { put::<NT>(at, v) }
+        }
+    }
+
+    /// Pieces that all start `skew` bytes into a line, each right after
+    /// the one before, written as whole lines: each line joins the last
+    /// `skew` bytes of the piece before to the first `64 − skew` of this
+    /// one in one two-table byte permute (VBMI) and streams out. The
+    /// first line of the run (its bytes before the first piece are not
+    /// the run's) is a masked ordinary store, and so is the last,
+    /// [`Realign::finish`].
+    pub(in super::super) struct Realign {
+        held: __m512i,
+        join: __m512i,
+        skew: usize,
+        /// The piece last written, null before the first.
+        last: *mut u8,
+    }
+
+    impl Realign {
+        /// A run of pieces that start `skew` (below 64) bytes into a line.
+        ///
+        /// # Safety
+        /// The CPU runs AVX-512F and BW.
+        #[target_feature(enable = "avx512f,avx512bw")]
+        pub(in super::super) unsafe fn new(skew: usize) -> Realign {
+            // SAFETY: 64 bytes of a constant.
+            let iota = unsafe { _mm512_loadu_si512(IOTA.as_ptr().cast()) };
+            Realign {
+                held: _mm512_setzero_si512(),
+                join: _mm512_add_epi8(iota, _mm512_set1_epi8((64 - skew) as i8)),
+                skew,
+                last: core::ptr::null_mut(),
+            }
+        }
+
+        /// Writes the run's bytes still held: the last line's first
+        /// `skew`, with a masked ordinary store.
+        ///
+        /// # Safety
+        /// As [`Out::put`] for the last piece's next line.
+        #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi")]
+        pub(in super::super) unsafe fn finish(&mut self) {
+            if self.last.is_null() || self.skew == 0 {
+                return;
+            }
+            let out = _mm512_permutex2var_epi8(self.held, self.join, _mm512_setzero_si512());
+            let at = self.last.wrapping_add(64 - self.skew);
+            // SAFETY: the bytes after the last piece up to the next line
+            // are the run's (the caller's); the mask writes only them.
+            unsafe { _mm512_mask_storeu_epi8(at.cast(), (1 << self.skew) - 1, out) };
+        }
+    }
+
+    impl Out for Realign {
+        /// # Safety
+        /// As [`Out::put`]; `at` is `skew` bytes into a line, right after
+        /// the piece before (if any), the bytes from `at`'s line start
+        /// writable (they are the run's) unless it is the first piece.
+        #[inline(always)]
+        unsafe fn put(&mut self, at: *mut u8, v: __m512i) {
+            debug_assert!(at as usize % 64 == self.skew);
+            debug_assert!(self.last.is_null() || at == self.last.wrapping_add(64));
+            // SAFETY: the caller's: the line before `at`'s first byte is
+            // the run's but for the first piece, whose line is written
+            // with the mask of its own bytes.
+            unsafe {
+                let out = _mm512_permutex2var_epi8(self.held, self.join, v);
+                let line = at.wrapping_sub(self.skew);
+                if self.last.is_null() {
+                    _mm512_mask_storeu_epi8(line.cast(), !0 << self.skew, out);
+                } else {
+                    _mm512_stream_si512(line.cast(), out);
+                }
+            }
+            self.held = v;
+            self.last = at;
+        }
+    }
+
+    /// Byte `i` is `i`.
+    const IOTA: [u8; 64] = {
+        let mut iota = [0; 64];
+        let mut i = 0;
+        while i < 64 {
+            iota[i] = i as u8;
+            i += 1;
+        }
+        iota
+    };
+
     /// Byte `i` of a two-table permute's index that interleaves `n`-byte
     /// pieces of its two tables from piece `first` of each: piece `p` of
     /// the result is piece `first + p/2` of table `p % 2`.
@@ -1630,18 +1810,19 @@ mod avx512 {
     ///
     /// # Safety
     /// As [`super::pack`], `row` a multiple of 64; the CPU runs
-    /// AVX-512F, BW and VBMI; with `NT`, `out` 64-byte aligned.
+    /// AVX-512F, BW and VBMI; `o`'s contract for the output's lines.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi")]
-    pub(super) unsafe fn pack_quads<const NT: bool>(
+    pub(super) unsafe fn pack_quads<O: Out>(
         from: *const u8,
         pitch: usize,
         out: *mut u8,
         row: usize,
+        o: &mut O,
     ) {
         const BYTES: [[u8; 64]; 2] = [zip(1, 0), zip(1, 32)];
         const PAIRS: [[u8; 64]; 2] = [zip(2, 0), zip(2, 16)];
         // SAFETY: loads inside the group's rows, stores inside its
-        // `4·row` output bytes; the CPU runs the extensions.
+        // `4·row` output bytes (in order); the CPU runs the extensions.
         unsafe {
             let idx = |t: &[u8; 64]| _mm512_loadu_si512(t.as_ptr().cast());
             let (b, p) = (BYTES.map(|t| idx(&t)), PAIRS.map(|t| idx(&t)));
@@ -1654,8 +1835,8 @@ mod avx512 {
                         _mm512_permutex2var_epi8(r[2], b, r[3]),
                     );
                     for (j, p) in p.iter().enumerate() {
-                        let o = out.add(4 * k + 128 * h + 64 * j);
-                        put::<NT>(o, _mm512_permutex2var_epi8(x, *p, y));
+                        let at = out.add(4 * k + 128 * h + 64 * j);
+                        o.put(at, _mm512_permutex2var_epi8(x, *p, y));
                     }
                 }
             }
@@ -1669,15 +1850,16 @@ mod avx512 {
     /// # Safety
     /// As [`pack_quads`].
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vbmi")]
-    pub(super) unsafe fn pack_pairs16<const NT: bool>(
+    pub(super) unsafe fn pack_pairs16<O: Out>(
         from: *const u8,
         pitch: usize,
         out: *mut u8,
         row: usize,
+        o: &mut O,
     ) {
         const PAIRS: [[u8; 64]; 2] = [zip(2, 0), zip(2, 16)];
         // SAFETY: loads inside the group's rows, stores inside its
-        // `2·row` output bytes; the CPU runs the extensions.
+        // `2·row` output bytes (in order); the CPU runs the extensions.
         unsafe {
             let idx = |t: &[u8; 64]| _mm512_loadu_si512(t.as_ptr().cast());
             let p = PAIRS.map(|t| idx(&t));
@@ -1687,7 +1869,7 @@ mod avx512 {
                     _mm512_loadu_si512(from.add(pitch + k).cast()),
                 );
                 for (j, p) in p.iter().enumerate() {
-                    put::<NT>(out.add(2 * k + 64 * j), _mm512_permutex2var_epi8(a, *p, b));
+                    o.put(out.add(2 * k + 64 * j), _mm512_permutex2var_epi8(a, *p, b));
                 }
             }
         }
@@ -1758,15 +1940,6 @@ mod avx512 {
         to: [*mut u8; R],
         ahead: bool,
     ) {
-        const IOTA: [u8; 64] = {
-            let mut iota = [0; 64];
-            let mut i = 0;
-            while i < 64 {
-                iota[i] = i as u8;
-                i += 1;
-            }
-            iota
-        };
         if tiles == 0 {
             return;
         }

@@ -49,9 +49,10 @@ pub(super) enum Stores {
     /// Unpacking with streaming stores straight from the kernels'
     /// registers ([`Tiles::direct`]).
     Direct,
-    /// Unpacking with streaming stores straight from the kernels'
-    /// registers, each row's bytes realigned there to the line grid
-    /// ([`Tiles::realigns`]).
+    /// Streaming stores straight from the kernels' registers, realigned
+    /// there to the line grid: unpacking each row's bytes
+    /// ([`Tiles::realigns`]), packing the whole destination
+    /// ([`Tiles::pack_realigned`]).
     Realigned,
 }
 
@@ -90,10 +91,11 @@ pub(super) struct Tiles {
     /// core say so (Intel's cores); set only to measure or test either
     /// way.
     pub(super) from_lines: Option<bool>,
-    /// Whether unpacking realigns rows off the line grid in registers
-    /// where it can ([`Tiles::realigns`]): `None` where the measurements
-    /// of the core say so (Intel's cores); set only to measure or test
-    /// either way.
+    /// Whether s8's and bf16's rows are realigned to the line grid in
+    /// registers where they can be ([`Tiles::realigns`] when unpacking;
+    /// packing into a destination off the line grid, see
+    /// [`Tiles::choose`]): `None` where the measurements of the core say
+    /// so (Intel's cores); set only to measure or test either way.
     pub(super) realign: Option<bool>,
 }
 
@@ -569,7 +571,11 @@ impl Tiles {
         // the AVX2 kernels in the same process, from memory 0.01–0.08×
         // of the NT copy ahead in most of five runs (once 0.01× behind),
         // near the core streamed 0.03–0.07× ahead, with ordinary stores
-        // bf16 0.1× ahead and s8 0.03× behind.
+        // bf16 0.1× ahead and s8 0.03× behind. Streamed into a
+        // destination off the line grid too, realigned in registers
+        // (`Tiles::pack_realigned`): 16 bytes into a line, two runs, bf16
+        // 0.82–0.85× → 0.94–0.98× of the NT copy, s8 0.70–0.78× →
+        // 0.78–0.84×.
         let whole_rows = self.lines(dst, size);
         let zen5 = on_zen5();
         #[cfg(target_arch = "x86_64")]
@@ -622,7 +628,7 @@ impl Tiles {
             Kernel::Quads8 | Kernel::Pairs16 if self.pack => ((self.tile_cols * size as u64)
                 .is_multiple_of(64)
                 && tile_kernels::vbmi()
-                && (!stream || (dst as usize).is_multiple_of(64)))
+                && (!stream || (dst as usize).is_multiple_of(64) || self.realign.unwrap_or(true)))
             .then_some(match kernel {
                 Kernel::Quads8 => Kernel::Quads8Wide,
                 _ => Kernel::Pairs16Wide,
@@ -635,8 +641,13 @@ impl Tiles {
         // memory, even or up to 0.08× of the NT copy slower, so streaming
         // runs the AVX2 build.
         // Rows realigned in registers take the 512-bit vectors they need.
-        let realigned =
-            stream && !self.pack && self.realigns(dst, size, wide.unwrap_or(kernel), isa);
+        let realigned = stream
+            && if self.pack {
+                matches!(wide, Some(Kernel::Quads8Wide | Kernel::Pairs16Wide))
+                    && !(dst as usize).is_multiple_of(64)
+            } else {
+                self.realigns(dst, size, wide.unwrap_or(kernel), isa)
+            };
         let (kernel, isa) = match wide {
             Some(wide) => (wide, isa),
             None if stream && !realigned => (kernel, isa.min(Isa::Avx2)),
@@ -674,6 +685,11 @@ impl Tiles {
             match (self.pack, stores) {
                 (true, Stores::Ordinary) => {
                     self.pack_bands::<T, false, AVX>(b, bands, kernel, false)
+                }
+                #[cfg(target_arch = "x86_64")]
+                (true, Stores::Realigned) => {
+                    self.pack_realigned(b, bands, kernel);
+                    streaming::fence();
                 }
                 (true, stores) => {
                     let rows_first = stores == Stores::SourceOrder;
@@ -1032,6 +1048,78 @@ impl Tiles {
                 }
             }
         }
+    }
+
+    /// [`Tiles::pack_bands`] with [`Stores::Realigned`]: the destination
+    /// (off the line grid) written from start to end as one run of
+    /// 64-byte pieces realigned to the line grid in registers
+    /// (`tile_kernels::Realign`), every line streamed whole but the
+    /// run's first and last; asking ahead as `pack_bands` does on these
+    /// cores.
+    ///
+    /// # Safety
+    /// As [`Tiles::pack_bands`]; [`Tiles::choose`] chose this (the CPU
+    /// runs AVX-512F, BW and VBMI; the kernel is [`Kernel::Quads8Wide`]
+    /// or [`Kernel::Pairs16Wide`], a tile's rows whole lines).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn pack_realigned<T: Copy>(&self, b: Buffers<T>, bands: Range<u64>, kernel: Kernel) {
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tc,
+            g,
+            grid_cols,
+            ..
+        } = self.geometry();
+        // SAFETY: the CPU runs AVX-512F and BW (the caller's contract).
+        let mut o = unsafe { tile_kernels::Realign::new(b.dst as usize % 64) };
+        for band in bands {
+            let Band {
+                row0,
+                rows_at: src,
+                tiles_at: out,
+            } = self.band(band);
+            let band_rows = tr.min(rows - row0);
+            if 1 < g && g < tr {
+                // As `pack_bands` (see `touch_pages`).
+                let next = src + band_rows * cols;
+                let end = self.batch as usize * rows * cols;
+                // SAFETY: `touch_pages` reads below `end`, the source's
+                // slots (the caller's contract).
+                unsafe { touch_pages(b.src, next..next + band_rows * cols, end) };
+            }
+            for j in 0..grid_cols {
+                self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
+                for q in 0..tr / g {
+                    let (r, col0) = (row0 + q * g, j * tc);
+                    let valid = (rows.saturating_sub(r).min(g), tc.min(cols - col0));
+                    // Past the source when the whole group is padding
+                    // (`valid.0 == 0`: nothing is read).
+                    let from = b.src.wrapping_add(src + q * g * cols + col0);
+                    let to = out + (j * tr + q * g) * tc;
+                    // SAFETY: the group's source rows are below `rows`
+                    // (the valid ones), its `g·C` destination slots
+                    // inside the band, right after the group before: the
+                    // bands are in order, their tiles and groups too; the
+                    // caller's contract.
+                    unsafe {
+                        tile_kernels::pack_realigned(
+                            kernel,
+                            (from, cols, valid),
+                            b.dst.add(to),
+                            (tc, g),
+                            b.pad,
+                            &mut o,
+                        )
+                    };
+                }
+            }
+        }
+        // SAFETY: the bytes after the last group's up to the next line
+        // are the last band's (the destination's).
+        unsafe { o.finish() };
     }
 
     /// Packs row group `q` of tile `j` of the band whose first source
