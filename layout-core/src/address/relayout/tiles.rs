@@ -628,7 +628,7 @@ impl Tiles {
             Kernel::Quads8 | Kernel::Pairs16 if self.pack => ((self.tile_cols * size as u64)
                 .is_multiple_of(64)
                 && tile_kernels::vbmi()
-                && (!stream || (dst as usize).is_multiple_of(64) || self.realign.unwrap_or(true)))
+                && (!stream || (dst as usize).is_multiple_of(64) || self.packs_realigned()))
             .then_some(match kernel {
                 Kernel::Quads8 => Kernel::Quads8Wide,
                 _ => Kernel::Pairs16Wide,
@@ -788,6 +788,20 @@ impl Tiles {
             && matches!(self.tile_rows, 4 | 8)
             && (self.tile_cols * size as u64).is_multiple_of(64)
             && (kernel == Kernel::Pairs16 || !self.lines(dst, size))
+    }
+
+    /// Whether packing with streaming stores into a destination off the
+    /// line grid realigns the 512-bit kernels' output in registers
+    /// ([`Tiles::pack_realigned`]; the kernels' own conditions are
+    /// [`Tiles::choose`]'s): with VBMI, on Intel's cores, where it was
+    /// measured (BENCHMARKS.md), and anywhere it is forced. Not pred's
+    /// byte transposes: their 32 vectors fill the registers, and with the
+    /// held bytes beside them they ran slower than the AVX2 kernels' stores
+    /// off the line grid (16 bytes into a line 0.58–0.62× of the NT copy
+    /// against 0.67–0.70×).
+    fn packs_realigned(&self) -> bool {
+        let measured = tile_kernels::family() == tile_kernels::Core::Intel;
+        tile_kernels::vbmi() && self.realign.unwrap_or(measured)
     }
 
     /// Whether packing with streaming stores into `dst` (slots of `size`
