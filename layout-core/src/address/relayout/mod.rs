@@ -475,11 +475,14 @@ impl Relayout {
     /// allocator places buffers) is written straight from the vector
     /// kernels; one elsewhere (`malloc` puts large blocks 16 bytes into a
     /// line) goes through a stage that joins each row's parts into lines,
-    /// about 0.1× of the copy limit slower (BENCHMARKS.md).
+    /// about 0.1× of the copy limit slower (BENCHMARKS.md) — except bf16
+    /// and s8 on CPUs with AVX-512VBMI (Intel's cores), whose rows are
+    /// realigned to the lines in registers, in either direction, and
+    /// written straight from the kernels.
     ///
     /// # Stack
     /// On x86_64 the vector kernels' frames hold about 33 KiB of buffers
-    /// (the streaming lines and stages): a host ↔ TPU copy took 56,608
+    /// (the streaming lines and stages): a host ↔ TPU copy took 58,304
     /// bytes of stack in a release build, so run it on a thread of at
     /// least 128 KiB (Rust's threads get 2 MiB unless asked otherwise).
     /// Generic code is compiled with the caller's profile: a `dev` build
