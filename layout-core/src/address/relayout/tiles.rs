@@ -1027,15 +1027,9 @@ impl Tiles {
                 continue;
             }
             let band_rows = tr.min(rows - row0);
-            if NT && 1 < g && g < tr {
-                // The next band, after this one in the source (see
-                // `touch_pages` for why, and why only row pairs and
-                // quads).
-                let next = src + band_rows * cols;
-                let end = self.batch as usize * rows * cols;
-                // SAFETY: `touch_pages` reads below `end`, the source's
-                // slots (the caller's contract).
-                unsafe { touch_pages(b.src, next..next + band_rows * cols, end) };
+            if NT {
+                // SAFETY: the caller's contract.
+                unsafe { self.touch_next_band(b.src, src, band_rows) };
             }
             // The whole tiles of a whole band of pred's 32 rows
             // pipelined (see `Tiles::pipelines`), the rest as below.
@@ -1096,23 +1090,15 @@ impl Tiles {
                 tiles_at: out,
             } = self.band(band);
             let band_rows = tr.min(rows - row0);
-            if 1 < g && g < tr {
-                // As `pack_bands` (see `touch_pages`).
-                let next = src + band_rows * cols;
-                let end = self.batch as usize * rows * cols;
-                // SAFETY: `touch_pages` reads below `end`, the source's
-                // slots (the caller's contract).
-                unsafe { touch_pages(b.src, next..next + band_rows * cols, end) };
-            }
+            // SAFETY: the caller's contract.
+            unsafe { self.touch_next_band(b.src, src, band_rows) };
             for j in 0..grid_cols {
                 self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
                 for q in 0..tr / g {
-                    let (r, col0) = (row0 + q * g, j * tc);
-                    let valid = (rows.saturating_sub(r).min(g), tc.min(cols - col0));
+                    let (from, to, valid) = self.group_at((src, out, row0), (q, j));
                     // Past the source when the whole group is padding
                     // (`valid.0 == 0`: nothing is read).
-                    let from = b.src.wrapping_add(src + q * g * cols + col0);
-                    let to = out + (j * tr + q * g) * tc;
+                    let from = b.src.wrapping_add(from);
                     // SAFETY: the group's source rows are below `rows`
                     // (the valid ones), its `g·C` destination slots
                     // inside the band, right after the group before: the
@@ -1151,34 +1137,67 @@ impl Tiles {
         (src, out, row0): (usize, usize, usize),
         (q, j): (usize, usize),
     ) {
-        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let cols = self.cols as usize;
         let (tc, g) = (self.tile_cols as usize, self.group as usize);
-        let (r, col0) = (row0 + q * g, j * tc);
-        let width = tc.min(cols - col0);
-        let to = out + (j * self.tile_rows as usize + q * g) * tc;
+        let (from, to, valid) = self.group_at((src, out, row0), (q, j));
         // SAFETY: the group's source rows are below `rows` (or gathered
         // with padding), its `g·C` destination slots inside the band;
         // the caller's contract.
         unsafe {
-            if width == tc && r + g <= rows {
-                let from = b.src.add(src + q * g * cols + col0);
+            if valid == (g, tc) {
+                let from = b.src.add(from);
                 tile_kernels::pack::<T, NT, AVX>(kernel, from, cols, b.dst.add(to), tc, g);
             } else {
-                let valid = rows.saturating_sub(r).min(g);
                 // Past the source when the whole group is padding
-                // (`valid == 0`): `pack_edge` then reads nothing, and the
-                // address is not claimed to be in bounds.
-                let from = b.src.wrapping_add(src + q * g * cols + col0);
+                // (`valid.0 == 0`): `pack_edge` then reads nothing, and
+                // the address is not claimed to be in bounds.
+                let from = b.src.wrapping_add(from);
                 tile_kernels::pack_edge::<T, NT, AVX>(
                     kernel,
                     from,
                     cols,
-                    (valid, width),
+                    valid,
                     b.dst.add(to),
                     (tc, g),
                     b.pad,
                 );
             }
+        }
+    }
+
+    /// Where row group `q` of tile `j` of a band (its first source row
+    /// `row0` at slot `src`, its first tile at slot `out`) is: its first
+    /// source slot, its first destination slot, and how many of its rows
+    /// and columns are in the array.
+    #[inline(always)]
+    fn group_at(
+        &self,
+        (src, out, row0): (usize, usize, usize),
+        (q, j): (usize, usize),
+    ) -> (usize, usize, (usize, usize)) {
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        let (tc, g) = (self.tile_cols as usize, self.group as usize);
+        let (r, col0) = (row0 + q * g, j * tc);
+        let valid = (rows.saturating_sub(r).min(g), tc.min(cols - col0));
+        let to = out + (j * self.tile_rows as usize + q * g) * tc;
+        (src + q * g * cols + col0, to, valid)
+    }
+
+    /// Reads one slot a page of the band after the one whose `band_rows`
+    /// rows start at slot `src`, for row pairs and quads (see
+    /// [`touch_pages`] for why, and why only those).
+    ///
+    /// # Safety
+    /// `from` valid for reads of the source's slots.
+    #[inline(always)]
+    unsafe fn touch_next_band<T: Copy>(&self, from: *const T, src: usize, band_rows: usize) {
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
+        if 1 < self.group && self.group < self.tile_rows {
+            let next = src + band_rows * cols;
+            let end = self.batch as usize * rows * cols;
+            // SAFETY: `touch_pages` reads below `end`, the source's slots
+            // (the caller's contract).
+            unsafe { touch_pages(from, next..next + band_rows * cols, end) };
         }
     }
 
