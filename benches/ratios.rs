@@ -39,10 +39,11 @@
 //! pred's packing a software pipeline deep or a tile at a time
 //! (`packing_pipelined`), `lines` or `stage` pred's packing from source
 //! rows of whole lines or through the stage (`packing_from_lines`),
-//! `realign` or `join` s8's unpacking into rows off the line grid and
-//! bf16's into any rows realigned in 512-bit registers, or the ways
-//! before (joined into lines in the stage, or from the AVX2 kernels:
-//! `realigned`), `same` the same plan again
+//! `realign` or `join` s8's unpacking into rows off the line grid,
+//! bf16's into any rows, and both's packing into a destination off the
+//! line grid realigned in 512-bit registers, or the ways before (joined
+//! into lines in the stage, or the AVX2 kernels: `realigned`), `same`
+//! the same plan again
 //! (how far the two columns differ when nothing differs: within 0.03
 //! here). `at16` puts the destinations of both relayout columns 16 bytes
 //! into a line (with one of those: the pair compared off the line grid;

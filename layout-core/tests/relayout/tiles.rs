@@ -197,8 +197,9 @@ fn both_ways_at(ty: &str, dims: &str, tile: &str, offsets: &[usize]) {
 }
 
 /// Whole tiles, ragged rows and columns (the last tile column narrower
-/// than a line, rows that start at every byte offset), a batch.
-const SHAPES: [&str; 4] = ["16,512", "9,300", "71,389", "2,3,130"];
+/// than a line, rows that start at every byte offset), batches (the
+/// second with whole bands of 8-row tiles after the first matrix's).
+const SHAPES: [&str; 5] = ["16,512", "9,300", "71,389", "2,3,130", "2,9,300"];
 
 #[test]
 fn the_tpu_formats() {

@@ -15,13 +15,16 @@ pub(super) const MAX_GROUP_BYTES: usize = 4096;
 /// and `Tiles::choose`.
 ///
 /// The wide kernels ([`Kernel::Bytes32Wide`], [`Kernel::Bytes32Lines`],
-/// [`Kernel::Quads8Wide`]) need more than their callers' contracts below
-/// say of `AVX` (AVX2, rows of whole 32-byte vectors, 16-byte alignment
-/// for `NT`): the CPU runs AVX-512F and BW, rows of whole 64-byte vectors
-/// when unpacking, and 64-byte aligned stores with `NT`; and
-/// `Bytes32Lines`, packing, groups of 32 rows of whole 64-byte vectors.
-/// Only `Tiles::choose` makes them, under those conditions and with
-/// [`Isa::Avx512Wide`], whose entry point enables the extensions.
+/// [`Kernel::Quads8Wide`], [`Kernel::Pairs16Wide`]) need more than their
+/// callers' contracts below say of `AVX` (AVX2, rows of whole 32-byte
+/// vectors, 16-byte alignment for `NT`): the CPU runs AVX-512F and BW,
+/// rows of whole 64-byte vectors (but `Bytes32Wide`'s packing), and
+/// 64-byte aligned stores with `NT`; `Bytes32Lines`, packing, groups of
+/// 32 rows of whole 64-byte vectors; and `Quads8Wide`'s packing and
+/// `Pairs16Wide`, VBMI too. Only `Tiles::choose` makes them, under those
+/// conditions and with [`Isa::Avx512Wide`], whose entry point enables
+/// AVX-512F, VL and BW (the kernels that need VBMI enable it themselves:
+/// `Tiles::choose` asks [`vbmi`] first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kernel {
     /// Element by element (any size and group).
@@ -823,7 +826,8 @@ pub(crate) enum Isa {
     /// operations, with 32 vector registers instead of 16.
     Avx512,
     /// [`Isa::Avx512`], and 512-bit vectors where they pay
-    /// ([`Kernel::Bytes32Wide`], [`Kernel::Quads8Wide`]): on Intel's
+    /// ([`Kernel::Bytes32Wide`], [`Kernel::Bytes32Lines`],
+    /// [`Kernel::Quads8Wide`], [`Kernel::Pairs16Wide`]): on Intel's
     /// cores, which run 512-bit shuffles at the rate of 256-bit ones
     /// (AMD's Zen 4 at half of it), and on Zen 5, whose 512-bit units
     /// are full width. Which copies take them is chosen per family of
@@ -1305,8 +1309,9 @@ mod avx2 {
     }
 }
 
-/// The wide kernels: 512-bit byte transposes of pred's 32 rows, and
-/// s8's quads unpacked.
+/// The wide kernels: 512-bit byte transposes of pred's 32 rows; s8's
+/// quads and bf16's pairs, packed and unpacked, and realigned to the line
+/// grid in registers ([`Realign`], [`unpack_realigned`]) with VBMI.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use core::arch::x86_64::{

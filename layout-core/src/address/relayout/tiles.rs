@@ -524,10 +524,13 @@ impl Tiles {
     /// destination is big and the copy can stream (packing: a streaming
     /// kernel and a 16-byte aligned destination; unpacking: tiles of at
     /// most [`super::lines::MAX_ROWS`] rows), straight from the kernels
-    /// where [`Tiles::direct`] allows; and the kernel, widened to
-    /// [`Kernel::Bytes32Wide`], [`Kernel::Bytes32Lines`] or
-    /// [`Kernel::Quads8Wide`] where that pays (only with
-    /// [`Isa::Avx512Wide`]).
+    /// where [`Tiles::direct`] allows, realigned to the line grid in
+    /// registers where [`Tiles::realigns`] (unpacking) or
+    /// [`Tiles::packs_realigned`] (packing off the line grid) do
+    /// ([`Stores::Realigned`]); and the kernel, widened to
+    /// [`Kernel::Bytes32Wide`], [`Kernel::Bytes32Lines`],
+    /// [`Kernel::Quads8Wide`] or [`Kernel::Pairs16Wide`] where that pays
+    /// (only with [`Isa::Avx512Wide`]).
     pub(super) fn choose(
         &self,
         kernel: Kernel,
@@ -554,8 +557,11 @@ impl Tiles {
         // stage, as on Zen 5 (against AVX2's in the same process, near
         // the core 0.69–0.72× → 0.73–0.75× of the NT copy, from memory
         // within ±0.03×; straight from its registers it lost); s8
-        // unpacking streamed (straight from the registers or through the
-        // lines) or into rows of whole lines. On Zen 5, pred streamed,
+        // unpacking streamed (straight from the registers, realigned
+        // there with VBMI, or through the lines) or into rows of whole
+        // lines; bf16 unpacking realigned with VBMI (its `Pairs16` run
+        // with 512-bit vectors: `Tiles::realigns`). On Zen 5, pred
+        // streamed,
         // where the narrow transposes were the limit: unpacking through
         // the stage into rows of whole lines (near the core 29 → 35 GiB/s, from
         // memory 0.79–0.88× → 0.87–0.89× of the NT copy; into rows off
@@ -771,11 +777,13 @@ impl Tiles {
     /// ([`Kernel::Pairs16`]) into any rows, with VBMI's byte permutes,
     /// tiles of 4 or 8 rows whose rows are whole lines. Measured on a
     /// Xeon in the same process against the ways they replace
-    /// (BENCHMARKS.md): off the line grid s8 0.74–0.80× → 0.88–0.91× of
+    /// (BENCHMARKS.md): off the line grid s8 0.74–0.80× → 0.88–0.96× of
     /// the NT copy and bf16 0.86–0.88× → 1.04–1.07×; into rows of whole
     /// lines bf16 0.94–0.96× → 1.07–1.09× (the AVX2 kernel's 32-byte
     /// stores before), s8 even with its direct 512-bit stores (kept). On
-    /// Intel's cores, and anywhere it is forced (to test it).
+    /// Intel's cores, and where it is forced (to test it): bf16 on any
+    /// core with VBMI, s8 only where its 512-bit kernel is chosen
+    /// (Intel's cores).
     fn realigns(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
         let measured = tile_kernels::family() == tile_kernels::Core::Intel;
         self.realign.unwrap_or(measured)
@@ -793,12 +801,13 @@ impl Tiles {
     /// Whether packing with streaming stores into a destination off the
     /// line grid realigns the 512-bit kernels' output in registers
     /// ([`Tiles::pack_realigned`]; the kernels' own conditions are
-    /// [`Tiles::choose`]'s): with VBMI, on Intel's cores, where it was
-    /// measured (BENCHMARKS.md), and anywhere it is forced. Not pred's
+    /// [`Tiles::choose`]'s, which takes the 512-bit packing kernels on
+    /// Intel's cores only): with VBMI, on Intel's cores, where it was
+    /// measured (BENCHMARKS.md), forced or not. Not pred's
     /// byte transposes: their 32 vectors fill the registers, and with the
     /// held bytes beside them they ran slower than the AVX2 kernels' stores
     /// off the line grid (16 bytes into a line 0.58–0.62× of the NT copy
-    /// against 0.67–0.70×).
+    /// against 0.67–0.70×, BENCHMARKS.md).
     fn packs_realigned(&self) -> bool {
         let measured = tile_kernels::family() == tile_kernels::Core::Intel;
         tile_kernels::vbmi() && self.realign.unwrap_or(measured)
@@ -1118,7 +1127,8 @@ impl Tiles {
             }
         }
         // SAFETY: the bytes after the last group's up to the next line
-        // are the last band's (the destination's).
+        // are the last band's (the destination's); the CPU runs VBMI
+        // (the caller's contract).
         unsafe { o.finish() };
     }
 
@@ -1399,7 +1409,7 @@ impl Tiles {
 
     /// [`Tiles::unpack_bands`] with [`Stores::Realigned`]: each whole
     /// band's whole tiles streamed straight from the kernel, realigned
-    /// in registers (`avx512::unpack_quads_realigned`); a band's last
+    /// in registers (`tile_kernels::unpack_realigned`); a band's last
     /// tile, where it is cut short, with ordinary stores; bands cut
     /// short through the lines, as [`Stores::Streaming`] writes them.
     ///
