@@ -407,10 +407,10 @@ impl Relayout {
 
     /// The same plan moving s8's quads and bf16's pairs with 512-bit
     /// kernels realigned to the line grid in registers where it can
-    /// (`true`, where the CPU runs AVX-512VBMI: unpacking bf16 into any
-    /// rows, and on Intel's cores, where the 512-bit kernels are chosen,
-    /// unpacking s8 into rows off the line grid and packing both into a
-    /// destination off the line grid, every line streamed whole), or the
+    /// (`true`, where the CPU runs AVX-512VBMI, whatever its family:
+    /// unpacking bf16 into any rows and s8 into rows off the line grid,
+    /// packing both with 512-bit kernels, into a destination off the line
+    /// grid too, every line streamed whole), or the
     /// other ways (`false`: unpacking joined into lines in a stage or
     /// streamed from the AVX2 kernels, packing with the AVX2 kernels'
     /// stores there), instead of the way measured faster on this family
@@ -1128,11 +1128,11 @@ mod tests {
     }
 
     /// Unpacking realigns rows in registers where the CPU has VBMI and
-    /// the family measured it (Intel's), or where forced: s8 into rows off
-    /// the line grid only (into whole lines its direct 512-bit stores
-    /// stay; and only on Intel's cores, where its 512-bit kernel is
-    /// chosen), bf16 into any rows; never f32, pred, or without the
-    /// 512-bit vectors, and never when told not to.
+    /// the family measured it faster (Intel's), or where forced (any
+    /// family with VBMI): s8 into rows off the line grid only (into whole
+    /// lines its direct 512-bit stores stay), bf16 into any rows; never
+    /// f32, pred, or without the 512-bit vectors, and never when told
+    /// not to.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn unpacking_realigns_where_it_can() {
@@ -1140,7 +1140,6 @@ mod tests {
         let (aligned, off) = line_starts();
         let vbmi = tile_kernels::vbmi();
         let intel = tile_kernels::family() == tile_kernels::Core::Intel;
-        let zen5 = tile_kernels::family() == tile_kernels::Core::Zen5;
         for (ty, size, tile, on_lines) in [
             ("bf16", 2, "T(8,128)(2,1)", true),
             ("s8", 1, "T(8,128)(4,1)", false),
@@ -1158,7 +1157,7 @@ mod tests {
                 let (_, (stores, _)) = tiles.choose(kernel, at, (size, true), isa);
                 stores == Stores::Realigned
             };
-            let can = vbmi && (ty == "bf16" || ty == "s8" && !zen5);
+            let can = vbmi && (ty == "bf16" || ty == "s8");
             for (at, whole) in [(aligned, true), (off, false)] {
                 let can = can && (on_lines || !whole);
                 let name = format!("{tpu} -> {host}, whole lines {whole}");
@@ -1176,9 +1175,9 @@ mod tests {
     }
 
     /// Packing takes the 512-bit kernels of s8's quads and bf16's pairs
-    /// where the CPU has VBMI and the family is Intel's, streamed off the
-    /// line grid realigned in registers (unless told not to); never
-    /// without the 512-bit vectors.
+    /// where the CPU has VBMI and the family is Intel's (or realigning is
+    /// forced), streamed off the line grid realigned in registers (unless
+    /// told not to); never without the 512-bit vectors.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn packing_takes_wide_quads_and_pairs() {
@@ -1218,6 +1217,13 @@ mod tests {
                 (want, realigned),
                 "{tpu} at +16 B"
             );
+            // Forced, on any family with VBMI (to measure it there).
+            let forced = match tile_kernels::vbmi() {
+                true => (wide, (Stores::Realigned, Isa::Avx512Wide)),
+                false => (narrow, streaming),
+            };
+            let yes = plan.realigned(true);
+            assert_eq!(how(yes, off, true, wide_isa), forced, "{tpu}, forced");
             let not = plan.realigned(false);
             assert_eq!(
                 how(not, off, true, wide_isa),

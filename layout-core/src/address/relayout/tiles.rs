@@ -616,7 +616,10 @@ impl Tiles {
                 };
                 (stream && fits).then_some(Kernel::Bytes32Wide)
             }
-            _ if zen5 => None,
+            // On Zen 5, s8's and bf16's 512-bit kernels only where
+            // realigning is forced (to measure them): unforced, they ran
+            // even or behind there (`Tiles::realigns`).
+            Kernel::Quads8 | Kernel::Pairs16 if zen5 && self.realign != Some(true) => None,
             Kernel::Bytes32 if self.pack => {
                 (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Wide)
             }
@@ -781,9 +784,10 @@ impl Tiles {
     /// the NT copy and bf16 0.86–0.88× → 1.04–1.07×; into rows of whole
     /// lines bf16 0.94–0.96× → 1.07–1.09× (the AVX2 kernel's 32-byte
     /// stores before), s8 even with its direct 512-bit stores (kept). On
-    /// Intel's cores, and where it is forced (to test it): bf16 on any
-    /// core with VBMI, s8 only where its 512-bit kernel is chosen
-    /// (Intel's cores).
+    /// Intel's cores, and where it is forced (to measure it: any core
+    /// with VBMI). Not on Zen 5: there s8 off the line grid lost
+    /// 0.08–0.10× to the stage, and bf16 ran even (BENCHMARKS.md, "On
+    /// Zen 5").
     fn realigns(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
         let measured = tile_kernels::family() == tile_kernels::Core::Intel;
         self.realign.unwrap_or(measured)
@@ -802,8 +806,11 @@ impl Tiles {
     /// line grid realigns the 512-bit kernels' output in registers
     /// ([`Tiles::pack_realigned`]; the kernels' own conditions are
     /// [`Tiles::choose`]'s, which takes the 512-bit packing kernels on
-    /// Intel's cores only): with VBMI, on Intel's cores, where it was
-    /// measured (BENCHMARKS.md), forced or not. Not pred's
+    /// Intel's cores only unless forced): with VBMI, on Intel's cores,
+    /// where it was measured faster (BENCHMARKS.md), or forced. Not on
+    /// Zen 5, where 16 bytes into a line it lost to the AVX2 kernels'
+    /// stores (bf16 by 0.05–0.1× of the NT copy, s8 even or behind,
+    /// with Zen 5's asking ahead). Not pred's
     /// byte transposes: their 32 vectors fill the registers, and with the
     /// held bytes beside them they ran slower than the AVX2 kernels' stores
     /// off the line grid (16 bytes into a line 0.58–0.62× of the NT copy
@@ -1092,6 +1099,7 @@ impl Tiles {
         } = self.geometry();
         // SAFETY: the CPU runs AVX-512F and BW (the caller's contract).
         let mut o = unsafe { tile_kernels::Realign::new(b.dst as usize % 64) };
+        let spread = on_zen5();
         for band in bands {
             let Band {
                 row0,
@@ -1102,8 +1110,14 @@ impl Tiles {
             // SAFETY: the caller's contract.
             unsafe { self.touch_next_band(b.src, src, band_rows) };
             for j in 0..grid_cols {
-                self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
+                if !spread {
+                    self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
+                }
                 for q in 0..tr / g {
+                    if spread {
+                        let k = j * (tr / g) + q;
+                        self.prefetch_band_share(b.src, (src, band_rows), k);
+                    }
                     let (from, to, valid) = self.group_at((src, out, row0), (q, j));
                     // Past the source when the whole group is padding
                     // (`valid.0 == 0`: nothing is read).
