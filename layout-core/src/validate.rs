@@ -193,7 +193,7 @@ macro_rules! rules {
     (
         $(#[$attr:meta])*
         pub enum Rule {
-            $( $(#[$doc:meta])* $variant:ident => $whose:ident, $hint:literal; )*
+            $( $(#[$doc:meta])* $variant:ident => $whose:ident, $check:ident, $hint:literal; )*
         }
     ) => {
         $(#[$attr])*
@@ -229,6 +229,14 @@ macro_rules! rules {
                 }
             }
 
+            /// The layout check that tests this rule (`None`: the rules
+            /// checked before the layout's).
+            const fn check(self) -> Option<LayoutCheck> {
+                match self {
+                    $(Rule::$variant => rules!(@check $check),)*
+                }
+            }
+
             /// The rule, in words, for people.
             ///
             /// ```
@@ -244,6 +252,8 @@ macro_rules! rules {
     };
     (@xla xla) => { true };
     (@xla crate) => { false };
+    (@check none) => { None };
+    (@check $check:ident) => { Some(LayoutCheck::$check) };
 }
 
 rules! {
@@ -269,50 +279,50 @@ rules! {
     #[non_exhaustive]
     pub enum Rule {
         /// The element type is invalid.
-        InvalidElementType => xla, "the element type must be a valid XLA type";
+        InvalidElementType => xla, none, "the element type must be a valid XLA type";
         /// An array's element type names another kind of shape.
-        WrongKindForElementType => xla, "an array needs an array element type";
+        WrongKindForElementType => xla, none, "an array needs an array element type";
         /// A static dimension is negative.
-        NegativeDimension => xla, "dimension sizes must be >= 0";
+        NegativeDimension => xla, none, "dimension sizes must be >= 0";
         /// The dimensions' product overflows int64.
-        DimensionsOverflow => xla, "the product of the dimensions must fit in int64";
+        DimensionsOverflow => xla, none, "the product of the dimensions must fit in int64";
         /// The byte size overflows int64.
-        SizeMayOverflow => xla, "the size in bytes must fit in int64";
+        SizeMayOverflow => xla, none, "the size in bytes must fit in int64";
         /// No layout where one is required.
-        MissingLayout => xla, "the array must have a layout";
+        MissingLayout => xla, none, "the array must have a layout";
         /// minor_to_major's length is not the rank.
-        MinorToMajorLength => xla, "minor_to_major must have one entry per dimension";
+        MinorToMajorLength => xla, MinorToMajor, "minor_to_major must have one entry per dimension";
         /// A minor_to_major entry is outside `[0, rank)`.
-        MinorToMajorOutOfBounds => xla, "minor_to_major entries must be dimension numbers 0..rank";
+        MinorToMajorOutOfBounds => xla, MinorToMajor, "minor_to_major entries must be dimension numbers 0..rank";
         /// A minor_to_major entry repeats.
-        MinorToMajorDuplicate => xla, "minor_to_major must list each dimension exactly once";
+        MinorToMajorDuplicate => xla, MinorToMajor, "minor_to_major must list each dimension exactly once";
         /// `L(n)` with n ≤ 0.
-        TailPaddingNotPositive => xla, "L(n) tail padding must be at least 1";
+        TailPaddingNotPositive => xla, TailPadding, "L(n) tail padding must be at least 1";
         /// `#(t)` is set.
-        IndexPrimitiveType => xla,
+        IndexPrimitiveType => xla, SparseLeftovers,
             "#(type) index types belong to sparse arrays, which XLA no longer has";
         /// `*(t)` is set.
-        PointerPrimitiveType => xla,
+        PointerPrimitiveType => xla, SparseLeftovers,
             "*(type) pointer types belong to sparse arrays, which XLA no longer has";
         /// `P(...)` is set.
-        PhysicalShape => xla,
+        PhysicalShape => xla, SparseLeftovers,
             "P(shape) physical shapes belong to sparse arrays, which XLA no longer has";
         /// A tile has no entries.
-        EmptyTile => xla, "a tile must have at least one entry";
+        EmptyTile => xla, Tiles, "a tile must have at least one entry";
         /// A tile entry ≤ 0 that is not `*`.
-        NonPositiveTileDimension => xla, "tile entries must be positive integers or `*`";
+        NonPositiveTileDimension => xla, Tiles, "tile entries must be positive integers or `*`";
         /// `E(n)` with n < 0.
-        NegativeElementSize => xla, "E(n) element size in bits must be >= 0";
+        NegativeElementSize => xla, ElementSize, "E(n) element size in bits must be >= 0";
         /// A split config's dimension is outside `[0, rank)`.
-        SplitDimensionOutOfBounds => xla, "a split config must name a physical dimension 0..rank";
+        SplitDimensionOutOfBounds => xla, SplitConfigs, "a split config must name a physical dimension 0..rank";
         /// Two split configs name the same dimension.
-        SplitDimensionDuplicate => xla, "each physical dimension may have one split config";
+        SplitDimensionDuplicate => xla, SplitConfigs, "each physical dimension may have one split config";
         /// Split indices are not positive and strictly increasing.
-        SplitIndicesNotIncreasing => xla, "split indices must be positive and strictly increasing";
+        SplitIndicesNotIncreasing => xla, SplitConfigs, "split indices must be positive and strictly increasing";
         /// A split index is past its dimension.
-        SplitIndexOutOfBounds => xla, "split indices must be inside their dimension";
+        SplitIndexOutOfBounds => xla, SplitConfigs, "split indices must be inside their dimension";
         /// A `*` in a tile's most-minor position (this crate's rule).
-        CombineInMostMinorPosition => crate,
+        CombineInMostMinorPosition => crate, CombinePositions,
             "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry";
     }
 }
@@ -571,12 +581,13 @@ const fn validate_non_layout(shape: &ArrayShape) -> Verdict {
     Ok(())
 }
 
-/// The layout checks, by name, in the order XLA runs them. Each stops at
-/// its first failure; some check a few rules in one pass (XLA's order
-/// interleaves them: tile by tile, empty before entries). They are
-/// independent of each other, except that the split-config rules read
-/// dimensions through a valid minor-to-major.
-#[derive(Clone, Copy)]
+/// The layout checks, by name. Each stops at its first failure; some
+/// check a few rules in one pass (XLA's order interleaves them: tile by
+/// tile, empty before entries). They are independent of each other,
+/// except that the split-config rules read dimensions through a valid
+/// minor-to-major. Their order is their rules' in [`Rule::ALL`], the one
+/// place that says it ([`LayoutCheck::ALL`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum LayoutCheck {
     MinorToMajor,
     TailPadding,
@@ -588,15 +599,32 @@ enum LayoutCheck {
 }
 
 impl LayoutCheck {
-    const ALL: [LayoutCheck; 7] = [
-        LayoutCheck::MinorToMajor,
-        LayoutCheck::TailPadding,
-        LayoutCheck::SparseLeftovers,
-        LayoutCheck::Tiles,
-        LayoutCheck::ElementSize,
-        LayoutCheck::SplitConfigs,
-        LayoutCheck::CombinePositions,
-    ];
+    /// Every check once, in the order of its rules in [`Rule::ALL`]; a
+    /// check whose rules are not together there, or one without rules, is
+    /// a compile error.
+    const ALL: [LayoutCheck; 7] = {
+        let mut all = [LayoutCheck::MinorToMajor; 7];
+        let (mut n, mut i) = (0, 0);
+        while i < Rule::ALL.len() {
+            if let Some(check) = Rule::ALL[i].check()
+                && (n == 0 || all[n - 1] as u8 != check as u8)
+            {
+                let mut k = 0;
+                while k < n {
+                    assert!(
+                        all[k] as u8 != check as u8,
+                        "a check's rules are together in Rule::ALL"
+                    );
+                    k += 1;
+                }
+                all[n] = check;
+                n += 1;
+            }
+            i += 1;
+        }
+        assert!(n == all.len(), "every layout check has rules");
+        all
+    };
 
     const fn run(self, layout: &Layout, shape: &ArrayShape) -> Verdict {
         match self {
