@@ -46,6 +46,15 @@ pub enum HloErrorKind {
     SecondEntry,
     /// An instruction over 4 GiB long (instructions keep 32-bit offsets).
     InstructionTooLong,
+    /// A computation or instruction past the first `limit` of them in one
+    /// module (`u32::MAX - 1`: the analyses number them with 32 bits).
+    /// Reading ends there, leniently too; the module has what came
+    /// before.
+    ModuleTooLarge {
+        /// How many computations and instructions, together, a module
+        /// may have.
+        limit: u32,
+    },
     /// An instruction's line where a computation's header belongs:
     /// between computations, or before the first. Its header line is
     /// lost, or a stray `}` closed its computation early; read leniently,
@@ -178,6 +187,11 @@ impl fmt::Display for HloError {
             HloErrorKind::InstructionTooLong => {
                 f.write_str("an instruction is over 4 GiB long, more than this reader keeps")
             }
+            HloErrorKind::ModuleTooLarge { limit } => write!(
+                f,
+                "the module has more than {limit} computations and instructions, more than \
+                 this reader numbers; the rest is not read"
+            ),
             HloErrorKind::InstructionOutsideComputation => f.write_str(
                 "an instruction outside any computation (its computation's header line lost, \
                  or a stray '}' before it?)",

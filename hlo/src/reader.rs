@@ -112,6 +112,10 @@ pub struct Reader<'a> {
     shapes: ShapeMemo<'a>,
     /// The slot of `shapes` holding the last instruction's shape.
     current: usize,
+    /// Computations and instructions given so far, and how many may be
+    /// ([`MODULE_ITEMS`]; smaller in tests).
+    items: u32,
+    item_limit: u32,
 }
 
 type Step<T> = Result<T, HloError>;
@@ -134,6 +138,12 @@ pub const LARGE_SHAPE_TEXT: usize = 64 << 10;
 
 /// `current` for a large shape that was not built.
 const NOT_KEPT: usize = usize::MAX;
+
+/// How many computations and instructions, together, one module may have:
+/// the analyses number both with `u32`s and keep `u32::MAX` for "none",
+/// so a [`Module`](crate::Module) never has more (the reader refuses the
+/// next one: [`HloErrorKind::ModuleTooLarge`]).
+pub(crate) const MODULE_ITEMS: u32 = u32::MAX - 1;
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `src`.
@@ -169,7 +179,42 @@ impl<'a> Reader<'a> {
             in_tables: false,
             shapes: ShapeMemo::new(),
             current: NO_SHAPE,
+            items: 0,
+            item_limit: MODULE_ITEMS,
         }
+    }
+
+    /// This reader, refusing any computation or instruction past `limit`
+    /// of them (tests cannot build a module of [`MODULE_ITEMS`]).
+    #[cfg(test)]
+    pub(crate) fn with_item_limit(self, limit: u32) -> Reader<'a> {
+        Reader {
+            item_limit: limit,
+            ..self
+        }
+    }
+
+    /// `event`, counted when it is a computation or an instruction; past
+    /// the limit, an error that ends the read, leniently too (the module
+    /// keeps what came before, and the error says it is cut short).
+    fn counted(&mut self, event: Event<'a>) -> Step<Event<'a>> {
+        let span = match &event {
+            Event::Computation(c) => c.span(),
+            Event::Instruction(i) => i.span(),
+            _ => return Ok(event),
+        };
+        if self.items >= self.item_limit {
+            self.state = State::Done;
+            self.pending = None;
+            return Err(HloError {
+                span,
+                kind: HloErrorKind::ModuleTooLarge {
+                    limit: self.item_limit,
+                },
+            });
+        }
+        self.items += 1;
+        Ok(event)
     }
 
     /// A reader that goes on after an error: the error is an item of the
@@ -944,7 +989,7 @@ impl<'a> Iterator for Reader<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(event) = self.pending.take() {
             self.note(&event);
-            return Some(Ok(event));
+            return Some(self.counted(event));
         }
         if self.state == State::Done {
             return None;
@@ -954,7 +999,7 @@ impl<'a> Iterator for Reader<'a> {
                 if let Some(event) = &event {
                     self.note(event);
                 }
-                event.map(Ok)
+                event.map(|e| self.counted(e))
             }
             Err(e) => {
                 // Resume on the line after the item that failed (not
