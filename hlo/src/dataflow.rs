@@ -307,6 +307,53 @@ pub type InstructionId = u32;
 /// "None" for the `u32` indices of this module.
 const NONE: u32 = u32::MAX;
 
+/// How many nodes the shapes of one module may have, together: node
+/// indices are `u32`s below [`NONE`] ([`build_nodes`] refuses a shape
+/// past this).
+const MAX_NODES: usize = u32::MAX as usize;
+
+/// How many positions [`Dataflow::new`] numbers: position, value and
+/// buffer numbers are `u32`s below [`NONE`]. Past this it defines no more
+/// values ([`Dataflow::truncated`]).
+const MAX_POSITIONS: u32 = u32::MAX;
+
+/// A computation's index or an instruction's id, a count of either, or a
+/// step of [`Dataflow::schedule`] (which lists each instruction once at
+/// most), as a `u32`: it fits, below [`NONE`], because a [`Module`] has at
+/// most `u32::MAX - 1` computations and instructions together (the reader
+/// refuses more: `HloErrorKind::ModuleTooLarge`).
+pub(crate) fn item_index(n: usize) -> u32 {
+    debug_assert!(n < NONE as usize, "more items than a module holds");
+    n as u32
+}
+
+/// A node's index or a count of nodes (in one shape, or in the nodes of
+/// all of a module's shapes), as a `u32`: it fits, because
+/// [`build_nodes`] keeps at most [`MAX_NODES`].
+fn node_index(n: usize) -> u32 {
+    debug_assert!(n <= MAX_NODES, "more nodes than build_nodes keeps");
+    n as u32
+}
+
+/// A position's, value's or buffer's number, or a count of them, as a
+/// `u32`: it fits, because [`Dataflow::new`] numbers at most
+/// [`MAX_POSITIONS`] positions, and there is at most one value and one
+/// buffer per position.
+pub(crate) fn position_number(n: usize) -> u32 {
+    debug_assert!(n <= MAX_POSITIONS as usize, "more positions than numbered");
+    n as u32
+}
+
+/// An index within one instruction's text, as a `u32`: of an operand, or
+/// of a name in an attribute's list. It fits, below [`NONE`]: an
+/// instruction is under 4 GiB (the reader refuses longer:
+/// `HloErrorKind::InstructionTooLong`), and each item of such a list but
+/// the last ends at a comma of it.
+fn index_in_instruction(n: usize) -> u32 {
+    debug_assert!(n < NONE as usize, "an index past an instruction's text");
+    n as u32
+}
+
 /// One node of a shape: the shape itself or a part of a tuple.
 ///
 /// ```
@@ -471,7 +518,9 @@ pub struct Dataflow<'m, 'a> {
     kids: Vec<u32>,
     /// Per instruction: its operands (ids, `NONE` for text that names none),
     /// as a range of `operand_ids`.
-    operand_start: Vec<u32>,
+    /// (`usize`: the module's operands together are not bounded by its
+    /// instructions.)
+    operand_start: Vec<usize>,
     operand_ids: Vec<u32>,
     /// Per instruction with callees: its callees, sorted by instruction.
     callees: Vec<(u32, Callee)>,
@@ -501,6 +550,9 @@ pub struct Dataflow<'m, 'a> {
     /// `(computation, n)` → its first `parameter(n)`: found by a scan
     /// per call operand, calls of wide computations were quadratic.
     parameters: HashMap<(u32, u64), u32>,
+    /// Whether the positions ran past [`MAX_POSITIONS`]: the instructions
+    /// from the first that did not fit on have none, and define no value.
+    truncated: bool,
 }
 
 /// The shapes of a module's instructions, parsed once per distinct text.
@@ -539,6 +591,17 @@ impl<'a> ShapeNodes<'a> {
 /// children to `kids`; `None` (and nothing appended) when it does not
 /// parse.
 fn build_nodes(text: &str, nodes: &mut Vec<Node>, kids: &mut Vec<u32>) -> Option<(u32, u32)> {
+    build_nodes_within(text, nodes, kids, MAX_NODES)
+}
+
+/// [`build_nodes`], keeping `nodes` at most `limit` long (at most
+/// [`MAX_NODES`]; smaller in tests).
+fn build_nodes_within(
+    text: &str,
+    nodes: &mut Vec<Node>,
+    kids: &mut Vec<u32>,
+    limit: usize,
+) -> Option<(u32, u32)> {
     let start = nodes.len();
     let kids_start = kids.len();
     let mut open: Vec<usize> = Vec::new();
@@ -546,23 +609,35 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, kids: &mut Vec<u32>) -> Option
     // contiguous once its nested tuples have closed.
     let mut children: Vec<u32> = Vec::new();
     let mut first_child: Vec<usize> = Vec::new();
+    // Set once the nodes would pass `limit`: the rest of the shape is
+    // not built, and what was is dropped below. Until then every index
+    // and count here is at most `nodes.len()`, which fits.
+    let mut full = false;
     let push = |kind: NodeKind, index: usize, open: &[usize], nodes: &mut Vec<Node>| {
         nodes.push(Node {
             kind,
             subtree: 1,
-            parent: open.last().map_or(NONE, |&p| p as u32),
-            at: if open.is_empty() { 0 } else { index as u32 },
-            depth: open.len() as u32,
+            parent: open.last().map_or(NONE, |&p| node_index(p)),
+            at: if open.is_empty() {
+                0
+            } else {
+                node_index(index)
+            },
+            depth: node_index(open.len()),
             kids: 0,
         });
     };
-    let parsed = parse_shape_events(
-        text.as_bytes(),
-        ParseOptions::default(),
-        |event| match event {
+    let parsed = parse_shape_events(text.as_bytes(), ParseOptions::default(), |event| {
+        // Only a start or a leaf adds a node.
+        let adds = !matches!(event, ParseEvent::TupleEnd);
+        full = full || (adds && nodes.len() >= limit.min(MAX_NODES));
+        if full {
+            return;
+        }
+        match event {
             ParseEvent::TupleStart { index } => {
                 if !open.is_empty() {
-                    children.push(nodes.len() as u32);
+                    children.push(node_index(nodes.len()));
                 }
                 push(NodeKind::Tuple { arity: 0 }, index, &open, nodes);
                 open.push(nodes.len() - 1);
@@ -570,7 +645,7 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, kids: &mut Vec<u32>) -> Option
             }
             ParseEvent::Leaf { index, shape } => {
                 if !open.is_empty() {
-                    children.push(nodes.len() as u32);
+                    children.push(node_index(nodes.len()));
                 }
                 push(leaf(shape), index, &open, nodes);
                 if let Some(&t) = open.last()
@@ -581,10 +656,12 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, kids: &mut Vec<u32>) -> Option
             }
             ParseEvent::TupleEnd => {
                 if let Some(t) = open.pop() {
-                    nodes[t].subtree = (nodes.len() - t) as u32;
+                    nodes[t].subtree = node_index(nodes.len() - t);
                     let from = first_child.pop().unwrap_or(children.len());
-                    nodes[t].kids = kids.len() as u32;
-                    kids.extend(children.drain(from..).map(|c| c - t as u32));
+                    // Each kid is a node but a shape's first: fewer than
+                    // the nodes.
+                    nodes[t].kids = node_index(kids.len());
+                    kids.extend(children.drain(from..).map(|c| c - node_index(t)));
                     if let Some(&p) = open.last()
                         && let NodeKind::Tuple { arity } = &mut nodes[p].kind
                     {
@@ -592,15 +669,15 @@ fn build_nodes(text: &str, nodes: &mut Vec<Node>, kids: &mut Vec<u32>) -> Option
                     }
                 }
             }
-        },
-    );
+        }
+    });
     let end = nodes.len();
-    if parsed.is_err() || end == start || u32::try_from(end).is_err() {
+    if parsed.is_err() || end == start || full {
         nodes.truncate(start);
         kids.truncate(kids_start);
         return None;
     }
-    Some((start as u32, end as u32))
+    Some((node_index(start), node_index(end)))
 }
 
 /// The node of a non-tuple shape. An array without a layout gets the
@@ -691,20 +768,26 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// assert_eq!(d.values().len(), 4); // p{}, p{0}, p{1}, n
     /// ```
     pub fn new(module: &'m Module<'a>) -> Dataflow<'m, 'a> {
+        Dataflow::with_position_limit(module, MAX_POSITIONS)
+    }
+
+    /// [`Dataflow::new`], numbering at most `limit` positions (tests
+    /// cannot build a module of [`MAX_POSITIONS`]).
+    pub(crate) fn with_position_limit(module: &'m Module<'a>, limit: u32) -> Dataflow<'m, 'a> {
         let computations = module.computations();
         let mut comp_start = Vec::with_capacity(computations.len() + 1);
-        let mut total = 0u32;
+        let mut total = 0usize;
         for c in computations {
-            comp_start.push(total);
-            total = total.saturating_add(c.instructions().len() as u32);
+            comp_start.push(item_index(total));
+            total += c.instructions().len();
         }
-        comp_start.push(total);
-        let n = total as usize;
+        comp_start.push(item_index(total));
+        let n = total;
 
         // Names: of computations, and of instructions per computation.
         let mut comp_names: HashMap<&'a str, u32> = HashMap::with_capacity(computations.len());
         for (k, c) in computations.iter().enumerate() {
-            comp_names.entry(c.name()).or_insert(k as u32);
+            comp_names.entry(c.name()).or_insert(item_index(k));
         }
         let mut names: HashMap<(u32, &'a str), u32> = HashMap::with_capacity(n);
         let mut parameters: HashMap<(u32, u64), u32> = HashMap::new();
@@ -712,19 +795,20 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut id = 0u32;
         let mut check = Names::new();
         for (k, c) in computations.iter().enumerate() {
+            let k = item_index(k);
             check.computation();
             // XLA's rule (`Computation::root`): the one marked, else the last.
             let root = c.instructions().iter().position(|i| i.is_root());
             let last = c.instructions().len().checked_sub(1);
-            roots.push(root.or(last).map_or(NONE, |at| id + at as u32));
+            roots.push(root.or(last).map_or(NONE, |at| id + item_index(at)));
             for i in c.instructions() {
                 // The first of a name stands for it (XLA refuses the rest).
-                names.entry((k as u32, i.name())).or_insert(id);
+                names.entry((k, i.name())).or_insert(id);
                 check.instruction(*i);
                 if i.opcode() == "parameter"
                     && let Ok(n) = i.operands_text().trim().parse::<u64>()
                 {
-                    parameters.entry((k as u32, n)).or_insert(id);
+                    parameters.entry((k, n)).or_insert(id);
                 }
                 id += 1;
             }
@@ -749,6 +833,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut callees = Vec::new();
         let mut id = 0u32;
         for (k, c) in computations.iter().enumerate() {
+            let k = item_index(k);
             if let Some(s) = infer.as_mut() {
                 s.computation(c);
             }
@@ -773,13 +858,10 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     }
                 };
                 shapes.push(range);
-                operand_start.push(operand_ids.len() as u32);
+                operand_start.push(operand_ids.len());
                 if operands_are_names(i.opcode()) {
                     for o in i.operands() {
-                        let target = o
-                            .name()
-                            .and_then(|name| names.get(&(k as u32, name)))
-                            .copied();
+                        let target = o.name().and_then(|name| names.get(&(k, name))).copied();
                         operand_ids.push(target.unwrap_or(NONE));
                     }
                 }
@@ -790,7 +872,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 s.end_computation();
             }
         }
-        operand_start.push(operand_ids.len() as u32);
+        operand_start.push(operand_ids.len());
 
         let mut d = Dataflow {
             module,
@@ -814,9 +896,10 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             misnamed,
             roots,
             parameters,
+            truncated: false,
         };
         d.contexts = d.call_contexts();
-        d.define_and_join();
+        d.define_and_join(limit);
         d.finish();
         d.flatten();
         d
@@ -835,6 +918,23 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// ```
     pub fn unshaped(&self) -> &[InstructionId] {
         &self.unshaped
+    }
+
+    /// Whether the module has more positions (shape nodes of the entry's
+    /// and control-flow computations' instructions) than the analysis
+    /// numbers, `u32::MAX`: the instructions from the first that did not
+    /// fit on have no position, define no value and are in no buffer, so
+    /// the values and buffers are a part of the module's.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = (f32[2]{0}, s32[]) parameter(0)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert!(!d.truncated()); // 3 positions
+    /// assert_eq!(d.values().len(), 3);
+    /// ```
+    pub fn truncated(&self) -> bool {
+        self.truncated
     }
 
     /// The instructions XLA's parser would refuse for their names: an
@@ -972,7 +1072,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// assert_eq!(d.buffer_count(), 4); // g joins p{0}
     /// ```
     pub fn buffer_count(&self) -> u32 {
-        self.buffer_start.len().saturating_sub(1) as u32
+        position_number(self.buffer_start.len().saturating_sub(1))
     }
 
     /// The values of buffer `b` (indices into [`Dataflow::values`]).
@@ -1068,7 +1168,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     if found.is_some() {
                         return None; // in two computations: ambiguous
                     }
-                    found = Some(self.comp_start[k] + at as u32);
+                    found = Some(self.comp_start[k] + item_index(at));
                 }
             }
         }
@@ -1089,7 +1189,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         self.nodes.get(s as usize..e as usize).unwrap_or(&[])
     }
 
-    fn node_count(&self, id: InstructionId) -> u32 {
+    /// How many nodes instruction `id`'s shape has ([`Dataflow::nodes`]'
+    /// length).
+    pub(crate) fn node_count(&self, id: InstructionId) -> u32 {
         let (s, e) = self.shapes.get(id as usize).copied().unwrap_or((0, 0));
         e - s
     }
@@ -1160,7 +1262,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             .get(id as usize + 1)
             .copied()
             .unwrap_or(s);
-        self.operand_ids.get(s as usize..e as usize).unwrap_or(&[])
+        self.operand_ids.get(s..e).unwrap_or(&[])
     }
 
     /// A value's name as XLA's buffer assignment writes it: the
@@ -1460,7 +1562,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             let first = nodes.get(n)?.kids as usize;
             n += *self.kids.get(first + step as usize)? as usize;
         }
-        (n < nodes.len()).then_some(n as u32)
+        (n < nodes.len()).then_some(node_index(n))
     }
 
     fn position(&self, id: InstructionId, node: u32) -> Option<u32> {
@@ -1521,7 +1623,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             let matched = self.matching(id, from_node, other, other_root);
             for (k, &o) in matched.iter().enumerate() {
                 if o != NONE {
-                    let node = from_node + k as u32;
+                    // `k` is below the subtree's count of nodes.
+                    let node = from_node + node_index(k);
                     let (a, b) = (self.position(id, node), self.position(other, o));
                     self.join(a, b);
                 }
@@ -1589,7 +1692,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         };
         let matched = self.matching(id, from_node, other, root);
         for (k, &o) in matched.iter().enumerate() {
-            let node = from_node + k as u32;
+            // `k` is below the subtree's count of nodes.
+            let node = from_node + node_index(k);
             let array = (self.nodes(id).get(node as usize))
                 .is_some_and(|n| !matches!(n.kind, NodeKind::Tuple { .. }));
             if o != NONE && array {
@@ -1621,13 +1725,16 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         })
     }
 
-    /// Creates positions and values, and joins what must share memory.
-    fn define_and_join(&mut self) {
+    /// Creates positions (at most `limit`) and values, and joins what
+    /// must share memory.
+    fn define_and_join(&mut self, limit: u32) {
         let module = self.module;
         let computations = module.computations();
-        // Positions, for the computations whose values are buffers.
+        // Positions, for the computations whose values are buffers. Past
+        // the limit, the instructions left have none (and so no value):
+        // numbers that wrapped would give them others' buffers.
         let mut count = 0u32;
-        for (k, _) in computations.iter().enumerate() {
+        'numbering: for (k, _) in computations.iter().enumerate() {
             if !matches!(
                 self.contexts[k],
                 CallContext::Entry | CallContext::ControlFlow
@@ -1635,8 +1742,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 continue;
             }
             for id in self.ids_of(k) {
+                let nodes = self.node_count(id);
+                if nodes > limit - count {
+                    self.truncated = true;
+                    break 'numbering;
+                }
                 self.positions[id as usize] = count;
-                count = count.saturating_add(self.node_count(id));
+                count += nodes;
             }
         }
         self.buffer = (0..count).collect();
@@ -1656,7 +1768,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
             let called = self.contexts[k] == CallContext::ControlFlow;
             for (id, i) in self.ids_of(k).zip(c.instructions()) {
-                self.instruction_values(id, i, called);
+                if self.positions[id as usize] != NONE {
+                    self.instruction_values(id, i, called);
+                }
             }
         }
 
@@ -1726,7 +1840,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
             Rule::Tuple => {
                 for j in 0..ops.len() {
-                    if let Some(node) = self.node_at(id, 0, &[j as u32]) {
+                    if let Some(node) = self.node_at(id, 0, &[index_in_instruction(j)]) {
                         self.join_subtree(id, node, op(j), &[]);
                     }
                 }
@@ -1816,7 +1930,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     && !(r == Rule::CollectivePermuteStart && i.attribute("slice_sizes").is_some());
                 if several {
                     for j in 0..ops.len() {
-                        if let Some(node) = self.node_at(id, 0, &[0, j as u32]) {
+                        if let Some(node) = self.node_at(id, 0, &[0, index_in_instruction(j)]) {
                             self.join_subtree(id, node, op(j), &[]);
                         }
                     }
@@ -1880,7 +1994,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     pairs.push((Vec::new(), 0, Vec::new()));
                 } else {
                     for j in 0..inputs {
-                        pairs.push((vec![j as u32], j, Vec::new()));
+                        pairs.push((vec![index_in_instruction(j)], j, Vec::new()));
                     }
                 }
             }
@@ -1921,7 +2035,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                             continue;
                         }
                         if let Some(p) = updated(o) {
-                            pairs.push((vec![j as u32], p, Vec::new()));
+                            pairs.push((vec![index_in_instruction(j)], p, Vec::new()));
                         }
                     }
                 } else if let Some(p) = updated(root) {
@@ -1956,7 +2070,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// Numbers the buffers densely and lists their values.
     fn finish(&mut self) {
         let n = self.buffer.len();
-        for p in 0..n as u32 {
+        for p in 0..position_number(n) {
             let r = self.root_of(p);
             self.buffer[p as usize] = r;
         }
@@ -2002,7 +2116,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         for (k, v) in self.values.iter().enumerate() {
             let b = self.buffer_of(*v) as usize;
             if let Some(f) = fill.get_mut(b) {
-                list[*f as usize] = k as u32;
+                list[*f as usize] = position_number(k);
                 *f += 1;
             }
         }
@@ -2023,10 +2137,10 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut stack: Vec<(usize, u32, bool)> = vec![(entry, self.comp_start[entry], false)];
         while let Some(&(k, id, expanded)) = stack.last() {
             if self.comp_span[k].0 == NONE {
-                self.comp_span[k].0 = self.schedule.len() as u32;
+                self.comp_span[k].0 = item_index(self.schedule.len());
             }
             if id >= self.comp_start[k + 1] {
-                self.comp_span[k].1 = self.schedule.len() as u32;
+                self.comp_span[k].1 = item_index(self.schedule.len());
                 stack.pop();
                 continue;
             }
@@ -2089,7 +2203,7 @@ fn collect_callees(
             let role = match a.name {
                 "body" => Role::Body,
                 "condition" => Role::Condition,
-                "branch_computations" => Role::Branch(j as u32),
+                "branch_computations" => Role::Branch(index_in_instruction(j)),
                 "true_computation" => Role::Branch(0),
                 "false_computation" => Role::Branch(1),
                 "to_apply" => Role::ToApply,
@@ -2170,4 +2284,57 @@ fn numbers(text: &str) -> Option<Vec<u32>> {
     text.split(',')
         .map(|n| n.trim().parse::<u32>().ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec::Vec;
+
+    use super::{Dataflow, build_nodes_within};
+    use crate::items::Module;
+
+    #[test]
+    fn a_shape_past_the_node_limit_is_not_built() {
+        let (mut nodes, mut kids) = (Vec::new(), Vec::new());
+        let pair = "(f32[2]{0}, s32[])"; // 3 nodes
+        assert_eq!(
+            build_nodes_within(pair, &mut nodes, &mut kids, 3),
+            Some((0, 3))
+        );
+        assert_eq!((nodes.len(), kids.len()), (3, 2));
+        // Another 1 fits in 4, 3 more do not: nothing of them is kept.
+        assert_eq!(build_nodes_within(pair, &mut nodes, &mut kids, 4), None);
+        assert_eq!((nodes.len(), kids.len()), (3, 2));
+        assert_eq!(
+            build_nodes_within("f32[]", &mut nodes, &mut kids, 4),
+            Some((3, 4))
+        );
+        assert_eq!(build_nodes_within("f32[]", &mut nodes, &mut kids, 4), None);
+    }
+
+    #[test]
+    fn positions_past_the_limit_define_no_values() {
+        let m = Module::parse(
+            "ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}",
+        )
+        .unwrap();
+        let (p, g, n) = (0, 1, 2); // 3, 1 and 1 positions
+        let whole = Dataflow::with_position_limit(&m, 5);
+        assert!(!whole.truncated());
+        assert_eq!((whole.values().len(), whole.buffer_count()), (4, 4));
+        // `n` does not fit: it has no value, and no buffer of another's.
+        let d = Dataflow::with_position_limit(&m, 4);
+        assert!(d.truncated());
+        assert_eq!((d.values().len(), d.buffer_count()), (3, 3));
+        assert!(d.values().iter().all(|v| v.instruction == p));
+        assert_eq!(d.buffer_at(g, 0), d.buffer_at(p, 1));
+        assert_eq!(d.buffer_at(n, 0), None);
+        // Not even the first fits.
+        let d = Dataflow::with_position_limit(&m, 2);
+        assert!(d.truncated());
+        assert_eq!(
+            (d.values().len(), d.buffer_count(), d.buffer_at(p, 0)),
+            (0, 0, None)
+        );
+    }
 }
