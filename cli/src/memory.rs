@@ -669,6 +669,13 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     if report.sizes_past_int64 {
         out.push(PAST_INT64.into());
     }
+    if report.values_truncated {
+        out.push(
+            "the module has more positions (shape nodes) than this analysis numbers (2^32 - 1): \
+             the instructions past them define no value, left out, and the figures are estimates"
+                .into(),
+        );
+    }
     let unknown = report.dataflow().module().unknown_opcodes();
     if !unknown.is_empty() {
         let list: Vec<String> = unknown

@@ -23,7 +23,9 @@ use xla_layout_core::tpu::{self, Generation};
 use xla_layout_core::{ArrayShape, Shape, ShapeEvent, SpaceUse, ValidationError, validate_array};
 
 use crate::assignment::BufferAssignment;
-use crate::dataflow::{CallContext, Dataflow, InstructionId, NodeKind, Value};
+use crate::dataflow::{
+    CallContext, Dataflow, InstructionId, NodeKind, Value, item_index, position_number,
+};
 use crate::items::Module;
 use crate::metadata::{Metadata, SourceLocation};
 
@@ -806,6 +808,19 @@ pub struct Report<'m, 'a> {
     /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
     /// ```
     pub misnamed_instructions: usize,
+    /// Whether the module has more positions than the analysis numbers
+    /// ([`Dataflow::truncated`], past `u32::MAX`): the instructions from
+    /// the first that did not fit on define no value, so their bytes are
+    /// in no sum, and the figures from the module are estimates, as with
+    /// [`Report::unshaped_instructions`].
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[8]{0} parameter(0)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert!(!r.values_truncated); // one position
+    /// ```
+    pub values_truncated: bool,
     /// Whether the module's sizes add up past int64, XLA's size type: its
     /// values' bytes, or the buffer assignment's allocations, sum past
     /// `i64::MAX` (each array may fit; XLA cannot account for them all).
@@ -1097,8 +1112,18 @@ impl<'m, 'a> Report<'m, 'a> {
         options: &Options<'_, '_>,
         ba: Option<&BufferAssignment<'_>>,
     ) -> Report<'m, 'a> {
-        let dataflow = Dataflow::new(module);
+        Self::with_dataflow(Dataflow::new(module), options, ba)
+    }
+
+    /// [`Report::with_assignment`] from `dataflow`, the module's.
+    fn with_dataflow(
+        dataflow: Dataflow<'m, 'a>,
+        options: &Options<'_, '_>,
+        ba: Option<&BufferAssignment<'_>>,
+    ) -> Report<'m, 'a> {
+        let module = dataflow.module();
         let unshaped = dataflow.unshaped().len();
+        let values_truncated = dataflow.truncated();
         let misnamed = dataflow.misnamed().len();
         let backend = options.backend.unwrap_or_else(|| Backend::detect(module));
         let scheduled = module.attribute("is_scheduled") == Some("true");
@@ -1148,6 +1173,7 @@ impl<'m, 'a> Report<'m, 'a> {
             unread_parts: module.unread_parts(),
             unshaped_instructions: unshaped,
             misnamed_instructions: misnamed,
+            values_truncated,
             sizes_past_int64: false,
             entry_marked,
             memory_analysis: MemoryAnalysis {
@@ -1425,7 +1451,7 @@ impl<'m, 'a> Report<'m, 'a> {
             .instructions()
             .iter()
             .position(|i| core::ptr::eq(i, root))?;
-        Some(self.dataflow.ids_of(k).start + at as u32)
+        Some(self.dataflow.ids_of(k).start + item_index(at))
     }
 
     /// One row per value, with its role.
@@ -1435,7 +1461,7 @@ impl<'m, 'a> Report<'m, 'a> {
         // Buffers holding an output (a position of the entry root).
         let mut output = vec![false; buffers];
         if let Some(root) = self.entry_root() {
-            for n in 0..d.nodes(root).len() as u32 {
+            for n in 0..d.node_count(root) {
                 if let Some(b) = d.buffer_at(root, n) {
                     output[b as usize] = true;
                 }
@@ -1640,7 +1666,7 @@ impl<'m, 'a> Report<'m, 'a> {
         let buffers = d.buffer_count() as usize;
         let mut range = vec![(NONE, 0u32); buffers];
         let schedule = d.schedule();
-        let last = schedule.len().saturating_sub(1) as u32;
+        let last = item_index(schedule.len().saturating_sub(1));
         let values = d.values();
         let whole = |b: u32, range: &mut Vec<(u32, u32)>| {
             if let Some(r) = range.get_mut(b as usize) {
@@ -1648,7 +1674,7 @@ impl<'m, 'a> Report<'m, 'a> {
             }
         };
         for (t, &id) in schedule.iter().enumerate() {
-            let t = t as u32;
+            let t = item_index(t);
             // Values are in instruction order: this one's are a run.
             let first = values.partition_point(|v| v.instruction < id);
             for v in values[first..].iter().take_while(|v| v.instruction == id) {
@@ -1668,7 +1694,7 @@ impl<'m, 'a> Report<'m, 'a> {
                 }
                 // get-tuple-element reads only the table; the element's
                 // own uses keep it live.
-                let nodes = if element { 1 } else { d.nodes(o).len() as u32 };
+                let nodes = if element { 1 } else { d.node_count(o) };
                 for n in 0..nodes {
                     if let Some(b) = d.buffer_at(o, n)
                         && let Some(r) = range.get_mut(b as usize)
@@ -1731,7 +1757,9 @@ impl<'m, 'a> Report<'m, 'a> {
             }
             let slot = &mut rep[row.buffer as usize];
             if *slot == NONE || key(&self.rows[*slot as usize]) < key(row) {
-                *slot = k as u32;
+                // A row with a buffer is a value's, and those come
+                // first: one per value at most.
+                *slot = position_number(k);
             }
         }
         // The spaces seen, in order.
@@ -1792,16 +1820,15 @@ impl<'m, 'a> Report<'m, 'a> {
             if (all, temps, heap) == (0, 0, 0) {
                 return;
             }
-            let space = k as u32;
             events.push(Event {
-                step: s as u32,
-                space,
+                step: item_index(s),
+                space: k,
                 bytes: [all, temps, heap],
             });
             let gone = [all, temps, heap].map(i64::saturating_neg);
             events.push(Event {
-                step: e as u32,
-                space,
+                step: item_index(e),
+                space: k,
                 bytes: gone,
             });
         };
@@ -1845,7 +1872,12 @@ impl<'m, 'a> Report<'m, 'a> {
             sp.buffer_bytes = sp.buffer_bytes.saturating_add(row.bytes);
             sp.data_bytes = sp.data_bytes.saturating_add(row.data_bytes);
             sp.constants = sp.constants.saturating_add(row.bytes);
-            add(k, row, (0, steps.saturating_sub(1) as u32), &mut events);
+            add(
+                k,
+                row,
+                (0, item_index(steps.saturating_sub(1))),
+                &mut events,
+            );
         }
         // The peak jax reports counts several spaces at once (see
         // `peak_space`).
@@ -1906,7 +1938,7 @@ impl<'m, 'a> Report<'m, 'a> {
                     .filter(|&k| device[k])
                     .map(|k| spaces[k].space)
                     .collect(),
-                at: at as u32,
+                at: item_index(at),
                 instruction: d.schedule()[at],
                 live: live_rows,
             });
@@ -2057,6 +2089,7 @@ impl<'m, 'a> Report<'m, 'a> {
             || self.unread_parts > 0
             || self.unshaped_instructions > 0
             || self.misnamed_instructions > 0
+            || self.values_truncated
             || invalid
         {
             for f in [
@@ -2443,7 +2476,9 @@ pub enum Order {
 #[derive(Clone, Copy, Default)]
 struct Event {
     step: u32,
-    space: u32,
+    /// An index into the spaces, which the rows' and the buffer
+    /// assignment's allocations' spaces may make more than `u32` numbers.
+    space: usize,
     bytes: [i64; 3],
 }
 
@@ -2496,7 +2531,7 @@ fn sweep(
     for step in 0..steps {
         touched.clear();
         while let Some(e) = events.get(next).filter(|e| e.step as usize == step) {
-            let k = e.space as usize;
+            let k = e.space;
             let [a, t, h] = e.bytes.map(i128::from);
             let before = limit(all[k]);
             all[k] += a;
@@ -2517,7 +2552,7 @@ fn sweep(
             let live = limit(all[k]);
             if live > sp.live_peak || sp.live_peak_at.is_none() {
                 sp.live_peak = live;
-                sp.live_peak_at = Some(step as u32);
+                sp.live_peak_at = Some(item_index(step));
             }
         };
         if step == 0 {
@@ -2855,5 +2890,34 @@ impl CallContext {
             CallContext::Uncalled => "uncalled",
             CallContext::OtherThread => "other-thread",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Options, Report, Source};
+    use crate::dataflow::Dataflow;
+    use crate::items::Module;
+
+    #[test]
+    fn values_past_the_position_limit_make_the_figures_estimates() {
+        let m = Module::parse(
+            "ENTRY e {\n p = f32[8]{0} parameter(0)\n ROOT n = f32[8]{0} negate(p)\n}",
+        )
+        .unwrap();
+        let options = Options::default();
+        let r = Report::with_dataflow(Dataflow::with_position_limit(&m, 2), &options, None);
+        assert!(!r.values_truncated);
+        assert_eq!(
+            r.memory_analysis.argument_size_in_bytes.source,
+            Source::Exact
+        );
+        let r = Report::with_dataflow(Dataflow::with_position_limit(&m, 1), &options, None);
+        assert!(r.values_truncated);
+        assert_eq!(r.rows.len(), 1); // n has no value
+        assert_eq!(
+            r.memory_analysis.argument_size_in_bytes.source,
+            Source::Estimated
+        );
     }
 }
