@@ -671,8 +671,9 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     }
     if report.values_truncated {
         out.push(
-            "the module has more positions (shape nodes) than this analysis numbers (2^32 - 1): \
-             the instructions past them define no value, left out, and the figures are estimates"
+            "the module has more shape nodes or positions than this analysis numbers \
+             (2^32 - 1 of each): the instructions past them define no value, left out, and the \
+             figures are estimates"
                 .into(),
         );
     }

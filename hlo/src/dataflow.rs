@@ -309,13 +309,30 @@ const NONE: u32 = u32::MAX;
 
 /// How many nodes the shapes of one module may have, together: node
 /// indices are `u32`s below [`NONE`] ([`build_nodes`] refuses a shape
-/// past this).
+/// past this, and the analysis is [`Dataflow::truncated`]).
 const MAX_NODES: usize = u32::MAX as usize;
 
 /// How many positions [`Dataflow::new`] numbers: position, value and
 /// buffer numbers are `u32`s below [`NONE`]. Past this it defines no more
 /// values ([`Dataflow::truncated`]).
 const MAX_POSITIONS: u32 = u32::MAX;
+
+/// How much [`Dataflow::with_limits`] numbers: at most [`LIMITS`], the
+/// capacity of its `u32`s ([`Dataflow::new`]'s); less in tests, which
+/// cannot build a module that large.
+#[derive(Clone, Copy)]
+pub(crate) struct Limits {
+    /// Shape nodes, at most [`MAX_NODES`].
+    pub(crate) nodes: usize,
+    /// Positions, at most [`MAX_POSITIONS`].
+    pub(crate) positions: u32,
+}
+
+/// [`Dataflow::new`]'s limits: all that its `u32`s number.
+pub(crate) const LIMITS: Limits = Limits {
+    nodes: MAX_NODES,
+    positions: MAX_POSITIONS,
+};
 
 /// A computation's index or an instruction's id, a count of either, or a
 /// step of [`Dataflow::schedule`] (which lists each instruction once at
@@ -550,8 +567,9 @@ pub struct Dataflow<'m, 'a> {
     /// `(computation, n)` → its first `parameter(n)`: found by a scan
     /// per call operand, calls of wide computations were quadratic.
     parameters: HashMap<(u32, u64), u32>,
-    /// Whether the positions ran past [`MAX_POSITIONS`]: the instructions
-    /// from the first that did not fit on have none, and define no value.
+    /// Whether the shapes' nodes or the positions ran past their limit:
+    /// some instructions have no shape or no position, and define no
+    /// value ([`Dataflow::truncated`]).
     truncated: bool,
 }
 
@@ -561,11 +579,20 @@ struct ShapeNodes<'a> {
     inferred: HashMap<String, (u32, u32)>,
     nodes: Vec<Node>,
     kids: Vec<u32>,
+    /// How many `nodes` may be, and whether a shape did not fit.
+    limit: usize,
+    full: bool,
 }
 
 impl<'a> ShapeNodes<'a> {
     fn get(&mut self, text: &str) -> (u32, u32) {
-        build_nodes(text, &mut self.nodes, &mut self.kids).unwrap_or((0, 0))
+        match build_nodes(text, &mut self.nodes, &mut self.kids, self.limit) {
+            Ok(range) => range,
+            Err(why) => {
+                self.full |= why == NotBuilt::Full;
+                (0, 0)
+            }
+        }
     }
 
     fn written(&mut self, text: &'a str) -> (u32, u32) {
@@ -587,21 +614,24 @@ impl<'a> ShapeNodes<'a> {
     }
 }
 
-/// Appends the nodes of the shape `text` in preorder, and each tuple's
-/// children to `kids`; `None` (and nothing appended) when it does not
-/// parse.
-fn build_nodes(text: &str, nodes: &mut Vec<Node>, kids: &mut Vec<u32>) -> Option<(u32, u32)> {
-    build_nodes_within(text, nodes, kids, MAX_NODES)
+/// Why [`build_nodes`] built nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NotBuilt {
+    /// The shape does not parse (or has no node).
+    Unread,
+    /// Its nodes would pass the limit.
+    Full,
 }
 
-/// [`build_nodes`], keeping `nodes` at most `limit` long (at most
-/// [`MAX_NODES`]; smaller in tests).
-fn build_nodes_within(
+/// Appends the nodes of the shape `text` in preorder, and each tuple's
+/// children to `kids`, keeping `nodes` at most `limit` long (at most
+/// [`MAX_NODES`]); nothing appended when it does not parse or fit.
+fn build_nodes(
     text: &str,
     nodes: &mut Vec<Node>,
     kids: &mut Vec<u32>,
     limit: usize,
-) -> Option<(u32, u32)> {
+) -> Result<(u32, u32), NotBuilt> {
     let start = nodes.len();
     let kids_start = kids.len();
     let mut open: Vec<usize> = Vec::new();
@@ -675,9 +705,13 @@ fn build_nodes_within(
     if parsed.is_err() || end == start || full {
         nodes.truncate(start);
         kids.truncate(kids_start);
-        return None;
+        return Err(if full {
+            NotBuilt::Full
+        } else {
+            NotBuilt::Unread
+        });
     }
-    Some((node_index(start), node_index(end)))
+    Ok((node_index(start), node_index(end)))
 }
 
 /// The node of a non-tuple shape. An array without a layout gets the
@@ -768,12 +802,11 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// assert_eq!(d.values().len(), 4); // p{}, p{0}, p{1}, n
     /// ```
     pub fn new(module: &'m Module<'a>) -> Dataflow<'m, 'a> {
-        Dataflow::with_position_limit(module, MAX_POSITIONS)
+        Dataflow::with_limits(module, LIMITS)
     }
 
-    /// [`Dataflow::new`], numbering at most `limit` positions (tests
-    /// cannot build a module of [`MAX_POSITIONS`]).
-    pub(crate) fn with_position_limit(module: &'m Module<'a>, limit: u32) -> Dataflow<'m, 'a> {
+    /// [`Dataflow::new`], numbering at most `limits`.
+    pub(crate) fn with_limits(module: &'m Module<'a>, limits: Limits) -> Dataflow<'m, 'a> {
         let computations = module.computations();
         let mut comp_start = Vec::with_capacity(computations.len() + 1);
         let mut total = 0usize;
@@ -825,6 +858,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             inferred: HashMap::new(),
             nodes: Vec::new(),
             kids: Vec::new(),
+            limit: limits.nodes,
+            full: false,
         };
         let mut shapes = Vec::with_capacity(n);
         let mut operand_start = Vec::with_capacity(n + 1);
@@ -896,10 +931,10 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             misnamed,
             roots,
             parameters,
-            truncated: false,
+            truncated: memo.full,
         };
         d.contexts = d.call_contexts();
-        d.define_and_join(limit);
+        d.define_and_join(limits.positions);
         d.finish();
         d.flatten();
         d
@@ -920,11 +955,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         &self.unshaped
     }
 
-    /// Whether the module has more positions (shape nodes of the entry's
-    /// and control-flow computations' instructions) than the analysis
-    /// numbers, `u32::MAX`: the instructions from the first that did not
-    /// fit on have no position, define no value and are in no buffer, so
-    /// the values and buffers are a part of the module's.
+    /// Whether the module is larger than the analysis numbers with its
+    /// `u32`s, so that its values and buffers are only a part of the
+    /// module's: more distinct shapes' nodes than `u32::MAX` (the shapes
+    /// past them are not built: their instructions have no node), or more
+    /// positions (nodes of the entry's and control-flow computations'
+    /// instructions) than `u32::MAX` (the instructions from the first that
+    /// did not fit on have no position). Either way those define no value
+    /// and are in no buffer.
     ///
     /// ```
     /// use xla_layout_hlo::{Module, dataflow::Dataflow};
@@ -2290,47 +2328,66 @@ fn numbers(text: &str) -> Option<Vec<u32>> {
 mod tests {
     use alloc::vec::Vec;
 
-    use super::{Dataflow, build_nodes_within};
+    use super::{Dataflow, LIMITS, Limits, NotBuilt, build_nodes};
     use crate::items::Module;
+
+    /// [`LIMITS`] with at most `positions`.
+    fn positions(positions: u32) -> Limits {
+        Limits {
+            positions,
+            ..LIMITS
+        }
+    }
+
+    /// Three instructions: 3, 1 and 1 nodes (the last two of one shape).
+    const TEXT: &str = "ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}";
 
     #[test]
     fn a_shape_past_the_node_limit_is_not_built() {
         let (mut nodes, mut kids) = (Vec::new(), Vec::new());
         let pair = "(f32[2]{0}, s32[])"; // 3 nodes
-        assert_eq!(
-            build_nodes_within(pair, &mut nodes, &mut kids, 3),
-            Some((0, 3))
-        );
+        assert_eq!(build_nodes(pair, &mut nodes, &mut kids, 3), Ok((0, 3)));
         assert_eq!((nodes.len(), kids.len()), (3, 2));
         // Another 1 fits in 4, 3 more do not: nothing of them is kept.
-        assert_eq!(build_nodes_within(pair, &mut nodes, &mut kids, 4), None);
+        let full = Err(NotBuilt::Full);
+        assert_eq!(build_nodes(pair, &mut nodes, &mut kids, 4), full);
         assert_eq!((nodes.len(), kids.len()), (3, 2));
-        assert_eq!(
-            build_nodes_within("f32[]", &mut nodes, &mut kids, 4),
-            Some((3, 4))
-        );
-        assert_eq!(build_nodes_within("f32[]", &mut nodes, &mut kids, 4), None);
+        assert_eq!(build_nodes("f32[]", &mut nodes, &mut kids, 4), Ok((3, 4)));
+        assert_eq!(build_nodes("f32[]", &mut nodes, &mut kids, 4), full);
+        let unread = Err(NotBuilt::Unread);
+        assert_eq!(build_nodes("f32[", &mut nodes, &mut kids, 9), unread);
+    }
+
+    #[test]
+    fn nodes_past_the_limit_define_no_values() {
+        let m = Module::parse(TEXT).unwrap();
+        let nodes = |nodes| Limits { nodes, ..LIMITS };
+        let whole = Dataflow::with_limits(&m, nodes(4));
+        assert!(!whole.truncated());
+        assert_eq!(whole.values().len(), 4);
+        // `g`'s shape, `n`'s too, does not fit.
+        let d = Dataflow::with_limits(&m, nodes(3));
+        assert!(d.truncated());
+        assert_eq!((d.nodes(1).len(), d.nodes(2).len()), (0, 0));
+        assert_eq!((d.values().len(), d.buffer_count()), (3, 3));
     }
 
     #[test]
     fn positions_past_the_limit_define_no_values() {
-        let m = Module::parse(
-            "ENTRY e {\n p = (f32[2]{0}, s32[]) parameter(0)\n g = f32[2]{0} get-tuple-element(p), index=0\n ROOT n = f32[2]{0} negate(g)\n}",
-        )
-        .unwrap();
-        let (p, g, n) = (0, 1, 2); // 3, 1 and 1 positions
-        let whole = Dataflow::with_position_limit(&m, 5);
+        let m = Module::parse(TEXT).unwrap();
+        let (p, g, n) = (0, 1, 2);
+        let whole = Dataflow::with_limits(&m, positions(5));
         assert!(!whole.truncated());
         assert_eq!((whole.values().len(), whole.buffer_count()), (4, 4));
         // `n` does not fit: it has no value, and no buffer of another's.
-        let d = Dataflow::with_position_limit(&m, 4);
+        let d = Dataflow::with_limits(&m, positions(4));
         assert!(d.truncated());
         assert_eq!((d.values().len(), d.buffer_count()), (3, 3));
         assert!(d.values().iter().all(|v| v.instruction == p));
         assert_eq!(d.buffer_at(g, 0), d.buffer_at(p, 1));
         assert_eq!(d.buffer_at(n, 0), None);
         // Not even the first fits.
-        let d = Dataflow::with_position_limit(&m, 2);
+        let d = Dataflow::with_limits(&m, positions(2));
         assert!(d.truncated());
         assert_eq!(
             (d.values().len(), d.buffer_count(), d.buffer_at(p, 0)),

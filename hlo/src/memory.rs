@@ -808,11 +808,11 @@ pub struct Report<'m, 'a> {
     /// assert_eq!(r.memory_analysis.argument_size_in_bytes.source, Source::Estimated);
     /// ```
     pub misnamed_instructions: usize,
-    /// Whether the module has more positions than the analysis numbers
-    /// ([`Dataflow::truncated`], past `u32::MAX`): the instructions from
-    /// the first that did not fit on define no value, so their bytes are
-    /// in no sum, and the figures from the module are estimates, as with
-    /// [`Report::unshaped_instructions`].
+    /// Whether the module is larger than the analysis numbers
+    /// ([`Dataflow::truncated`]: shape nodes or positions past
+    /// `u32::MAX`): the instructions past the limit define no value, so
+    /// their bytes are in no sum, and the figures from the module are
+    /// estimates, as with [`Report::unshaped_instructions`].
     ///
     /// ```
     /// use xla_layout_hlo::{Module, memory::{Options, Report}};
@@ -2896,7 +2896,7 @@ impl CallContext {
 #[cfg(test)]
 mod tests {
     use super::{Options, Report, Source};
-    use crate::dataflow::Dataflow;
+    use crate::dataflow::{Dataflow, LIMITS, Limits};
     use crate::items::Module;
 
     #[test]
@@ -2906,13 +2906,17 @@ mod tests {
         )
         .unwrap();
         let options = Options::default();
-        let r = Report::with_dataflow(Dataflow::with_position_limit(&m, 2), &options, None);
+        let positions = |positions| Limits {
+            positions,
+            ..LIMITS
+        };
+        let r = Report::with_dataflow(Dataflow::with_limits(&m, positions(2)), &options, None);
         assert!(!r.values_truncated);
         assert_eq!(
             r.memory_analysis.argument_size_in_bytes.source,
             Source::Exact
         );
-        let r = Report::with_dataflow(Dataflow::with_position_limit(&m, 1), &options, None);
+        let r = Report::with_dataflow(Dataflow::with_limits(&m, positions(1)), &options, None);
         assert!(r.values_truncated);
         assert_eq!(r.rows.len(), 1); // n has no value
         assert_eq!(
