@@ -306,12 +306,21 @@ pub fn main(
     if report.sizes_past_int64 {
         writeln!(error_out, "{name}: {PAST_INT64}")?;
     }
+    if report.values_truncated {
+        writeln!(error_out, "{name}: {TRUNCATED}")?;
+    }
     unread?;
     crate::common::invalid_layouts(context.invalid.len(), &name)?;
     crate::common::unshaped(d.unshaped().len(), &name)?;
     crate::common::misnamed(report.misnamed_instructions, &name, true)?;
     if report.sizes_past_int64 {
         return Err(Failure::Input(format!("{name}: sizes past int64")));
+    }
+    // Instructions were left out, as unshaped ones are: a failure too.
+    if report.values_truncated {
+        return Err(Failure::Input(format!(
+            "{name}: the analysis was cut short"
+        )));
     }
     for r in [Some(&read), assignment_read.as_ref(), report_read.as_ref()]
         .into_iter()
@@ -560,6 +569,11 @@ fn backend_text(report: &Report, args: &Args) -> String {
 const PAST_INT64: &str = "the module's sizes add up past int64 (XLA's size type): the totals \
                           stop at the 64-bit limit and are not the compiler's numbers";
 
+/// Why a report whose analysis was cut short is not the whole module.
+const TRUNCATED: &str = "the module has more shape nodes or positions than this analysis \
+                         numbers (2^32 - 1 of each): the instructions past them define no \
+                         value, are left out, and the figures are estimates";
+
 /// What the reader should know before trusting the figures, in the order
 /// the text report prints them (each after "warning: ").
 fn warnings(report: &Report, cx: &Context) -> Vec<String> {
@@ -670,12 +684,7 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         out.push(PAST_INT64.into());
     }
     if report.values_truncated {
-        out.push(
-            "the module has more shape nodes or positions than this analysis numbers \
-             (2^32 - 1 of each): the instructions past them define no value, left out, and the \
-             figures are estimates"
-                .into(),
-        );
+        out.push(TRUNCATED.into());
     }
     let unknown = report.dataflow().module().unknown_opcodes();
     if !unknown.is_empty() {

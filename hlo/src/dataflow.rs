@@ -314,8 +314,9 @@ const MAX_NODES: usize = u32::MAX as usize;
 
 /// How many positions [`Dataflow::new`] numbers: position, value and
 /// buffer numbers are `u32`s below [`NONE`]. Past this it defines no more
-/// values ([`Dataflow::truncated`]).
-const MAX_POSITIONS: u32 = u32::MAX;
+/// values ([`Dataflow::truncated`]). One below `u32::MAX`, so that even an
+/// instruction without nodes never starts at [`NONE`].
+const MAX_POSITIONS: u32 = u32::MAX - 1;
 
 /// How much [`Dataflow::with_limits`] numbers: at most [`LIMITS`], the
 /// capacity of its `u32`s ([`Dataflow::new`]'s); less in tests, which

@@ -600,25 +600,29 @@ enum LayoutCheck {
 
 impl LayoutCheck {
     /// Every check once, in the order of its rules in [`Rule::ALL`]; a
-    /// check whose rules are not together there, or one without rules, is
-    /// a compile error.
+    /// check whose rules are not together there, a rule checked before
+    /// the layout's after one of them, or a check without rules, is a
+    /// compile error.
     const ALL: [LayoutCheck; 7] = {
         let mut all = [LayoutCheck::MinorToMajor; 7];
         let (mut n, mut i) = (0, 0);
         while i < Rule::ALL.len() {
-            if let Some(check) = Rule::ALL[i].check()
-                && (n == 0 || all[n - 1] as u8 != check as u8)
-            {
-                let mut k = 0;
-                while k < n {
-                    assert!(
-                        all[k] as u8 != check as u8,
-                        "a check's rules are together in Rule::ALL"
-                    );
-                    k += 1;
+            match Rule::ALL[i].check() {
+                None => assert!(n == 0, "the rules before the layout's come first"),
+                // The same check as the rule before: already listed.
+                Some(check) if n > 0 && all[n - 1] as u8 == check as u8 => {}
+                Some(check) => {
+                    let mut k = 0;
+                    while k < n {
+                        assert!(
+                            all[k] as u8 != check as u8,
+                            "a check's rules are together in Rule::ALL"
+                        );
+                        k += 1;
+                    }
+                    all[n] = check;
+                    n += 1;
                 }
-                all[n] = check;
-                n += 1;
             }
             i += 1;
         }

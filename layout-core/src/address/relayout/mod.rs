@@ -407,10 +407,12 @@ impl Relayout {
 
     /// The same plan moving s8's quads and bf16's pairs with 512-bit
     /// kernels realigned to the line grid in registers where it can
-    /// (`true`, where the CPU runs AVX-512VBMI, whatever its family:
-    /// unpacking bf16 into any rows and s8 into rows off the line grid,
-    /// packing both with 512-bit kernels, into a destination off the line
-    /// grid too, every line streamed whole), or the
+    /// (`true`, where the CPU runs AVX-512VBMI with 512-bit vectors,
+    /// Intel's cores and Zen 5: unpacking bf16 into any rows and s8 into
+    /// rows off the line grid, packing both with 512-bit kernels, into a
+    /// destination off the line grid too, every line streamed whole; on
+    /// Zen 5 it also takes those 512-bit kernels wherever Intel's cores
+    /// do, as in aligned packing and s8's unpacking into whole lines), or the
     /// other ways (`false`: unpacking joined into lines in a stage or
     /// streamed from the AVX2 kernels, packing with the AVX2 kernels'
     /// stores there), instead of the way measured faster on this family
@@ -1128,8 +1130,8 @@ mod tests {
     }
 
     /// Unpacking realigns rows in registers where the CPU has VBMI and
-    /// the family measured it faster (Intel's), or where forced (any
-    /// family with VBMI): s8 into rows off the line grid only (into whole
+    /// the family measured it faster (Intel's), or where forced (Zen 5
+    /// too): s8 into rows off the line grid only (into whole
     /// lines its direct 512-bit stores stay), bf16 into any rows; never
     /// f32, pred, or without the 512-bit vectors, and never when told
     /// not to.
@@ -1217,7 +1219,7 @@ mod tests {
                 (want, realigned),
                 "{tpu} at +16 B"
             );
-            // Forced, on any family with VBMI (to measure it there).
+            // Forced, wherever `vbmi` holds (Intel's cores and Zen 5).
             let forced = match tile_kernels::vbmi() {
                 true => (wide, (Stores::Realigned, Isa::Avx512Wide)),
                 false => (narrow, streaming),

@@ -784,10 +784,10 @@ impl Tiles {
     /// the NT copy and bf16 0.86–0.88× → 1.04–1.07×; into rows of whole
     /// lines bf16 0.94–0.96× → 1.07–1.09× (the AVX2 kernel's 32-byte
     /// stores before), s8 even with its direct 512-bit stores (kept). On
-    /// Intel's cores, and where it is forced (to measure it: any core
-    /// with VBMI). Not on Zen 5: there s8 off the line grid lost
-    /// 0.08–0.10× to the stage, and bf16 ran even (BENCHMARKS.md, "On
-    /// Zen 5").
+    /// Intel's cores, and where it is forced (to measure it: Zen 5 too,
+    /// the other family whose `vbmi` holds). Not on Zen 5 unforced: there
+    /// s8 off the line grid lost 0.08–0.10× to the stage, and bf16 ran
+    /// even (BENCHMARKS.md, "The realigning kernels on Zen 5").
     fn realigns(&self, dst: *const u8, size: usize, kernel: Kernel, isa: Isa) -> bool {
         let measured = tile_kernels::family() == tile_kernels::Core::Intel;
         self.realign.unwrap_or(measured)
