@@ -87,10 +87,15 @@ impl ShapeText<'_> {
 /// assert_eq!(all[2..], ["f32[2]{0}", "pred[2]{0}"]); // f32 is the higher precision
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Rule {
-    /// The shape of operand `n` (elementwise operations, `select`'s
-    /// branches, `while`'s state).
+    /// The shape of operand `n`, whatever it is (`copy`, `opt-barrier`,
+    /// `while`'s state: tuples too).
     Operand(usize),
+    /// The shape of operand `n`, which must be an array (elementwise
+    /// operations, `select`'s and `clamp`'s operands): XLA refuses a
+    /// tuple, token or opaque operand there, so nothing is inferred.
+    Array(usize),
     /// Operand 0's shape with the higher-precision element type of
     /// operands 0 and 1 (`ElementType::higher_precision`): binary
     /// elementwise operations, where XLA lets floating-point precisions
@@ -113,36 +118,37 @@ pub enum Rule {
 ///
 /// ```
 /// use xla_layout_hlo::infer::{RULES, Rule};
-/// assert!(RULES.contains(&("negate", Rule::Operand(0))));
+/// assert!(RULES.contains(&("negate", Rule::Array(0))));
+/// assert!(RULES.contains(&("copy", Rule::Operand(0)))); // tuples too
 /// let calling: Vec<&str> = RULES.iter().filter(|(_, r)| matches!(r, Rule::Called(_))).map(|(o, _)| *o).collect();
 /// assert_eq!(calling, ["conditional", "call"]);
 /// ```
 pub const RULES: &[(&str, Rule)] = &[
     // Unary elementwise.
-    ("abs", Rule::Operand(0)),
-    ("negate", Rule::Operand(0)),
-    ("sqrt", Rule::Operand(0)),
-    ("rsqrt", Rule::Operand(0)),
-    ("cbrt", Rule::Operand(0)),
-    ("exponential", Rule::Operand(0)),
-    ("exponential-minus-one", Rule::Operand(0)),
-    ("log", Rule::Operand(0)),
-    ("log-plus-one", Rule::Operand(0)),
-    ("logistic", Rule::Operand(0)),
-    ("tanh", Rule::Operand(0)),
-    ("tan", Rule::Operand(0)),
-    ("sine", Rule::Operand(0)),
-    ("cosine", Rule::Operand(0)),
-    ("floor", Rule::Operand(0)),
-    ("ceil", Rule::Operand(0)),
-    ("round-nearest-afz", Rule::Operand(0)),
-    ("round-nearest-even", Rule::Operand(0)),
-    ("sign", Rule::Operand(0)),
-    ("not", Rule::Operand(0)),
+    ("abs", Rule::Array(0)),
+    ("negate", Rule::Array(0)),
+    ("sqrt", Rule::Array(0)),
+    ("rsqrt", Rule::Array(0)),
+    ("cbrt", Rule::Array(0)),
+    ("exponential", Rule::Array(0)),
+    ("exponential-minus-one", Rule::Array(0)),
+    ("log", Rule::Array(0)),
+    ("log-plus-one", Rule::Array(0)),
+    ("logistic", Rule::Array(0)),
+    ("tanh", Rule::Array(0)),
+    ("tan", Rule::Array(0)),
+    ("sine", Rule::Array(0)),
+    ("cosine", Rule::Array(0)),
+    ("floor", Rule::Array(0)),
+    ("ceil", Rule::Array(0)),
+    ("round-nearest-afz", Rule::Array(0)),
+    ("round-nearest-even", Rule::Array(0)),
+    ("sign", Rule::Array(0)),
+    ("not", Rule::Array(0)),
     ("copy", Rule::Operand(0)),
-    ("erf", Rule::Operand(0)),
-    ("popcnt", Rule::Operand(0)),
-    ("count-leading-zeros", Rule::Operand(0)),
+    ("erf", Rule::Array(0)),
+    ("popcnt", Rule::Array(0)),
+    ("count-leading-zeros", Rule::Array(0)),
     ("opt-barrier", Rule::Operand(0)),
     // Binary elementwise.
     ("add", Rule::Binary),
@@ -162,8 +168,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("shift-right-logical", Rule::Binary),
     ("compare", Rule::Predicate),
     // Ternary.
-    ("select", Rule::Operand(1)),
-    ("clamp", Rule::Operand(1)),
+    ("select", Rule::Array(1)),
+    ("clamp", Rule::Array(1)),
     // Structure and control.
     ("tuple", Rule::Tuple),
     ("get-tuple-element", Rule::TupleElement),
@@ -176,11 +182,21 @@ pub const RULES: &[(&str, Rule)] = &[
     ("call", Rule::Called(&["to_apply"])),
 ];
 
+/// `shape` if it is an array of an array type: XLA's elementwise
+/// operations refuse a tuple, token or opaque operand ("Expected array
+/// argument"), so such an operand gives no inferred shape.
+fn array(shape: Shape) -> Option<ArrayShape> {
+    match shape {
+        Shape::Array(a) if a.element_type().is_array_type() => Some(a),
+        _ => None,
+    }
+}
+
 /// The rule for `opcode`, if its shape is inferred.
 ///
 /// ```
 /// use xla_layout_hlo::infer::{Rule, rule};
-/// assert_eq!(rule("select"), Some(Rule::Operand(1)));
+/// assert_eq!(rule("select"), Some(Rule::Array(1)));
 /// assert_eq!(rule("custom-call"), None);
 /// ```
 pub fn rule(opcode: &str) -> Option<Rule> {
@@ -440,28 +456,30 @@ impl<'a> Shapes<'a> {
         };
         let shape = match rule(opcode)? {
             Rule::Operand(k) => return inferred(operand(k)?),
+            Rule::Array(k) => {
+                let s = operand(k)?;
+                array(parse(s.clone())?)?;
+                return inferred(s);
+            }
             Rule::Binary => {
                 let lhs = operand(0)?;
                 let rhs = operand(1)?;
+                let a = array(parse(lhs.clone())?)?;
                 if lhs.text() == rhs.text() {
                     return inferred(lhs);
                 }
-                match (parse(lhs.clone())?, parse(rhs)?) {
-                    // The same element type: operand 0's shape, as written.
-                    (Shape::Array(a), Shape::Array(b)) if a.element_type() == b.element_type() => {
-                        return inferred(lhs);
-                    }
-                    (Shape::Array(a), Shape::Array(b)) => {
-                        let ty = a.element_type().higher_precision(b.element_type())?;
-                        Shape::Array(with_type(&a, ty))
-                    }
-                    _ => return None,
+                let b = array(parse(rhs)?)?;
+                if a.element_type() == b.element_type() {
+                    // Operand 0's shape, as written.
+                    return inferred(lhs);
                 }
+                let ty = a.element_type().higher_precision(b.element_type())?;
+                Shape::Array(with_type(&a, ty))
             }
-            Rule::Predicate => match parse(operand(0)?)? {
-                Shape::Array(a) => Shape::Array(with_type(&a, ElementType::PRED)),
-                _ => return None,
-            },
+            Rule::Predicate => {
+                let a = array(parse(operand(0)?)?)?;
+                Shape::Array(with_type(&a, ElementType::PRED))
+            }
             Rule::Tuple => {
                 let mut elements = Vec::with_capacity(pieces.len());
                 for k in 0..pieces.len() {

@@ -171,6 +171,41 @@ ENTRY e {
     assert!(got.iter().any(|(n, _, inferred)| n == "g" && *inferred));
 }
 
+/// XLA's elementwise operations, `select` and `clamp` take arrays only
+/// ("Expected array argument"): a tuple or token operand gives no
+/// inferred shape there, while `copy`, `opt-barrier` and `while` pass
+/// any shape on, as XLA's `InferUnaryOpShape` does for `copy`.
+#[test]
+fn elementwise_operations_infer_from_arrays_only() {
+    let text = "HloModule m
+ENTRY e {
+  t = (f32[2]{0}, s32[]) parameter(0)
+  k = token[] after-all()
+  p = pred[] parameter(1)
+  n = negate(t)
+  a = add(t, t)
+  c = compare(t, t), direction=EQ
+  s = select(p, t, t)
+  x = negate(k)
+  y = copy(t)
+  o = opt-barrier(t)
+  ROOT z = add(f32[] parameter(2), f32[] parameter(3))
+}
+";
+    let got = shapes_of(text);
+    let shape = |name: &str| {
+        got.iter()
+            .find(|(n, _, _)| n == name)
+            .and_then(|(_, s, _)| s.clone())
+    };
+    for refused in ["n", "a", "c", "s", "x"] {
+        assert_eq!(shape(refused), None, "{refused}");
+    }
+    assert_eq!(shape("y").as_deref(), Some("(f32[2]{0}, s32[])"));
+    assert_eq!(shape("o").as_deref(), Some("(f32[2]{0}, s32[])"));
+    assert_eq!(shape("z").as_deref(), Some("f32[]"));
+}
+
 #[test]
 fn module_reads_with_inferred_shapes_agree() {
     let text = "ENTRY e {\n  a = f32[4]{0} parameter(0)\n  ROOT b = negate(a)\n}\n";
