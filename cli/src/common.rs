@@ -341,12 +341,16 @@ pub fn tell_unshaped(
     path: &str,
     i: &xla_layout_hlo::Instruction<'_>,
 ) -> io::Result<()> {
-    let message = format!(
-        "{} has no shape written, and xla-layout does not infer it ({}, or an operand whose \
-         shape is unknown)",
-        i.name(),
-        i.opcode()
-    );
+    let (name, opcode) = (i.name(), i.opcode());
+    let message = match xla_layout_hlo::infer::rule(opcode) {
+        None => format!(
+            "{name} has no shape written, and xla-layout has no rule to infer one for {opcode}"
+        ),
+        Some(_) => format!(
+            "{name} has no shape written, and xla-layout cannot infer it: an operand's shape is \
+             unknown or not one {opcode} takes, or inference's work budget is spent"
+        ),
+    };
     writeln!(errors, "{}", i.span().render_with(lines, path, message))
 }
 
