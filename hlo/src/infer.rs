@@ -92,17 +92,27 @@ pub enum Rule {
     /// The shape of operand `n`, whatever it is (`copy`, `opt-barrier`,
     /// `while`'s state: tuples too).
     Operand(usize),
-    /// The shape of operand `n`, which must be an array (elementwise
-    /// operations, `select`'s and `clamp`'s operands): XLA refuses a
-    /// tuple, token or opaque operand there, so nothing is inferred.
+    /// The shape of operand `n`, which must be an array (unary
+    /// elementwise operations): XLA refuses a tuple, token or opaque
+    /// operand there, so nothing is inferred.
     Array(usize),
     /// Operand 0's shape with the higher-precision element type of
     /// operands 0 and 1 (`ElementType::higher_precision`): binary
-    /// elementwise operations, where XLA lets floating-point precisions
-    /// mix.
+    /// elementwise operations, whose operands XLA wants with the same
+    /// dimensions and element type, floating-point precisions free to
+    /// mix (shapes that differ otherwise get nothing inferred).
     Binary,
-    /// Operand 0's dimensions, `pred` elements (`compare`).
+    /// Operand 0's dimensions, `pred` elements (`compare`), its operands
+    /// as [`Rule::Binary`] takes them.
     Predicate,
+    /// `select(pred, on_true, on_false)`: `on_true`'s shape, where
+    /// `on_false` has its dimensions and element type and `pred` is a
+    /// `pred` scalar or has them too.
+    Select,
+    /// `clamp(min, operand, max)`: `operand`'s shape, where `min` and
+    /// `max` are scalars or have its dimensions, and its element type
+    /// (floating-point precisions may differ).
+    Clamp,
     /// A tuple of the operands' shapes.
     Tuple,
     /// Element `index` of operand 0's tuple.
@@ -168,8 +178,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("shift-right-logical", Rule::Binary),
     ("compare", Rule::Predicate),
     // Ternary.
-    ("select", Rule::Array(1)),
-    ("clamp", Rule::Array(1)),
+    ("select", Rule::Select),
+    ("clamp", Rule::Clamp),
     // Structure and control.
     ("tuple", Rule::Tuple),
     ("get-tuple-element", Rule::TupleElement),
@@ -192,11 +202,26 @@ fn array(shape: Shape) -> Option<ArrayShape> {
     }
 }
 
+/// Whether `a` and `b` have one element type, or two floating-point
+/// ones (XLA's `SameElementTypeIgnoringFpPrecision`).
+fn same_type_but_precision(a: &ArrayShape, b: &ArrayShape) -> bool {
+    let (x, y) = (a.element_type(), b.element_type());
+    x == y || x.is_floating_point() && y.is_floating_point()
+}
+
+/// `Some` where an elementwise operation takes `a` and `b` together:
+/// the same dimensions, and element types as
+/// [`same_type_but_precision`]. (XLA also broadcasts a dimension of 1
+/// against another size; such operands get nothing inferred here.)
+fn elementwise_pair(a: &ArrayShape, b: &ArrayShape) -> Option<()> {
+    (a.dims() == b.dims() && same_type_but_precision(a, b)).then_some(())
+}
+
 /// The rule for `opcode`, if its shape is inferred.
 ///
 /// ```
 /// use xla_layout_hlo::infer::{Rule, rule};
-/// assert_eq!(rule("select"), Some(Rule::Array(1)));
+/// assert_eq!(rule("select"), Some(Rule::Select));
 /// assert_eq!(rule("custom-call"), None);
 /// ```
 pub fn rule(opcode: &str) -> Option<Rule> {
@@ -230,11 +255,12 @@ pub struct Shapes<'a> {
     /// Each computation's result, by name.
     results: BTreeMap<&'a str, ShapeText<'a>>,
     /// The current computation's name, its instructions' shapes, and its
-    /// root's (or last instruction's) shape.
+    /// root's (or last instruction's) shape, once seen (`Some(None)`: seen,
+    /// without a shape).
     current: Option<&'a str>,
     instructions: BTreeMap<&'a str, ShapeText<'a>>,
-    root: Option<ShapeText<'a>>,
-    last: Option<ShapeText<'a>>,
+    root: Option<Option<ShapeText<'a>>>,
+    last: Option<Option<ShapeText<'a>>>,
     /// The work budget: see [`INFER_WORK_PER_BYTE`].
     work: Work,
 }
@@ -362,7 +388,7 @@ impl<'a> Shapes<'a> {
     /// ```
     pub fn end_computation(&mut self) {
         if let Some(name) = self.current.take() {
-            let result = self.root.take().or(self.last.take());
+            let result = self.root.take().or(self.last.take()).flatten();
             if let Some(result) = result {
                 self.results.insert(name, result);
             }
@@ -395,11 +421,13 @@ impl<'a> Shapes<'a> {
         };
         if let Some(s) = &shape {
             self.instructions.insert(i.name(), s.clone());
-            if i.is_root() {
-                self.root = Some(s.clone());
-            }
-            self.last = Some(s.clone());
         }
+        // A root (or last instruction) without a shape leaves the
+        // computation without a result: not the shape of one before it.
+        if i.is_root() {
+            self.root = Some(shape.clone());
+        }
+        self.last = Some(shape.clone());
         shape
     }
 
@@ -469,6 +497,7 @@ impl<'a> Shapes<'a> {
                     return inferred(lhs);
                 }
                 let b = array(parse(rhs)?)?;
+                elementwise_pair(&a, &b)?;
                 if a.element_type() == b.element_type() {
                     // Operand 0's shape, as written.
                     return inferred(lhs);
@@ -478,7 +507,36 @@ impl<'a> Shapes<'a> {
             }
             Rule::Predicate => {
                 let a = array(parse(operand(0)?)?)?;
+                elementwise_pair(&a, &array(parse(operand(1)?)?)?)?;
                 Shape::Array(with_type(&a, ElementType::PRED))
+            }
+            Rule::Select => {
+                let pred = array(parse(operand(0)?)?)?;
+                let on_true = operand(1)?;
+                let t = array(parse(on_true.clone())?)?;
+                let f = array(parse(operand(2)?)?)?;
+                // XLA's `InferSelectShape`: the branches alike (types
+                // too), `pred` of `pred`s, a scalar or as they are.
+                let alike = t.dims() == f.dims() && t.element_type() == f.element_type();
+                let pred_fits = pred.element_type() == ElementType::PRED
+                    && (pred.rank() == 0 || pred.dims() == t.dims());
+                if !(alike && pred_fits) {
+                    return None;
+                }
+                return inferred(on_true);
+            }
+            Rule::Clamp => {
+                let x = operand(1)?;
+                let a = array(parse(x.clone())?)?;
+                for k in [0, 2] {
+                    let bound = array(parse(operand(k)?)?)?;
+                    // A scalar bound, or one shaped as the operand.
+                    let scalar = bound.rank() == 0 && same_type_but_precision(&bound, &a);
+                    if !scalar {
+                        elementwise_pair(&bound, &a)?;
+                    }
+                }
+                return inferred(x);
             }
             Rule::Tuple => {
                 let mut elements = Vec::with_capacity(pieces.len());
@@ -590,6 +648,27 @@ fn dot<'a>(
     };
     let (lb, lc) = (list("lhs_batch_dims")?, list("lhs_contracting_dims")?);
     let (rb, rc) = (list("rhs_batch_dims")?, list("rhs_contracting_dims")?);
+    // XLA's dimension numbers checks: as many batch and contracting
+    // dimensions on each side, each inside its operand and named once,
+    // paired ones of one size.
+    let named_once = |batch: &[usize], contracting: &[usize], rank: usize| {
+        let all = || batch.iter().chain(contracting);
+        all().all(|&d| d < rank)
+            && all()
+                .enumerate()
+                .all(|(k, d)| !all().take(k).any(|e| e == d))
+    };
+    let paired = |l: &[usize], r: &[usize]| {
+        l.len() == r.len() && l.iter().zip(r).all(|(&a, &b)| lhs.dim(a) == rhs.dim(b))
+    };
+    // (In this order: `paired` reads the dimensions `named_once` checked.)
+    let valid = named_once(&lb, &lc, lhs.rank())
+        && named_once(&rb, &rc, rhs.rank())
+        && paired(&lb, &rb)
+        && paired(&lc, &rc);
+    if !valid {
+        return None;
+    }
     // Each dimension as the operand has it, bounded (`<=n`) or not, as
     // XLA's `InferDotOpShape` keeps it.
     let mut dims = Vec::new();

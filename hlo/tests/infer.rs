@@ -206,6 +206,107 @@ ENTRY e {
     assert_eq!(shape("z").as_deref(), Some("f32[]"));
 }
 
+/// Operands XLA's shape inference refuses get nothing inferred: binary
+/// operations of other dimensions or element types (floating-point
+/// precisions may mix), `select`'s branches unlike or `pred` not fitting,
+/// `clamp`'s bounds neither scalars nor shaped as the operand, `dot`'s
+/// dimension numbers out of range, repeated, unpaired or of other sizes.
+#[test]
+fn operands_xla_refuses_infer_nothing() {
+    let text = "HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[5] parameter(1)
+  i = s32[4] parameter(2)
+  pv = pred[4] parameter(3)
+  x = f32[2,3,4] parameter(4)
+  y = f32[2,4,5] parameter(5)
+  h = bf16[4] parameter(6)
+  s = f32[] parameter(7)
+  ps = pred[] parameter(8)
+  e1 = add(a, b)
+  e3 = add(a, i)
+  c1 = compare(a, b), direction=LT
+  c3 = compare(a, i), direction=LT
+  sel3 = select(pv, a, b)
+  sel4 = select(pv, a, h)
+  sel5 = select(a, a, a)
+  sel6 = select(pred[5] parameter(9), a, a)
+  k2 = clamp(a, a, b)
+  k3 = clamp(i, a, a)
+  d3 = dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  d4 = dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={9}, rhs_contracting_dims={1}
+  d8 = dot(x, y), lhs_batch_dims={0,0}, rhs_batch_dims={0,0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  d9 = dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  ok1 = add(a, h)
+  ok2 = select(pv, a, a)
+  ok3 = select(ps, a, a)
+  ok4 = clamp(s, a, a)
+  ok5 = clamp(a, h, a)
+  ok6 = dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  ok7 = compare(a, h), direction=LT
+  ROOT r = tuple()
+}
+";
+    let got = shapes_of(text);
+    let shape = |name: &str| {
+        let found = got.iter().find(|(n, _, _)| n == name);
+        found.unwrap_or_else(|| panic!("{name}")).1.clone()
+    };
+    for refused in [
+        "e1", "e3", "c1", "c3", "sel3", "sel4", "sel5", "sel6", "k2", "k3", "d3", "d4", "d8", "d9",
+    ] {
+        assert_eq!(shape(refused), None, "{refused}");
+    }
+    assert_eq!(shape("ok1").as_deref(), Some("f32[4]{0}")); // with_type lays it out
+    assert_eq!(shape("ok2").as_deref(), Some("f32[4]"));
+    assert_eq!(shape("ok3").as_deref(), Some("f32[4]"));
+    assert_eq!(shape("ok4").as_deref(), Some("f32[4]"));
+    assert_eq!(shape("ok5").as_deref(), Some("bf16[4]"));
+    assert_eq!(shape("ok6").as_deref(), Some("f32[2,3,5]{2,1,0}"));
+    assert_eq!(shape("ok7").as_deref(), Some("pred[4]{0}"));
+}
+
+/// A computation whose root (or last instruction) has no shape has no
+/// result: a `call` of it gets none, not the shape of an instruction
+/// before its root.
+#[test]
+fn a_callee_without_a_result_gives_its_callers_none() {
+    let text = "HloModule m
+f {
+  x = token[] parameter(0)
+  y = f32[5] parameter(1)
+  ROOT c = add(x, y)
+}
+g {
+  p = s32[2] parameter(0)
+  ROOT q = call(p), to_apply=g
+}
+h {
+  p = s32[2] parameter(0)
+  q = custom-call(p), custom_call_target=\"x\"
+}
+ENTRY main {
+  q = token[] parameter(0)
+  z = f32[5] parameter(1)
+  w = f32[9] parameter(2)
+  r = call(q, z), to_apply=f
+  t = call(w), to_apply=g
+  u = call(w), to_apply=h
+  ROOT v = tuple()
+}
+";
+    let got = shapes_of(text);
+    let shapes: Vec<_> = got
+        .iter()
+        .map(|(n, s, _)| (n.as_str(), s.clone()))
+        .collect();
+    for name in ["r", "t", "u"] {
+        let (_, s) = shapes.iter().rfind(|(n, _)| *n == name).unwrap();
+        assert_eq!(*s, None, "{name}");
+    }
+}
+
 #[test]
 fn module_reads_with_inferred_shapes_agree() {
     let text = "ENTRY e {\n  a = f32[4]{0} parameter(0)\n  ROOT b = negate(a)\n}\n";
