@@ -987,7 +987,11 @@ fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
         group(row.bytes)
     );
     if !d.shape.is_empty() {
-        let _ = writeln!(o, "     Shape: {}", d.shape);
+        // Not written in the module: this reader's inference gave it.
+        let written = (report.dataflow().instruction(row.value.instruction))
+            .is_some_and(|(_, i)| i.shape_text().is_some());
+        let how = if written { "" } else { " (inferred)" };
+        let _ = writeln!(o, "     Shape: {}{how}", d.shape);
     } else if row.tuple_table {
         let _ = writeln!(o, "     Shape: a tuple's index table");
     }

@@ -1635,6 +1635,40 @@ ENTRY %main (p: f32[8,128]) -> f32[128,8] {
 }
 ";
 
+/// A value whose shape is inferred shows it, as a written one does: in
+/// `scan --summary`'s shape column and `memory`'s `Shape:` line (marked
+/// inferred there), and in `memory --json` (they were empty and null).
+#[test]
+fn inferred_shapes_are_shown_in_reports() {
+    let module = "HloModule m\nENTRY e {\n  a = f32[4,128]{1,0} parameter(0)\n  b = negate(a)\n  ROOT c = add(a, b)\n}\n";
+    let out = run(&["scan", "-", "--summary"], module);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in ["e/a", "e/b", "e/c"] {
+        let line = text.lines().find(|l| l.contains(name)).unwrap();
+        assert!(
+            line.ends_with(&format!("{name}  f32[4,128]{{1,0}}")),
+            "{line}"
+        );
+    }
+    let text = String::from_utf8(run(&["memory", "-"], module).stdout).unwrap();
+    assert_eq!(
+        text.matches("Shape: f32[4,128]{1,0} (inferred)").count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("Shape: f32[4,128]{1,0}\n").count(),
+        1,
+        "{text}"
+    );
+    let json = String::from_utf8(run(&["memory", "-", "--json"], module).stdout).unwrap();
+    assert!(
+        !json.contains("\"shape\": null") && !json.contains("\"shape\":null"),
+        "{json}"
+    );
+}
+
 /// Instructions with no shape written and none inferred are told, each
 /// at its line, and fail the command: their bytes are in no figure
 /// (`memory` gave `output_size_in_bytes 0 … exact` with exit 0).

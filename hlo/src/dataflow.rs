@@ -568,6 +568,10 @@ pub struct Dataflow<'m, 'a> {
     /// `(computation, n)` → its first `parameter(n)`: found by a scan
     /// per call operand, calls of wide computations were quadratic.
     parameters: HashMap<(u32, u64), u32>,
+    /// The distinct inferred shape texts, and which is each inferred
+    /// instruction's ([`Dataflow::shape_text`]).
+    inferred_texts: Vec<String>,
+    inferred_text: HashMap<u32, usize>,
     /// Whether the shapes' nodes or the positions ran past their limit:
     /// some instructions have no shape or no position, and define no
     /// value ([`Dataflow::truncated`]).
@@ -577,7 +581,9 @@ pub struct Dataflow<'m, 'a> {
 /// The shapes of a module's instructions, parsed once per distinct text.
 struct ShapeNodes<'a> {
     written: HashMap<&'a str, (u32, u32)>,
-    inferred: HashMap<String, (u32, u32)>,
+    /// Each inferred text: its nodes, and its place in `texts`.
+    inferred: HashMap<String, ((u32, u32), usize)>,
+    texts: Vec<String>,
     nodes: Vec<Node>,
     kids: Vec<u32>,
     /// How many `nodes` may be, and whether a shape did not fit.
@@ -605,11 +611,13 @@ impl<'a> ShapeNodes<'a> {
         r
     }
 
-    fn inferred(&mut self, text: String) -> (u32, u32) {
+    /// The nodes of an inferred `text`, and its place in `texts`.
+    fn inferred(&mut self, text: String) -> ((u32, u32), usize) {
         if let Some(&r) = self.inferred.get(&text) {
             return r;
         }
-        let r = self.get(&text);
+        let r = (self.get(&text), self.texts.len());
+        self.texts.push(text.clone());
         self.inferred.insert(text, r);
         r
     }
@@ -857,6 +865,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut memo = ShapeNodes {
             written: HashMap::new(),
             inferred: HashMap::new(),
+            texts: Vec::new(),
             nodes: Vec::new(),
             kids: Vec::new(),
             limit: limits.nodes,
@@ -866,6 +875,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut operand_start = Vec::with_capacity(n + 1);
         let mut operand_ids = Vec::with_capacity(n * 2);
         let mut unshaped = Vec::new();
+        let mut inferred_text = HashMap::new();
         let mut callees = Vec::new();
         let mut id = 0u32;
         for (k, c) in computations.iter().enumerate() {
@@ -882,7 +892,11 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                         memo.written(text)
                     }
                     (None, Some(s)) => match s.instruction(i) {
-                        Some(t) => memo.inferred(String::from(t.text())),
+                        Some(t) => {
+                            let (range, text) = memo.inferred(String::from(t.text()));
+                            inferred_text.insert(id, text);
+                            range
+                        }
                         None => {
                             unshaped.push(id);
                             (0, 0)
@@ -933,12 +947,32 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             roots,
             parameters,
             truncated: memo.full,
+            inferred_texts: memo.texts,
+            inferred_text,
         };
         d.contexts = d.call_contexts();
         d.define_and_join(limits.positions);
         d.finish();
         d.flatten();
         d
+    }
+
+    /// Instruction `id`'s shape as text: as written, else as inferred
+    /// ([`crate::infer`]); `None` when neither (or no such instruction).
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
+    /// let m = Module::parse("ENTRY e {\n p = f32[8,128]{1,0} parameter(0)\n ROOT n = negate(p)\n}").unwrap();
+    /// let d = Dataflow::new(&m);
+    /// assert_eq!(d.shape_text(d.find("p").unwrap()), Some("f32[8,128]{1,0}"));
+    /// assert_eq!(d.shape_text(d.find("n").unwrap()), Some("f32[8,128]{1,0}")); // inferred
+    /// ```
+    pub fn shape_text(&self, id: InstructionId) -> Option<&str> {
+        let (_, i) = self.instruction(id)?;
+        match i.shape_text() {
+            Some(text) => Some(text),
+            None => Some(self.inferred_texts.get(*self.inferred_text.get(&id)?)?),
+        }
     }
 
     /// The instructions whose shape is neither written nor inferred (an

@@ -2197,7 +2197,9 @@ impl<'m, 'a> Report<'m, 'a> {
             }
         };
         let (metadata, metadata_from) = self.origin(row.value);
-        let (shape, text) = node_shape(i.shape_text().unwrap_or(""), row.value.node);
+        // Written or inferred: the text the row's nodes came from.
+        let whole = d.shape_text(row.value.instruction).unwrap_or("");
+        let (shape, text) = node_shape(whole, row.value.node);
         let mut reasons = Vec::new();
         if let Some(Shape::Array(a)) = &shape {
             reasons = padding_reasons(a, self.backend);
