@@ -114,6 +114,13 @@ fn shapes_of(text: &str) -> Vec<(String, Option<String>, bool)> {
     out
 }
 
+/// The shape `shapes_of` found for the first instruction named `name`.
+fn shape_named(got: &[(String, Option<String>, bool)], name: &str) -> Option<String> {
+    got.iter()
+        .find(|(n, _, _)| n == name)
+        .and_then(|(_, s, _)| s.clone())
+}
+
 #[test]
 fn every_rule_on_hand_written_modules() {
     let text = "HloModule m
@@ -141,11 +148,7 @@ ENTRY e {
 }
 ";
     let got = shapes_of(text);
-    let shape = |name: &str| {
-        got.iter()
-            .find(|(n, _, _)| n == name)
-            .and_then(|(_, s, _)| s.clone())
-    };
+    let shape = |name: &str| shape_named(&got, name);
     assert_eq!(shape("y").as_deref(), Some("f32[]"));
     assert_eq!(shape("v").as_deref(), Some("f32[2,10]{1,0}"));
     assert_eq!(shape("w").as_deref(), Some("pred[2,10]{1,0}"));
@@ -193,11 +196,7 @@ ENTRY e {
 }
 ";
     let got = shapes_of(text);
-    let shape = |name: &str| {
-        got.iter()
-            .find(|(n, _, _)| n == name)
-            .and_then(|(_, s, _)| s.clone())
-    };
+    let shape = |name: &str| shape_named(&got, name);
     for refused in ["n", "a", "c", "s", "x"] {
         assert_eq!(shape(refused), None, "{refused}");
     }
@@ -250,8 +249,8 @@ ENTRY main {
 ";
     let got = shapes_of(text);
     let shape = |name: &str| {
-        let found = got.iter().find(|(n, _, _)| n == name);
-        found.unwrap_or_else(|| panic!("{name}")).1.clone()
+        assert!(got.iter().any(|(n, _, _)| n == name), "{name}");
+        shape_named(&got, name)
     };
     for refused in [
         "e1", "e3", "c1", "c3", "sel3", "sel4", "sel5", "sel6", "k2", "k3", "d3", "d4", "d8", "d9",
@@ -383,11 +382,7 @@ fn a_changed_element_type_drops_the_packed_size() {
 }
 ";
     let got = shapes_of(text);
-    let shape = |name: &str| {
-        got.iter()
-            .find(|(n, _, _)| n == name)
-            .and_then(|(_, s, _)| s.clone())
-    };
+    let shape = |name: &str| shape_named(&got, name);
     assert_eq!(shape("c").as_deref(), Some("pred[4]{0}"));
     // The same type: kept.
     assert_eq!(shape("n").as_deref(), Some("s4[4]{0:E(4)}"));
