@@ -899,6 +899,28 @@ impl Tiles {
         streaming::prefetch_near(next.wrapping_add(j * share), share);
     }
 
+    /// Asks for the source ahead before row group `q` of tile `j` of the
+    /// band at `band` (its first slot and rows), packing in the
+    /// destination's order: with `spread` (Zen 5) a share of the next band
+    /// with each group ([`Tiles::prefetch_band_share`]), else a tile's
+    /// worth with each tile's first group ([`Tiles::prefetch_ahead`]).
+    #[inline(always)]
+    fn ask_ahead_in_dst_order<T>(
+        &self,
+        from: *const T,
+        band: (usize, usize),
+        (j, q): (usize, usize),
+        spread: bool,
+    ) {
+        let (tr, tc, g) = (self.tile_rows, self.tile_cols, self.group);
+        let (tr, tc, g) = (tr as usize, tc as usize, g as usize);
+        if spread {
+            self.prefetch_band_share(from, band, j * (tr / g) + q);
+        } else if q == 0 {
+            self.prefetch_ahead(from, band, (j, j * tc));
+        }
+    }
+
     /// Asks for share `k` of the band after the one whose `rows` rows
     /// start at slot `src`, packing in the destination's order on Zen 5:
     /// the band split into one share per row group and tile, in memory
@@ -1010,7 +1032,6 @@ impl Tiles {
             rows,
             cols,
             tr,
-            tc,
             g,
             grid_cols,
             ..
@@ -1059,13 +1080,9 @@ impl Tiles {
             #[cfg(not(target_arch = "x86_64"))]
             let first = 0;
             for j in first..grid_cols {
-                if NT && !spread {
-                    self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
-                }
                 for q in 0..tr / g {
-                    if NT && spread {
-                        let k = j * (tr / g) + q;
-                        self.prefetch_band_share(b.src, (src, band_rows), k);
+                    if NT {
+                        self.ask_ahead_in_dst_order(b.src, (src, band_rows), (j, q), spread);
                     }
                     // SAFETY: as above.
                     unsafe { self.pack_group::<T, NT, AVX>(b, kernel, at, (q, j)) };
@@ -1110,14 +1127,8 @@ impl Tiles {
             // SAFETY: the caller's contract.
             unsafe { self.touch_next_band(b.src, src, band_rows) };
             for j in 0..grid_cols {
-                if !spread {
-                    self.prefetch_ahead(b.src, (src, band_rows), (j, j * tc));
-                }
                 for q in 0..tr / g {
-                    if spread {
-                        let k = j * (tr / g) + q;
-                        self.prefetch_band_share(b.src, (src, band_rows), k);
-                    }
+                    self.ask_ahead_in_dst_order(b.src, (src, band_rows), (j, q), spread);
                     let (from, to, valid) = self.group_at((src, out, row0), (q, j));
                     // Past the source when the whole group is padding
                     // (`valid.0 == 0`: nothing is read).
