@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use xla_layout_hlo::names::Misnaming;
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -379,39 +380,45 @@ pub fn tell_misnamed_of(
 ) -> io::Result<()> {
     let found = d
         .misnamed_by_why()
-        .filter_map(|(id, dangling)| Some((*d.instruction(id)?.1, dangling)));
+        .filter_map(|(id, why)| Some((*d.instruction(id)?.1, why)));
     tell_misnamed(errors, lines, path, found, true)
 }
 
 /// Names, at their lines, the first [`MAX_UNSHAPED_TOLD`] of `found`
 /// (instructions XLA's parser would refuse for their names, each with
-/// whether an operand names nothing, as `names::Names` finds them);
-/// `dataflow`: the figures come from a dataflow, which says how it reads
-/// them.
+/// why, as `names::Names` finds them); `dataflow`: the figures come from
+/// a dataflow, which says how it reads them.
 pub fn tell_misnamed<'a>(
     errors: &mut impl Write,
     lines: &mut xla_layout_core::text::LineCursor<'_>,
     path: &str,
-    found: impl IntoIterator<Item = (xla_layout_hlo::Instruction<'a>, bool)>,
+    found: impl IntoIterator<Item = (xla_layout_hlo::Instruction<'a>, Misnaming<'a>)>,
     dataflow: bool,
 ) -> io::Result<()> {
-    for (i, dangling) in found.into_iter().take(MAX_UNSHAPED_TOLD) {
-        let (what, read) = if dangling {
-            (
+    for (i, why) in found.into_iter().take(MAX_UNSHAPED_TOLD) {
+        let (what, read) = match why {
+            Misnaming::Operand(name) => (
                 format!(
-                    "an operand of {} names no instruction of its computation",
+                    "operand {name} of {} names no instruction of its computation",
                     i.name()
                 ),
                 ": it is left out of the dataflow",
-            )
-        } else {
-            (
+            ),
+            Misnaming::Computation(name) => (
+                format!(
+                    "{} calls {name}, which is no computation of the module",
+                    i.name()
+                ),
+                ": what it would run is left out of the figures",
+            ),
+            // `Misnaming` may grow: a repeated name is the rest today.
+            _ => (
                 format!(
                     "{} is the name of an earlier instruction of its computation",
                     i.name()
                 ),
                 ": operands that name it read the first",
-            )
+            ),
         };
         let read = if dataflow { read } else { "" };
         let message = format!("{what} (XLA's parser refuses the module){read}");
@@ -426,13 +433,13 @@ pub fn tell_misnamed<'a>(
 pub fn misnamed(n: usize, path: &str, estimates: bool) -> Result<(), Failure> {
     let (is, are) = if estimates {
         (
-            "names an operand that does not exist or repeats a name: the figures are estimates",
-            "name operands that do not exist or repeat names: the figures are estimates",
+            "names an operand or computation that does not exist or repeats a name: the figures are estimates",
+            "name operands or computations that do not exist or repeat names: the figures are estimates",
         )
     } else {
         (
-            "names an operand that does not exist or repeats a name (XLA's parser refuses the module)",
-            "name operands that do not exist or repeat names (XLA's parser refuses the module)",
+            "names an operand or computation that does not exist or repeats a name (XLA's parser refuses the module)",
+            "name operands or computations that do not exist or repeat names (XLA's parser refuses the module)",
         )
     };
     instructions_failed(n, path, is, are)

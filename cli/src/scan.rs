@@ -179,7 +179,7 @@ fn write_json_lines(
                 computations += 1;
                 computation = c.name();
                 shapes.computation(&c);
-                names.computation();
+                names.computation(c.name());
                 continue;
             }
             Ok(Event::EndComputation { .. }) => {
@@ -258,7 +258,7 @@ fn write_json_lines(
     } else {
         names.finish(failed)
     };
-    let found = misnamed.iter().map(|m| (m.instruction, m.dangling));
+    let found = misnamed.iter().map(|m| (m.instruction, m.why));
     crate::common::tell_misnamed(&mut errors, &mut LineCursor::new(text), path, found, false)?;
     unread(failed, "the module")?;
     crate::common::invalid_layouts(invalid, path)?;

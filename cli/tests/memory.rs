@@ -1029,11 +1029,11 @@ fn names_xla_refuses_are_told() {
             "{stderr}"
         );
         assert!(
-            stderr.contains("-:7:2: an operand of b names no instruction"),
+            stderr.contains("-:7:2: operand missing of b names no instruction"),
             "{stderr}"
         );
         assert!(
-            stderr.contains("2 instructions name operands that do not exist"),
+            stderr.contains("2 instructions name operands or computations that do not exist"),
             "{stderr}"
         );
     }
@@ -1057,6 +1057,39 @@ fn names_xla_refuses_are_told() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{args:?}: {stderr}");
     }
+    // A call, a loop and a conditional through computations the module
+    // does not have (XLA: "computation does not exist"). The call and
+    // the conditional hold no callee's values: each is taken to define
+    // its own output, which is counted (the figures said "output 16
+    // exact" beside "outputs 0B" in the space's line, and exited 0).
+    let missing = "HloModule m\n\nf {\n x = f32[4]{0} parameter(0)\n ROOT n = f32[4]{0} negate(x)\n}\n\n\
+                   ENTRY e {\n p = f32[4]{0} parameter(0)\n i = s32[] parameter(1)\n \
+                   w = f32[4]{0} while(p), condition=f, body=%nobody\n \
+                   k = f32[4]{0} conditional(i, w, p), branch_computations={f, elsewhere}\n \
+                   ROOT c = f32[4]{0} call(k), to_apply=nothere\n}\n";
+    for args in [&["memory", "-"][..], &["scan", "-"]] {
+        let out = run(args, missing.as_bytes());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        for told in [
+            "-:11:2: w calls nobody, which is no computation of the module",
+            "-:12:2: k calls elsewhere, which is no computation",
+            "-:13:2: c calls nothere, which is no computation",
+            "3 instructions name operands or computations that do not exist",
+        ] {
+            assert!(stderr.contains(told), "{args:?}: {told}: {stderr}");
+        }
+    }
+    let out = run(&["memory", "-", "--json"], missing.as_bytes());
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["misnamed_instructions"], 3);
+    let space = &json["spaces"][0];
+    assert_eq!(json["memory_analysis"]["output_size_in_bytes"], 16);
+    assert_eq!(space["outputs"], 16, "{space}");
+    assert_eq!(
+        json["memory_analysis_source"]["output_size_in_bytes"],
+        "estimated"
+    );
     // A line that does not read takes its name with it: its users are
     // not told as naming nothing (one error, not one per user).
     let cut = "ENTRY e {\n p = f32[4]{0} parameter(0)\n a = f32[4]{0 negate(p)\n \

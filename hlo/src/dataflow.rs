@@ -32,7 +32,7 @@ use xla_layout_core::{Shape, tpu, validate};
 
 use crate::infer::Shapes;
 use crate::items::{Instruction, Module};
-use crate::names::{Names, operands_are_names};
+use crate::names::{Misnaming, Names, operands_are_names};
 
 /// What an opcode's result holds at each position: values it defines, or
 /// values that flow in from elsewhere. "Tuple nodes" are positions whose
@@ -562,7 +562,7 @@ pub struct Dataflow<'m, 'a> {
     unshaped: Vec<InstructionId>,
     /// Instructions XLA's parser refuses for their names, with why
     /// (`true`: an operand names nothing), as [`Names::finish`] gives them.
-    misnamed: Vec<(InstructionId, bool)>,
+    misnamed: Vec<(InstructionId, Misnaming<'a>)>,
     /// Per computation: its root (`NONE` when it has no instructions).
     roots: Vec<u32>,
     /// `(computation, n)` → its first `parameter(n)`: found by a scan
@@ -765,40 +765,6 @@ fn leaf(shape: &Shape) -> NodeKind {
     })
 }
 
-/// The opcodes that take computations (besides the async forms
-/// `X-start`, `X-update`, `X-done`).
-const CALLING_OPCODES: &[&str] = &[
-    "fusion",
-    "while",
-    "conditional",
-    "call",
-    "map",
-    "reduce",
-    "reduce-window",
-    "reduce-scatter",
-    "all-reduce",
-    "scatter",
-    "select-and-scatter",
-    "sort",
-    "topk",
-    "custom-call",
-];
-
-/// Attributes that name called computations.
-const CALL_ATTRIBUTES: &[&str] = &[
-    "calls",
-    "to_apply",
-    "condition",
-    "body",
-    "branch_computations",
-    "true_computation",
-    "false_computation",
-    "select",
-    "scatter",
-    "called_computations",
-    "comparator",
-];
-
 impl<'m, 'a> Dataflow<'m, 'a> {
     /// Analyses `module`: call contexts, shapes (inferring those left out),
     /// values, buffers and, for every module, the flattened instruction
@@ -838,7 +804,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         let mut check = Names::new();
         for (k, c) in computations.iter().enumerate() {
             let k = item_index(k);
-            check.computation();
+            check.computation(c.name());
             // XLA's rule (`Computation::root`): the one marked, else the last.
             let root = c.instructions().iter().position(|i| i.is_root());
             let last = c.instructions().len().checked_sub(1);
@@ -856,7 +822,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
         }
         let misnamed = (check.finish(module.unread_parts()).iter())
-            .map(|m| (m.id, m.dangling))
+            .map(|m| (m.id, m.why))
             .collect();
 
         // Shapes, operands, callees.
@@ -1011,12 +977,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 
     /// The instructions XLA's parser would refuse for their names: an
-    /// operand that names no instruction of the computation, or a name an
-    /// earlier instruction of the computation has (whose first holder
-    /// stands for it), in module order. Their computations are read as
+    /// operand that names no instruction of the computation, a called
+    /// computation the module does not have, or a name an earlier
+    /// instruction of the computation has (whose first holder stands for
+    /// it), in module order. Their computations are read as
     /// written, the figures from them estimates. In a module with parts
-    /// that did not read ([`Module::unread_parts`]) an operand may name
-    /// one of those: only repeated names are listed then.
+    /// that did not read ([`Module::unread_parts`]) an operand or a callee
+    /// may name one of those: only repeated names are listed then.
     ///
     /// ```
     /// use xla_layout_hlo::{Module, dataflow::Dataflow};
@@ -1028,17 +995,16 @@ impl<'m, 'a> Dataflow<'m, 'a> {
         self.misnamed_by_why().map(|(id, _)| id).collect()
     }
 
-    /// [`Dataflow::misnamed`], each with why: `true` for an operand that
-    /// names nothing, `false` for a name used earlier (an instruction
-    /// that is both is listed once, as `true`).
+    /// [`Dataflow::misnamed`], each with why (an instruction with several
+    /// reasons is listed once, for the first in [`Misnaming`]'s order).
     ///
     /// ```
-    /// use xla_layout_hlo::{Module, dataflow::Dataflow};
-    /// let m = Module::parse("ENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(1)\n ROOT a = f32[4]{0} add(p, missing)\n}").unwrap();
+    /// use xla_layout_hlo::{Module, dataflow::Dataflow, names::Misnaming};
+    /// let m = Module::parse("ENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(1)\n a = f32[4]{0} add(p, missing)\n ROOT c = f32[4]{0} call(a), to_apply=gone\n}").unwrap();
     /// let why: Vec<_> = Dataflow::new(&m).misnamed_by_why().collect();
-    /// assert_eq!(why, [(1, false), (2, true)]);
+    /// assert_eq!(why, [(1, Misnaming::Repeated), (2, Misnaming::Operand("missing")), (3, Misnaming::Computation("gone"))]);
     /// ```
-    pub fn misnamed_by_why(&self) -> impl Iterator<Item = (InstructionId, bool)> + '_ {
+    pub fn misnamed_by_why(&self) -> impl Iterator<Item = (InstructionId, Misnaming<'a>)> + '_ {
         self.misnamed.iter().copied()
     }
 
@@ -1870,12 +1836,18 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     /// The values `i` defines and the positions it joins.
     fn instruction_values(&mut self, id: InstructionId, i: &Instruction<'a>, called: bool) {
-        let r = rule(i.opcode());
         // Only callees on this thread carry values here.
         let control: Vec<usize> = self
             .control_flow_callees(id)
             .filter(|&c| self.contexts.get(c) == Some(&CallContext::ControlFlow))
             .collect();
+        // A call or conditional whose callees are not there (XLA refuses
+        // the module; `misnamed` lists it) holds no root's values: it is
+        // taken to define its own, so that its output is counted.
+        let r = match rule(i.opcode()) {
+            Rule::Call | Rule::Conditional if control.is_empty() => Rule::Defines,
+            r => r,
+        };
         let wrapped_here = !control.is_empty();
         let site = Site {
             called_for_control_flow: called,
@@ -1943,7 +1915,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                 }
             }
             Rule::Call | Rule::Conditional => {
-                for (j, &callee) in control.iter().enumerate() {
+                for &callee in &control {
                     if let Some(root) = self.root(callee) {
                         self.join_subtree(id, 0, root, &[]);
                     }
@@ -1954,7 +1926,6 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                             }
                         }
                     }
-                    let _ = j;
                 }
                 if r == Rule::Conditional {
                     for &(_, c) in self.callees_of(id).to_vec().iter() {
@@ -2242,55 +2213,35 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     }
 }
 
-/// The called computations of `i` (id `id`), appended to `out`.
+/// The called computations of `i` (id `id`), appended to `out`; names of
+/// no computation are skipped ([`names`](crate::names) reports them).
 fn collect_callees(
     i: &Instruction<'_>,
     id: u32,
     comp_names: &HashMap<&str, u32>,
     out: &mut Vec<(u32, Callee)>,
 ) {
-    // Most instructions call nothing: only the opcodes that take
-    // computations are looked at, and only when an attribute name is there.
-    let opcode = i.opcode();
-    if !CALLING_OPCODES.contains(&opcode)
-        && !opcode.ends_with("-start")
-        && !opcode.ends_with("-update")
-        && !opcode.ends_with("-done")
-    {
-        return;
-    }
-    let attributes = i.attributes_text();
-    if !CALL_ATTRIBUTES.iter().any(|a| attributes.contains(a)) {
-        return;
-    }
-    for a in i.attributes() {
-        if !CALL_ATTRIBUTES.contains(&a.name) {
+    for called in crate::calls::called_names(i) {
+        let Some(&c) = comp_names.get(called.name) else {
             continue;
-        }
-        let list = a.value.trim().trim_start_matches('{').trim_end_matches('}');
-        for (j, name) in list.split(',').enumerate() {
-            let name = name.trim().trim_start_matches('%');
-            let Some(&c) = comp_names.get(name) else {
-                continue;
-            };
-            let role = match a.name {
-                "body" => Role::Body,
-                "condition" => Role::Condition,
-                "branch_computations" => Role::Branch(index_in_instruction(j)),
-                "true_computation" => Role::Branch(0),
-                "false_computation" => Role::Branch(1),
-                "to_apply" => Role::ToApply,
-                "calls" => Role::Calls,
-                _ => Role::Other,
-            };
-            out.push((
-                id,
-                Callee {
-                    computation: c,
-                    role,
-                },
-            ));
-        }
+        };
+        let role = match called.attribute {
+            "body" => Role::Body,
+            "condition" => Role::Condition,
+            "branch_computations" => Role::Branch(index_in_instruction(called.place)),
+            "true_computation" => Role::Branch(0),
+            "false_computation" => Role::Branch(1),
+            "to_apply" => Role::ToApply,
+            "calls" => Role::Calls,
+            _ => Role::Other,
+        };
+        out.push((
+            id,
+            Callee {
+                computation: c,
+                role,
+            },
+        ));
     }
 }
 

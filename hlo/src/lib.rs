@@ -42,6 +42,7 @@ extern crate alloc;
 
 mod assemble;
 mod assignment;
+pub mod calls;
 pub mod dataflow;
 pub mod dump;
 mod error;

@@ -795,8 +795,8 @@ pub struct Report<'m, 'a> {
     /// ```
     pub unshaped_instructions: usize,
     /// Instructions XLA's parser would refuse for their names
-    /// ([`Dataflow::misnamed`]: an operand that names nothing, a name
-    /// used twice in a computation): when any, the figures from the module
+    /// ([`Dataflow::misnamed`]: an operand or a called computation that
+    /// is not there, a name used twice in a computation): when any, the figures from the module
     /// are estimates, as with [`Report::unshaped_instructions`].
     ///
     /// ```

@@ -3,11 +3,14 @@
 //! `scan` alike.
 //!
 //! XLA resolves an instruction's operands by name within its computation
-//! (an operand may name an instruction written after it), and refuses a
-//! module whose computation repeats a name or names an operand that is
-//! not there. The reader does not check this (it keeps operand lists as
-//! text); [`Names`] does, fed one instruction at a time, so that memory
-//! follows one computation's names, not the module's.
+//! (an operand may name an instruction written after it) and the
+//! computations it calls by name within the module, and refuses a module
+//! whose computation repeats a name, names an operand that is not there,
+//! or calls a computation that is not there ("computation does not
+//! exist"). The reader does not check this (it keeps operand lists and
+//! attributes as text); [`Names`] does, fed one instruction at a time, so
+//! that memory follows one computation's names (and the module's
+//! computation names), not the module's instructions.
 
 use alloc::vec::Vec;
 
@@ -18,15 +21,16 @@ use crate::items::Instruction;
 /// An instruction XLA's parser would refuse for its names.
 ///
 /// ```
-/// use xla_layout_hlo::{Module, names::Names};
+/// use xla_layout_hlo::{Module, names::{Misnaming, Names}};
 /// let m = Module::parse("ENTRY e {\n p = f32[2]{0} parameter(0)\n ROOT n = f32[2]{0} negate(q)\n}").unwrap();
 /// let mut names = Names::new();
-/// names.computation();
+/// names.computation("e");
 /// for i in m.entry().unwrap().instructions() {
 ///     names.instruction(*i);
 /// }
 /// let found = names.finish(0);
-/// assert_eq!((found[0].id, found[0].instruction.name(), found[0].dangling), (1, "n", true));
+/// assert_eq!((found[0].id, found[0].instruction.name()), (1, "n"));
+/// assert_eq!(found[0].why, Misnaming::Operand("q"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Misnamed<'a> {
@@ -35,10 +39,45 @@ pub struct Misnamed<'a> {
     pub id: u32,
     /// The instruction.
     pub instruction: Instruction<'a>,
-    /// `true`: an operand names no instruction of its computation;
-    /// `false`: an earlier instruction of its computation has its name
-    /// (the first holder stands for the name).
-    pub dangling: bool,
+    /// What XLA's parser would refuse.
+    pub why: Misnaming<'a>,
+}
+
+/// Why XLA's parser refuses an instruction's names. An instruction that
+/// has several of these is listed once, for the first in this order.
+///
+/// ```
+/// use xla_layout_hlo::names::Misnaming;
+/// assert!(Misnaming::Operand("x") < Misnaming::Computation("f"));
+/// assert!(Misnaming::Computation("f") < Misnaming::Repeated);
+/// assert!(Misnaming::Operand("x").is_dangling() && !Misnaming::Repeated.is_dangling());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Misnaming<'a> {
+    /// An operand names no instruction of its computation (the first such
+    /// name).
+    Operand(&'a str),
+    /// It calls a computation the module does not have (the first such
+    /// name).
+    Computation(&'a str),
+    /// An earlier instruction of its computation has its name (the first
+    /// holder stands for the name).
+    Repeated,
+}
+
+impl Misnaming<'_> {
+    /// Whether it names something that is not there (an operand or a
+    /// computation): in a module with parts that did not read, it may be
+    /// in one of those.
+    ///
+    /// ```
+    /// use xla_layout_hlo::names::Misnaming;
+    /// assert!(Misnaming::Computation("f").is_dangling());
+    /// ```
+    pub fn is_dangling(self) -> bool {
+        !matches!(self, Misnaming::Repeated)
+    }
 }
 
 /// The name check, fed as a reader streams: [`Names::computation`], then
@@ -46,19 +85,19 @@ pub struct Misnamed<'a> {
 /// end, [`Names::finish`].
 ///
 /// ```
-/// use xla_layout_hlo::{Event, Reader, names::Names};
+/// use xla_layout_hlo::{Event, Reader, names::{Misnaming, Names}};
 /// let text = "ENTRY e {\n p = f32[4]{0} parameter(0)\n p = f32[4]{0} parameter(1)\n ROOT a = f32[4]{0} add(p, missing)\n}";
 /// let mut names = Names::new();
 /// for event in Reader::lenient(text) {
 ///     match event.unwrap() {
-///         Event::Computation(_) => names.computation(),
+///         Event::Computation(c) => names.computation(c.name()),
 ///         Event::Instruction(i) => names.instruction(i),
 ///         Event::EndComputation { .. } => names.end_computation(),
 ///         _ => {}
 ///     }
 /// }
-/// let found: Vec<_> = names.finish(0).iter().map(|m| (m.instruction.name(), m.dangling)).collect();
-/// assert_eq!(found, [("p", false), ("a", true)]);
+/// let found: Vec<_> = names.finish(0).iter().map(|m| (m.instruction.name(), m.why)).collect();
+/// assert_eq!(found, [("p", Misnaming::Repeated), ("a", Misnaming::Operand("missing"))]);
 /// ```
 #[derive(Debug, Default)]
 pub struct Names<'a> {
@@ -68,6 +107,11 @@ pub struct Names<'a> {
     /// no instruction before them, checked again when it ends (an operand
     /// may name a later instruction).
     pending: Vec<(u32, Instruction<'a>)>,
+    /// The module's computations so far.
+    computations: HashSet<&'a str>,
+    /// Instructions that call a computation not seen before them, checked
+    /// at the end (a computation may be written after its caller).
+    calling: Vec<(u32, Instruction<'a>)>,
     next: u32,
     found: Vec<Misnamed<'a>>,
 }
@@ -91,15 +135,16 @@ impl<'a> Names<'a> {
     /// let m = Module::parse("f {\n ROOT x = f32[] parameter(0)\n}\n\nENTRY e {\n ROOT x = f32[] parameter(0)\n}").unwrap();
     /// let mut names = Names::new();
     /// for c in m.computations() {
-    ///     names.computation();
+    ///     names.computation(c.name());
     ///     for i in c.instructions() {
     ///         names.instruction(*i);
     ///     }
     /// }
     /// assert!(names.finish(0).is_empty()); // one `x` in each
     /// ```
-    pub fn computation(&mut self) {
+    pub fn computation(&mut self, name: &'a str) {
         self.end_computation();
+        self.computations.insert(name);
     }
 
     /// The next instruction of the current computation. A repeated name
@@ -110,7 +155,7 @@ impl<'a> Names<'a> {
     /// use xla_layout_hlo::{Module, names::Names};
     /// let m = Module::parse("ENTRY e {\n ROOT n = f32[2]{0} negate(p)\n p = f32[2]{0} parameter(0)\n}").unwrap();
     /// let mut names = Names::new();
-    /// names.computation();
+    /// names.computation("e");
     /// for i in m.entry().unwrap().instructions() {
     ///     names.instruction(*i);
     /// }
@@ -124,8 +169,11 @@ impl<'a> Names<'a> {
             self.found.push(Misnamed {
                 id,
                 instruction: i,
-                dangling: false,
+                why: Misnaming::Repeated,
             });
+        }
+        if crate::calls::called_names(&i).any(|c| !self.computations.contains(c.name)) {
+            self.calling.push((id, i));
         }
         // Most operands name instructions before them: only an
         // instruction with one that is not seen yet waits for the end.
@@ -143,21 +191,21 @@ impl<'a> Names<'a> {
     /// use xla_layout_hlo::{Module, names::Names};
     /// let m = Module::parse("ENTRY e {\n ROOT n = f32[2]{0} negate(gone)\n}").unwrap();
     /// let mut names = Names::new();
-    /// names.computation();
+    /// names.computation("e");
     /// names.instruction(m.entry().unwrap().instructions()[0]);
     /// names.end_computation();
     /// assert_eq!(names.finish(0).len(), 1);
     /// ```
     pub fn end_computation(&mut self) {
         for &(id, i) in &self.pending {
-            let names_nothing = i
+            let nothing = i
                 .operands()
-                .any(|o| o.name().is_some_and(|name| !self.seen.contains(name)));
-            if names_nothing {
+                .find_map(|o| o.name().filter(|name| !self.seen.contains(name)));
+            if let Some(name) = nothing {
                 self.found.push(Misnamed {
                     id,
                     instruction: i,
-                    dangling: true,
+                    why: Misnaming::Operand(name),
                 });
             }
         }
@@ -165,32 +213,43 @@ impl<'a> Names<'a> {
         self.seen.clear();
     }
 
-    /// Every instruction found, in the order fed; one that is both is
-    /// listed once, as dangling. `unread_parts` is how many parts of the
-    /// module did not read: an operand may name one of those, so then
-    /// only repeated names are listed.
+    /// Every instruction found, in the order fed; one with several
+    /// [`Misnaming`]s is listed once, for the first. `unread_parts` is how
+    /// many parts of the module did not read: an operand or a callee may
+    /// name one of those, so then only repeated names are listed.
     ///
     /// ```
-    /// use xla_layout_hlo::{Module, names::Names};
+    /// use xla_layout_hlo::{Module, names::{Misnaming, Names}};
     /// let m = Module::parse("ENTRY e {\n p = f32[2]{0} parameter(0)\n p = f32[2]{0} negate(gone)\n}").unwrap();
     /// let feed = |unread| {
     ///     let mut names = Names::new();
-    ///     names.computation();
+    ///     names.computation("e");
     ///     for i in m.entry().unwrap().instructions() {
     ///         names.instruction(*i);
     ///     }
-    ///     names.finish(unread).iter().map(|f| (f.id, f.dangling)).collect::<Vec<_>>()
+    ///     names.finish(unread).iter().map(|f| (f.id, f.why)).collect::<Vec<_>>()
     /// };
-    /// assert_eq!(feed(0), [(1, true)]);  // repeated and dangling: once, dangling
-    /// assert_eq!(feed(1), [(1, false)]); // `gone` may be a part that did not read
+    /// assert_eq!(feed(0), [(1, Misnaming::Operand("gone"))]); // repeated too: listed once
+    /// assert_eq!(feed(1), [(1, Misnaming::Repeated)]); // `gone` may be a part that did not read
     /// ```
     pub fn finish(mut self, unread_parts: usize) -> Vec<Misnamed<'a>> {
         self.end_computation();
+        for &(id, i) in &self.calling {
+            let missing =
+                crate::calls::called_names(&i).find(|c| !self.computations.contains(c.name));
+            if let Some(c) = missing {
+                self.found.push(Misnamed {
+                    id,
+                    instruction: i,
+                    why: Misnaming::Computation(c.name),
+                });
+            }
+        }
         let mut all = self.found;
         if unread_parts > 0 {
-            all.retain(|m| !m.dangling);
+            all.retain(|m| !m.why.is_dangling());
         }
-        all.sort_unstable_by(|a, b| a.id.cmp(&b.id).then(b.dangling.cmp(&a.dangling)));
+        all.sort_unstable_by(|a, b| a.id.cmp(&b.id).then(a.why.cmp(&b.why)));
         all.dedup_by_key(|m| m.id);
         all
     }

@@ -451,39 +451,42 @@ fn callers_invert_callees_on_every_dump() {
 
 /// The streaming name check (`names::Names` over `Reader::lenient`, as
 /// `scan` runs it) finds what the dataflow finds, on every dump with
-/// lines repeated, dropped and cut: one rule, two consumers.
+/// lines repeated, dropped and cut and a callee renamed: one rule, two
+/// consumers.
 #[test]
 fn streaming_and_whole_module_name_checks_agree() {
-    use xla_layout_hlo::names::Names;
+    use xla_layout_hlo::names::{Misnaming, Names};
     use xla_layout_hlo::{Event, Reader};
-    let streamed = |text: &str| {
+    fn streamed(text: &str) -> Vec<(u32, Misnaming<'_>)> {
         let (mut names, mut failed) = (Names::new(), 0);
         for event in Reader::lenient(text) {
             match event {
                 Err(_) => failed += 1,
-                Ok(Event::Computation(_)) => names.computation(),
+                Ok(Event::Computation(c)) => names.computation(c.name()),
                 Ok(Event::Instruction(i)) => names.instruction(i),
                 Ok(Event::EndComputation { .. }) => names.end_computation(),
                 Ok(_) => {}
             }
         }
-        let found: Vec<(u32, bool)> = (names.finish(failed).iter())
-            .map(|m| (m.id, m.dangling))
-            .collect();
-        found
-    };
-    let whole = |text: &str| {
+        (names.finish(failed).iter())
+            .map(|m| (m.id, m.why))
+            .collect()
+    }
+    fn whole(text: &str) -> Vec<(u32, Misnaming<'_>)> {
         let (m, _) = Module::parse_lenient(text);
         let found = Dataflow::new(&m).misnamed_by_why().collect::<Vec<_>>();
         assert_eq!(found, by_hand(&m));
         found
-    };
+    }
     // XLA's rule written out here, apart from the library's: per
     // computation, a name used before, or an operand (not a parameter's
-    // number or a constant's literal) naming no instruction of it; the
-    // latter only when every part read (an operand may name one that
-    // did not).
-    fn by_hand(m: &Module) -> Vec<(u32, bool)> {
+    // number or a constant's literal) naming no instruction of it, or a
+    // computation-naming attribute naming none of the module's; the
+    // dangling two only when every part read (a name may be of a part
+    // that did not). One instruction is listed once: operand first, then
+    // callee, then the repeated name.
+    fn by_hand<'a>(m: &Module<'a>) -> Vec<(u32, Misnaming<'a>)> {
+        let computations: BTreeSet<&str> = m.computations().iter().map(|c| c.name()).collect();
         let mut out = Vec::new();
         let mut id = 0u32;
         for c in m.computations() {
@@ -491,19 +494,43 @@ fn streaming_and_whole_module_name_checks_agree() {
             let mut seen = BTreeSet::new();
             for i in c.instructions() {
                 let repeated = !seen.insert(i.name());
-                let dangling = m.unread_parts() == 0
-                    && !matches!(i.opcode(), "parameter" | "constant")
-                    && i.operands()
-                        .any(|o| o.name().is_some_and(|n| !names.contains(n)));
-                if dangling || repeated {
-                    out.push((id, dangling));
-                }
+                let complete = m.unread_parts() == 0;
+                let operand = (!matches!(i.opcode(), "parameter" | "constant"))
+                    .then(|| {
+                        i.operands()
+                            .find_map(|o| o.name().filter(|n| !names.contains(n)))
+                    })
+                    .flatten()
+                    .filter(|_| complete);
+                // The fixtures call through these attributes.
+                let callee = i
+                    .attributes()
+                    .filter(|a| {
+                        [
+                            "to_apply",
+                            "calls",
+                            "body",
+                            "condition",
+                            "branch_computations",
+                        ]
+                        .contains(&a.name)
+                    })
+                    .flat_map(|a| a.value.trim_matches(|c| c == '{' || c == '}').split(','))
+                    .map(|n| n.trim().trim_start_matches('%'))
+                    .find(|n| !computations.contains(n))
+                    .filter(|_| complete);
+                let why = match (operand, callee) {
+                    (Some(n), _) => Some(Misnaming::Operand(n)),
+                    (None, Some(n)) => Some(Misnaming::Computation(n)),
+                    (None, None) => repeated.then_some(Misnaming::Repeated),
+                };
+                out.extend(why.map(|w| (id, w)));
                 id += 1;
             }
         }
         out
     }
-    let mut found_any = [0usize; 2];
+    let mut found_any = [0usize; 3];
     for (name, text, _) in fixtures() {
         let lines: Vec<&str> = text.lines().collect();
         // Damage at a few places per dump, each kind alone.
@@ -511,27 +538,45 @@ fn streaming_and_whole_module_name_checks_agree() {
             let mut variants = Vec::new();
             let mut dup = lines.clone();
             dup.insert(at, lines[at]);
-            variants.push(dup);
+            variants.push(dup.join("\n"));
             let mut dropped = lines.clone();
             dropped.remove(at);
-            variants.push(dropped);
+            variants.push(dropped.join("\n"));
             let mut cut = lines.clone();
             let half = &lines[at][..lines[at].len() / 2];
             cut[at] = half;
-            variants.push(cut);
-            for v in variants {
-                let t = v.join("\n");
+            variants.push(cut.join("\n"));
+            for t in variants {
                 let (s, w) = (streamed(&t), whole(&t));
                 assert_eq!(s, w, "{name}, line {at}");
-                for (_, dangling) in s {
-                    found_any[usize::from(dangling)] += 1;
+                for (_, why) in s {
+                    found_any[match why {
+                        Misnaming::Operand(_) => 0,
+                        Misnaming::Computation(_) => 1,
+                        _ => 2,
+                    }] += 1;
                 }
+            }
+        }
+        // A callee renamed: every call through it names nothing.
+        for attribute in ["calls=", "to_apply=", "body="] {
+            if let Some(at) = text.find(attribute) {
+                let at = at + attribute.len();
+                let t = format!(
+                    "{}gone_{}",
+                    &text[..at],
+                    &text[at..].trim_start_matches('%')
+                );
+                let (s, w) = (streamed(&t), whole(&t));
+                assert_eq!(s, w, "{name}, {attribute}");
+                assert!(s.iter().any(|(_, why)| matches!(why, Misnaming::Computation(n) if n.starts_with("gone_"))), "{name}, {attribute}: {s:?}");
+                found_any[1] += s.len();
             }
         }
         assert_eq!(streamed(&text), [], "{name}");
     }
-    // The damage made both kinds, so the comparison compared something.
-    assert!(found_any[0] > 0 && found_any[1] > 0, "{found_any:?}");
+    // The damage made every kind, so the comparison compared something.
+    assert!(found_any.iter().all(|&n| n > 0), "{found_any:?}");
 }
 
 /// Every buffer holds a value, on every dump with a line dropped: a
