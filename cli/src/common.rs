@@ -445,6 +445,15 @@ pub fn misnamed(n: usize, path: &str, estimates: bool) -> Result<(), Failure> {
     instructions_failed(n, path, is, are)
 }
 
+/// The failure for a module whose sizes add up past int64, XLA's size
+/// type (`Report::sizes_past_int64`), after the rest is out.
+pub fn sizes_past_int64(past: bool, path: &str) -> Result<(), Failure> {
+    if past {
+        return Err(Failure::Input(format!("{path}: sizes past int64")));
+    }
+    Ok(())
+}
+
 /// The failure for shapes XLA's validator rejects (a layout, or dimensions
 /// whose product overflows; XLA refuses such a module), after the rest is
 /// out.

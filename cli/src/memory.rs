@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
     AssignmentDamage, Backend, Field, Options, Order, Report, Role, RoleKind, Row, Source, Space,
+    add_bytes,
 };
 use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
 
@@ -313,9 +314,7 @@ pub fn main(
     crate::common::invalid_layouts(context.invalid.len(), &name)?;
     crate::common::unshaped(d.unshaped().len(), &name)?;
     crate::common::misnamed(report.misnamed_instructions, &name, true)?;
-    if report.sizes_past_int64 {
-        return Err(Failure::Input(format!("{name}: sizes past int64")));
-    }
+    crate::common::sizes_past_int64(report.sizes_past_int64, &name)?;
     // Instructions were left out, as unshaped ones are: a failure too.
     if report.values_truncated {
         return Err(Failure::Input(format!(
@@ -567,7 +566,7 @@ fn backend_text(report: &Report, args: &Args) -> String {
 
 /// What the report and stderr say of sizes past int64.
 const PAST_INT64: &str = "the module's sizes add up past int64 (XLA's size type): the totals \
-                          stop at the 64-bit limit and are not the compiler's numbers";
+                          stop at int64's largest value and are not the compiler's numbers";
 
 /// Why a report whose analysis was cut short is not the whole module.
 const TRUNCATED: &str = "the module has more shape nodes or positions than this analysis \
@@ -1331,8 +1330,8 @@ fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [f64; 4]> 
         }
         let k = row.role.kind() as usize;
         let cell = &mut sums.entry(row.space).or_default()[k];
-        cell.0 = cell.0.saturating_add(row.bytes);
-        cell.1 = cell.1.saturating_add(row.padding_bytes());
+        cell.0 = add_bytes(cell.0, row.bytes);
+        cell.1 = add_bytes(cell.1, row.padding_bytes());
     }
     sums.into_iter()
         .map(|(s, parts)| {
@@ -1475,7 +1474,7 @@ fn html(report: &Report, cx: &Context) -> String {
     let widest = report
         .spaces
         .iter()
-        .map(|s| bar_parts(s).iter().copied().fold(0u64, u64::saturating_add))
+        .map(|s| bar_parts(s).iter().copied().fold(0, add_bytes))
         .max()
         .unwrap_or(1)
         .max(1);
@@ -1490,7 +1489,7 @@ fn html(report: &Report, cx: &Context) -> String {
     for (k, s) in report.spaces.iter().enumerate() {
         let y = 8.0 + k as f64 * row_h;
         let parts = bar_parts(s);
-        let total: u64 = parts.iter().copied().fold(0u64, u64::saturating_add);
+        let total: u64 = parts.iter().copied().fold(0, add_bytes);
         let share = shares.get(&s.space).copied().unwrap_or([0.0; 4]);
         // The padding the bar hatches: each part's share of its bytes. A
         // temporary heap holds buffers in turn, so its share is of the

@@ -415,10 +415,19 @@ fn write_summary(
     let d = report.dataflow();
     crate::common::tell_unshaped_of(&mut errors, &mut lines, path, d)?;
     crate::common::tell_misnamed_of(&mut errors, &mut lines, path, d)?;
+    if report.sizes_past_int64 {
+        // As `memory` fails for it; the total above is exact all the same.
+        writeln!(
+            errors,
+            "{path}: the module's sizes add up past int64 (XLA's size type): XLA cannot account \
+             for them (the total here is summed exactly)"
+        )?;
+    }
     unread(unread_parts.len(), "the module")?;
     crate::common::invalid_layouts(invalid.len(), path)?;
     crate::common::unshaped(d.unshaped().len(), path)?;
-    crate::common::misnamed(report.misnamed_instructions, path, true)
+    crate::common::misnamed(report.misnamed_instructions, path, true)?;
+    crate::common::sizes_past_int64(report.sizes_past_int64, path)
 }
 
 /// The first part of a written shape (its text) that XLA's validator

@@ -1737,8 +1737,10 @@ fn shapes_neither_written_nor_inferred_are_told() {
 }
 
 /// Sizes that add up past int64 (each array within it) are not capped in
-/// silence: `memory` marks every figure and fails; `scan --summary`
-/// sums in 128 bits.
+/// silence: `memory` marks every figure and fails, every total stopping
+/// at the one limit, int64's (the peak stopped at 2^64 - 1 while "most
+/// bytes live" stopped at 2^63 - 1); `scan --summary` sums in 128 bits
+/// and fails as `memory` does (it exited 0).
 #[test]
 fn sizes_past_int64_are_not_capped_in_silence() {
     let big = "u8[4611686018427387904]{0}"; // 2^62 bytes
@@ -1770,8 +1772,39 @@ fn sizes_past_int64_are_not_capped_in_silence() {
         "past-int64"
     );
     assert_eq!(json["sizes_past_int64"], true);
+    // Every total that passes the limit stops at it, the same one.
+    let limit = i64::MAX as u64;
+    let ma = &json["memory_analysis"];
+    let space = &json["spaces"][0];
+    let capped = [
+        &ma["argument_size_in_bytes"],
+        &ma["temp_size_in_bytes"],
+        &ma["peak_memory_in_bytes"],
+        &json["padding"]["buffer_bytes"],
+        &space["buffer_bytes"],
+        &space["arguments"],
+        &space["live_peak"],
+        &json["peak"]["bytes"],
+    ];
+    for figure in capped {
+        assert_eq!(figure.as_u64(), Some(limit), "{json}");
+    }
+    // And none passes it.
+    let totals = [
+        &json["memory_analysis"],
+        &json["padding"],
+        &json["peak"],
+        space,
+    ];
+    for (key, value) in totals.iter().flat_map(|o| o.as_object().unwrap()) {
+        assert!(value.as_u64().is_none_or(|v| v <= limit), "{key}: {value}");
+    }
     // 8 values of 2^62 bytes: 2^65.
-    let summary = stdout(&run(&["scan", "-", "--summary"], &module));
+    let out = run(&["scan", "-", "--summary"], &module);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("sizes past int64"), "{stderr}");
+    let summary = String::from_utf8_lossy(&out.stdout);
     assert!(
         summary.contains("\ntotal 36,893,488,147,419,103,232 bytes in 8 values"),
         "{summary}"

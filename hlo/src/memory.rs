@@ -172,7 +172,7 @@ pub enum Source {
     /// Read from XLA's buffer-assignment text: the compiler's own number.
     BufferAssignment,
     /// The module's sizes add up past int64, XLA's size type
-    /// ([`Report::sizes_past_int64`]): the sum stops at the 64-bit limit
+    /// ([`Report::sizes_past_int64`]): the sum stops at [`SIZE_LIMIT`]
     /// instead of wrapping, and is no compiler's number.
     PastInt64,
     /// An estimate: the compiler's number is not determined by what the
@@ -195,6 +195,30 @@ impl Source {
             Source::PastInt64 => "past-int64",
         }
     }
+}
+
+/// The most bytes a sum of the report reaches: XLA's size type is
+/// int64, and a module whose sizes add up past it has no compiler's
+/// numbers ([`Report::sizes_past_int64`]); every total stops here, so
+/// that all of them stop at the same figure.
+///
+/// ```
+/// use xla_layout_hlo::memory::SIZE_LIMIT;
+/// assert_eq!(SIZE_LIMIT, i64::MAX as u64);
+/// ```
+pub const SIZE_LIMIT: u64 = i64::MAX as u64;
+
+/// `a + b` bytes, stopping at [`SIZE_LIMIT`]: how every total of the
+/// report adds.
+///
+/// ```
+/// use xla_layout_hlo::memory::{SIZE_LIMIT, add_bytes};
+/// assert_eq!(add_bytes(2, 3), 5);
+/// assert_eq!(add_bytes(SIZE_LIMIT - 1, 5), SIZE_LIMIT);
+/// assert_eq!(add_bytes(u64::MAX, u64::MAX), SIZE_LIMIT);
+/// ```
+pub fn add_bytes(a: u64, b: u64) -> u64 {
+    a.saturating_add(b).min(SIZE_LIMIT)
 }
 
 /// A number of bytes and where it comes from.
@@ -563,10 +587,9 @@ impl Space {
     /// assert_eq!(s.total(), 48);
     /// ```
     pub fn total(&self) -> u64 {
-        self.arguments
-            .saturating_add(self.outputs)
-            .saturating_add(self.constants)
-            .saturating_add(self.temp_heap)
+        [self.outputs, self.constants, self.temp_heap]
+            .into_iter()
+            .fold(self.arguments, add_bytes)
             .saturating_sub(self.aliased)
     }
 }
@@ -824,7 +847,7 @@ pub struct Report<'m, 'a> {
     /// Whether the module's sizes add up past int64, XLA's size type: its
     /// values' bytes, or the buffer assignment's allocations, sum past
     /// `i64::MAX` (each array may fit; XLA cannot account for them all).
-    /// Every sum here then stops at the 64-bit limit rather than wrap, and
+    /// Every sum here then stops at [`SIZE_LIMIT`] rather than wrap, and
     /// every figure of the report's [`MemoryAnalysis`] is
     /// [`Source::PastInt64`].
     ///
@@ -1840,22 +1863,22 @@ impl<'m, 'a> Report<'m, 'a> {
             let Some(k) = index(row.space) else { continue };
             let sp = &mut spaces[k];
             sp.buffers += 1;
-            sp.buffer_bytes = sp.buffer_bytes.saturating_add(row.bytes);
-            sp.data_bytes = sp.data_bytes.saturating_add(row.data_bytes);
+            sp.buffer_bytes = add_bytes(sp.buffer_bytes, row.bytes);
+            sp.data_bytes = add_bytes(sp.data_bytes, row.data_bytes);
             match row.role {
-                Role::Argument(_) => sp.arguments = sp.arguments.saturating_add(row.bytes),
+                Role::Argument(_) => sp.arguments = add_bytes(sp.arguments, row.bytes),
                 Role::Donated(_) => {
-                    sp.arguments = sp.arguments.saturating_add(row.bytes);
-                    sp.outputs = sp.outputs.saturating_add(row.bytes);
-                    sp.aliased = sp.aliased.saturating_add(row.bytes);
+                    sp.arguments = add_bytes(sp.arguments, row.bytes);
+                    sp.outputs = add_bytes(sp.outputs, row.bytes);
+                    sp.aliased = add_bytes(sp.aliased, row.bytes);
                 }
                 Role::PassedThrough(_) => {
-                    sp.arguments = sp.arguments.saturating_add(row.bytes);
-                    sp.outputs = sp.outputs.saturating_add(row.bytes);
+                    sp.arguments = add_bytes(sp.arguments, row.bytes);
+                    sp.outputs = add_bytes(sp.outputs, row.bytes);
                 }
-                Role::Output => sp.outputs = sp.outputs.saturating_add(row.bytes),
-                Role::Constant => sp.constants = sp.constants.saturating_add(row.bytes),
-                Role::Temporary => sp.temporaries = sp.temporaries.saturating_add(row.bytes),
+                Role::Output => sp.outputs = add_bytes(sp.outputs, row.bytes),
+                Role::Constant => sp.constants = add_bytes(sp.constants, row.bytes),
+                Role::Temporary => sp.temporaries = add_bytes(sp.temporaries, row.bytes),
             }
             add(
                 k,
@@ -1869,9 +1892,9 @@ impl<'m, 'a> Report<'m, 'a> {
             let Some(k) = index(row.space) else { continue };
             let sp = &mut spaces[k];
             sp.buffers += 1;
-            sp.buffer_bytes = sp.buffer_bytes.saturating_add(row.bytes);
-            sp.data_bytes = sp.data_bytes.saturating_add(row.data_bytes);
-            sp.constants = sp.constants.saturating_add(row.bytes);
+            sp.buffer_bytes = add_bytes(sp.buffer_bytes, row.bytes);
+            sp.data_bytes = add_bytes(sp.data_bytes, row.data_bytes);
+            sp.constants = add_bytes(sp.constants, row.bytes);
             add(
                 k,
                 row,
@@ -1888,25 +1911,25 @@ impl<'m, 'a> Report<'m, 'a> {
                 let Some(k) = index(a.color) else { continue };
                 let x = spaces[k].assigned.get_or_insert_with(Assigned::default);
                 if a.thread_local {
-                    x.thread_local = x.thread_local.saturating_add(a.size);
+                    x.thread_local = add_bytes(x.thread_local, a.size);
                     continue;
                 }
                 x.count += 1;
-                x.total = x.total.saturating_add(a.size);
+                x.total = add_bytes(x.total, a.size);
                 if a.parameter.is_some() {
-                    x.parameters = x.parameters.saturating_add(a.size);
+                    x.parameters = add_bytes(x.parameters, a.size);
                 }
                 if a.maybe_live_out {
-                    x.outputs = x.outputs.saturating_add(a.size);
+                    x.outputs = add_bytes(x.outputs, a.size);
                 }
                 if a.parameter.is_some() && a.maybe_live_out {
-                    x.aliased = x.aliased.saturating_add(a.size);
+                    x.aliased = add_bytes(x.aliased, a.size);
                 }
                 if a.constant {
-                    x.constants = x.constants.saturating_add(a.size);
+                    x.constants = add_bytes(x.constants, a.size);
                 }
                 if a.preallocated_temp {
-                    x.temp = x.temp.saturating_add(a.size);
+                    x.temp = add_bytes(x.temp, a.size);
                 }
             }
         }
@@ -1978,9 +2001,9 @@ impl<'m, 'a> Report<'m, 'a> {
                     arg_src = tuple_exact;
                 }
                 if host {
-                    host_arg = host_arg.saturating_add(bytes);
+                    host_arg = add_bytes(host_arg, bytes);
                 } else {
-                    arg = arg.saturating_add(bytes);
+                    arg = add_bytes(arg, bytes);
                 }
             }
         }
@@ -1992,9 +2015,9 @@ impl<'m, 'a> Report<'m, 'a> {
                     out_src = tuple_exact;
                 }
                 if self.is_host(Self::node_space(&node.kind)) {
-                    host_out = host_out.saturating_add(bytes);
+                    host_out = add_bytes(host_out, bytes);
                 } else {
-                    out = out.saturating_add(bytes);
+                    out = add_bytes(out, bytes);
                 }
             }
         }
@@ -2012,9 +2035,9 @@ impl<'m, 'a> Report<'m, 'a> {
                 )
             }) {
                 if host {
-                    host_alias = host_alias.saturating_add(bytes);
+                    host_alias = add_bytes(host_alias, bytes);
                 } else {
-                    alias = alias.saturating_add(bytes);
+                    alias = add_bytes(alias, bytes);
                 }
             }
         }
@@ -2023,7 +2046,7 @@ impl<'m, 'a> Report<'m, 'a> {
             .iter()
             .filter(|s| !s.host)
             .map(|s| s.constants)
-            .fold(0u64, u64::saturating_add);
+            .fold(0, add_bytes);
         let device_temp_peak = |spaces: &[Space], backend: Backend| -> u64 {
             // A TPU's temp is its HBM heap (VMEM is not in it); the
             // CPU's and a GPU's, every device space's.
@@ -2031,14 +2054,14 @@ impl<'m, 'a> Report<'m, 'a> {
                 .iter()
                 .filter(|s| backend.space(s.space).in_temp)
                 .map(|s| s.temp_heap)
-                .fold(0u64, u64::saturating_add)
+                .fold(0, add_bytes)
         };
         let host_temp_peak: u64 = self
             .spaces
             .iter()
             .filter(|s| s.host)
             .map(|s| s.temp_peak)
-            .fold(0u64, u64::saturating_add);
+            .fold(0, add_bytes);
         let peak_estimate = self.peak.as_ref().map_or(0, |p| p.bytes);
         let ma = &mut self.memory_analysis;
         ma.argument_size_in_bytes = Field::new(arg, arg_src);
@@ -2063,9 +2086,7 @@ impl<'m, 'a> Report<'m, 'a> {
             // what XLA runs (before optimisation, its constants are not
             // yet folded), and its count is an estimate.
             Backend::Cpu => Field::new(
-                arg.saturating_add(out)
-                    .saturating_add(constants)
-                    .saturating_sub(alias),
+                add_bytes(add_bytes(arg, out), constants).saturating_sub(alias),
                 if self.scheduled {
                     Source::Exact
                 } else {
@@ -2114,9 +2135,9 @@ impl<'m, 'a> Report<'m, 'a> {
             let (mut dev, mut h) = (0u64, 0u64);
             for a in ba.allocations.iter().filter(|a| !a.thread_local && f(a)) {
                 if host(a.color) {
-                    h = h.saturating_add(a.size);
+                    h = add_bytes(h, a.size);
                 } else {
-                    dev = dev.saturating_add(a.size);
+                    dev = add_bytes(dev, a.size);
                 }
             }
             (dev, h)
@@ -2131,7 +2152,7 @@ impl<'m, 'a> Report<'m, 'a> {
             .iter()
             .filter(|a| a.preallocated_temp && backend.space(a.color).in_temp)
             .map(|a| a.size)
-            .fold(0u64, u64::saturating_add);
+            .fold(0, add_bytes);
         let src = Source::BufferAssignment;
         ma.argument_size_in_bytes = Field::new(arg, src);
         ma.host_argument_size_in_bytes = Field::new(host_arg, src);
@@ -2161,9 +2182,7 @@ impl<'m, 'a> Report<'m, 'a> {
         }
         if self.backend == Backend::Cpu {
             ma.peak_memory_in_bytes = Field::new(
-                arg.saturating_add(out)
-                    .saturating_add(constants)
-                    .saturating_sub(alias),
+                add_bytes(add_bytes(arg, out), constants).saturating_sub(alias),
                 src,
             );
         }
@@ -2393,7 +2412,7 @@ impl<'m, 'a> Report<'m, 'a> {
                 .iter()
                 .filter_map(|&k| self.rows.get(k))
                 .fold((0u64, 0u64), |(d, b), r| {
-                    (d.saturating_add(r.data_bytes), b.saturating_add(r.bytes))
+                    (add_bytes(d, r.data_bytes), add_bytes(b, r.bytes))
                 }),
         )
     }
@@ -2441,10 +2460,7 @@ impl<'m, 'a> Report<'m, 'a> {
             .iter()
             .filter(|s| !s.host)
             .fold((0u64, 0u64), |(d, b), s| {
-                (
-                    d.saturating_add(s.data_bytes),
-                    b.saturating_add(s.buffer_bytes),
-                )
+                (add_bytes(d, s.data_bytes), add_bytes(b, s.buffer_bytes))
             })
     }
 }
@@ -2519,11 +2535,11 @@ fn sweep(
     let events = by_step(events, steps);
     let n = spaces.len();
     // Exact sums (a row's bytes are at most i64::MAX, so no i128 sum
-    // overflows), cut at the 64-bit limit where they are stored: summed
+    // overflows), cut at SIZE_LIMIT where they are stored: summed
     // one event at a time, saturating sums would depend on the events'
     // order at a step.
     let (mut all, mut temps, mut heap) = (vec![0i128; n], vec![0i128; n], vec![0i128; n]);
-    let limit = |x: i128| x.clamp(0, i128::from(i64::MAX)) as u64;
+    let limit = |x: i128| x.clamp(0, i128::from(SIZE_LIMIT)) as u64;
     // The device spaces' live bytes, each cut at the limit.
     let mut total: i128 = 0;
     let mut peak = None::<(u64, usize)>;
@@ -2563,7 +2579,7 @@ fn sweep(
             touched.iter().for_each(|&k| update(k));
         }
         if any_device {
-            let bytes = u64::try_from(total.max(0)).unwrap_or(u64::MAX);
+            let bytes = limit(total);
             if peak.is_none_or(|(best, _)| bytes > best) {
                 peak = Some((bytes, step));
             }
