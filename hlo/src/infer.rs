@@ -13,12 +13,14 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cell::Cell;
+use core::fmt::Write as _;
 
-use xla_layout_core::text::{ByteSpan, Lexer, TokenKind as K, parse_shape, parse_shape_at};
+use xla_layout_core::text::{
+    ByteSpan, Lexer, ParseOptions, TokenKind as K, parse_shape, parse_shape_at, parse_shape_events,
+};
 use xla_layout_core::{ArrayShape, ElementType, Shape};
 
 use crate::items::{Computation, Instruction, split_top_level};
-use crate::reader::LARGE_SHAPE_TEXT;
 
 /// An instruction's shape: as written, or inferred.
 ///
@@ -544,11 +546,10 @@ impl<'a> Shapes<'a> {
                     elements.push(operand(k)?);
                 }
                 let len = elements.iter().map(|e| e.text().len() + 2).sum::<usize>();
-                if len > LARGE_SHAPE_TEXT {
-                    // Longer than any shape the reader builds.
-                    return None;
-                }
-                // Written, then parsed.
+                // Written, then printed canonically from a streamed parse:
+                // a tuple is never built, so a wide one (its text past
+                // what the reader builds) costs its text, not a kilobyte
+                // per element.
                 self.work.spend(len.saturating_mul(2))?;
                 let mut text = String::from("(");
                 for (k, e) in elements.iter().enumerate() {
@@ -558,7 +559,12 @@ impl<'a> Shapes<'a> {
                     text.push_str(e.text());
                 }
                 text.push(')');
-                parse_shape(text.as_bytes()).ok()?
+                let mut canonical = String::with_capacity(text.len());
+                parse_shape_events(text.as_bytes(), ParseOptions::default(), |event| {
+                    let _ = write!(canonical, "{event}");
+                })
+                .ok()?;
+                return Some(ShapeText::Inferred(canonical));
             }
             Rule::TupleElement => {
                 let index: usize = attribute("index")?.trim().parse().ok()?;
