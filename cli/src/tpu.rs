@@ -189,10 +189,25 @@ fn json_lines(
             continue;
         }
         let value: Value = match std::str::from_utf8(&line) {
-            Err(e) => json!({
-                "input": text,
-                "error": format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
-            }),
+            // No shape holds such a byte: the parser, which reads bytes,
+            // says where and why, in both voices, as `check` does.
+            Err(e) => {
+                let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
+                let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+                let shown = crate::common::shown(text);
+                match xla_layout_core::text::parse_shape(bytes) {
+                    Err(p) => json!({
+                        "input": text,
+                        "error": format!("'{shown}': {}", p.with_source(bytes)),
+                        "hint": format!("'{shown}': {}", p.explain(bytes)),
+                    }),
+                    Ok(_) => json!({
+                        "input": text,
+                        "error": format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
+                        "hint": "the line holds bytes that are not UTF-8 text",
+                    }),
+                }
+            }
             Ok(_) => match sized(text, generation) {
                 Ok(s) => json!({
                     "input": text,

@@ -1285,7 +1285,7 @@ fn json_lines(out: Output) -> Vec<Value> {
 }
 
 /// `tpu` reading lines and `check` take the forms the other commands
-/// take: a line that is not UTF-8 is an error line and the next still
+/// take: a line that is not UTF-8 is an error line (with its hint) and the next still
 /// reads; `tpu(SHAPE)` is SHAPE with its TPU layout in `check` and `tpu`.
 #[test]
 fn tpu_and_check_take_every_form_line_by_line() {
@@ -1295,7 +1295,22 @@ fn tpu_and_check_take_every_form_line_by_line() {
     ));
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["shape"], "f32[3]{0:T(128)}");
-    assert!(lines[1]["error"].as_str().unwrap().contains("not UTF-8"));
+    // Its error in both voices, XLA's and the hint, as `check` gives them
+    // (the hint was missing).
+    let checked = &json_lines(run_bytes(&["check"], b"\xff\xfe\n"))[0];
+    for key in ["error", "hint"] {
+        let (tpu, check) = (
+            lines[1][key].as_str().unwrap(),
+            checked[key].as_str().unwrap(),
+        );
+        assert!(tpu.ends_with(check), "{key}: {tpu} / {check}");
+    }
+    assert!(
+        lines[1]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("0xFF, which is not UTF-8")
+    );
     assert_eq!(lines[2]["bytes"], 512);
     assert_eq!(lines[3]["shape"], "f32[3,5]{1,0:T(4,128)}");
     let text = stdout(&run(&["tpu", "tpu(f32[3,5])"], ""));
