@@ -243,10 +243,10 @@ fn other_groups_and_widths() {
     }
 }
 
-/// Byte transposes into rows 2048 bytes apart or a multiple, which
-/// ordinary stores reach through a stage (rows that share L1 sets), a
-/// ragged last row group too; and a distance just short of it, written
-/// directly.
+/// Byte transposes into rows that crowd L1 sets (2048 bytes apart or a
+/// multiple, and a few bytes short of or past one: 2047, 4095, 4097),
+/// which ordinary stores reach through a stage, a ragged last row group
+/// too; and distances that do not (1920, 1025), written directly.
 #[test]
 fn byte_transposes_into_aliased_rows() {
     for (ty, dims, tile) in [
@@ -254,7 +254,12 @@ fn byte_transposes_into_aliased_rows() {
         ("pred", "40,4096", "T(32,128)(32,1)"),
         ("pred", "2,33,2048", "T(32,128)(32,1)"),
         ("pred", "32,1920", "T(32,128)(32,1)"),
+        ("pred", "32,2047", "T(32,128)(32,1)"),
+        ("pred", "33,4095", "T(32,128)(32,1)"),
+        ("pred", "32,4097", "T(32,128)(32,1)"),
+        ("pred", "32,1025", "T(32,128)(32,1)"),
         ("u8", "16,2048", "T(16,128)(16,1)"),
+        ("u8", "16,4095", "T(16,128)(16,1)"),
     ] {
         both_ways_at(ty, dims, tile, &[0, 16, 1, 63]);
     }

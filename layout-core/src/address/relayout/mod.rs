@@ -1076,8 +1076,8 @@ mod tests {
             let one_wide = pred("64,200").packing_pipelined(true).tiles.unwrap();
             assert!(!one_wide.pipelines(Kernel::Bytes32, 1, 32), "one tile wide");
             // pred's 512-bit kernels, on a CPU that has them, where each
-            // family measured them faster: Zen 5 packs with them only
-            // pipelined, and unpacks with them into rows of whole lines
+            // family measured them faster: Zen 5 packs with them streamed
+            // only pipelined (with ordinary stores, from lines), and unpacks with them into rows of whole lines
             // and into rows off the line grid joined in the stage;
             // Intel's cores pack with them either way (a tile at a time
             // reading the source 64 bytes at a time, unless told not
@@ -1119,6 +1119,21 @@ mod tests {
                     .tiles
                     .unwrap();
                 assert_eq!(kernel(&forced, aligned), Kernel::Bytes32Lines, "forced");
+                // With ordinary stores (an array near the core), both
+                // families read the source 64 bytes at a time, unless
+                // told not to.
+                let ordinary = |tiles: &Tiles, at| {
+                    tiles
+                        .choose(Kernel::Bytes32, at, (1, false), Isa::Avx512Wide)
+                        .0
+                };
+                assert_eq!(ordinary(&no, aligned), Kernel::Bytes32Lines, "ordinary");
+                assert_eq!(ordinary(&no, off), Kernel::Bytes32Lines, "ordinary, +16 B");
+                assert_ne!(
+                    ordinary(&staged, aligned),
+                    Kernel::Bytes32Lines,
+                    "ordinary, told"
+                );
                 assert_eq!(kernel(&unpack, aligned), wide(true), "unpacking into lines");
                 assert_eq!(
                     kernel(&unpack, off),

@@ -104,7 +104,7 @@ impl Kernel {
     /// Whether unpacking writes 16 bytes of each of 16 or 32 rows in turn
     /// (the 16×16 byte transposes), leaving their lines part-written
     /// meanwhile; [`Kernel::Bytes32Wide`] writes each line whole, in one
-    /// store (see `ALIASED`).
+    /// store (see `crowds_l1_sets`).
     pub(super) const fn fills_rows_piecewise(self) -> bool {
         matches!(self, Kernel::Bytes16 | Kernel::Bytes32)
     }
@@ -468,7 +468,7 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
     kernel: Kernel,
     from: *const T,
     to: *mut T,
-    pitch: usize,
+    (pitch, crowded): (usize, bool),
     valid: (usize, usize),
     (cols, g): (usize, usize),
 ) {
@@ -476,10 +476,7 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
     unsafe {
         if valid != (g, cols) {
             unpack_edge(kernel, from, to, pitch, valid, (cols, g))
-        } else if !NT
-            && kernel.fills_rows_piecewise()
-            && (pitch * size_of::<T>()).is_multiple_of(ALIASED)
-        {
+        } else if !NT && kernel.fills_rows_piecewise() && crowded {
             unpack_staged::<T, AVX>(kernel, from, to, pitch, valid, (cols, g))
         } else {
             unpack_group::<T, AVX, NT>(kernel, from, to, pitch, cols, g)
@@ -487,11 +484,35 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
     }
 }
 
-/// Destination rows this many bytes apart (or a multiple) put what a
-/// byte transpose writes of its 16 or 32 rows in two L1 sets (a set
-/// repeats every 4 KiB): 8 or 16 lines to a set, as many as an L1 has
-/// ways (8 to 12) or more.
-const ALIASED: usize = 2048;
+/// Whether `rows` destination rows `pitch` bytes apart crowd an L1 set:
+/// more than [`SET_SHARE`] of them start in one set (sets repeat every
+/// 4 KiB), as rows a multiple of 2048 bytes apart do, and rows a byte or
+/// a few short of or past one (2047, 4095, 4097: a few bytes' drift a
+/// row). `unpack` passes it on (computed once, not per group).
+///
+/// Post-condition: `true` exactly when some set holds more than
+/// [`SET_SHARE`] of the rows' first bytes.
+pub(super) const fn crowds_l1_sets(pitch: usize, rows: usize) -> bool {
+    let mut counts = [0usize; 64];
+    let mut r = 0;
+    while r < rows {
+        // Modulo 4 KiB, which divides 2^64: the wrapped product is exact.
+        let set = (r.wrapping_mul(pitch) % 4096) / 64;
+        counts[set] += 1;
+        if counts[set] > SET_SHARE {
+            return true;
+        }
+        r += 1;
+    }
+    false
+}
+
+/// The most rows of a byte transpose's destination one L1 set may take
+/// with the transpose writing them directly: L1s have 8 to 12 ways.
+/// Measured on Zen 5 (BENCHMARKS.md): 8 rows to a set (pitch 1025) ran at
+/// 0.72× of the NT copy directly; 15 or 16 (2047, 2048) at 0.18× and
+/// 0.25×.
+const SET_SHARE: usize = 8;
 
 /// [`unpack`] of an edge group, kept out of the loop: through the stage.
 ///
@@ -513,7 +534,8 @@ unsafe fn unpack_edge<T: Copy>(
 /// [`unpack`] through a stage: the group spread there whole, then the
 /// `valid` part of each row copied out, a row at a time. Edge groups take
 /// it (the stage holds the rows and columns past the array), and so do
-/// byte transposes with ordinary stores into rows [`ALIASED`] apart: the
+/// byte transposes with ordinary stores into rows that crowd an L1 set
+/// ([`crowds_l1_sets`]): the
 /// transposes write 16 bytes of each of 16 or 32 rows in turn, and those
 /// rows' lines, sharing L1 sets, leave it before they are whole and are
 /// read back for each further 16 bytes (pred unpacked into rows of 2048
@@ -2012,7 +2034,36 @@ mod avx512 {
 
 #[cfg(test)]
 mod tests {
-    use super::{AMD, Core, INTEL, core_of};
+    use super::{AMD, Core, INTEL, core_of, crowds_l1_sets};
+
+    /// Rows per L1 set, counted here another way: each row's first byte's
+    /// set, grouped, largest group.
+    #[test]
+    fn crowded_sets_are_the_ones_with_more_than_eight_rows() {
+        let most = |pitch: usize, rows: usize| {
+            let mut sets: Vec<usize> = (0..rows).map(|r| (r * pitch / 64) % 64).collect();
+            sets.sort_unstable();
+            sets.chunk_by(|a, b| a == b)
+                .map(<[usize]>::len)
+                .max()
+                .unwrap_or(0)
+        };
+        for pitch in [
+            1, 64, 128, 1000, 1024, 1025, 1920, 2000, 2040, 2047, 2048, 2049, 4095, 4096, 4097,
+            8191, 8192, 12_288,
+        ] {
+            for rows in [1, 8, 9, 16, 32] {
+                assert_eq!(
+                    crowds_l1_sets(pitch, rows),
+                    most(pitch, rows) > 8,
+                    "{pitch}, {rows}"
+                );
+            }
+        }
+        // The cases measured (BENCHMARKS.md): through the stage, directly.
+        assert!(crowds_l1_sets(2047, 32) && crowds_l1_sets(4095, 32) && crowds_l1_sets(2048, 32));
+        assert!(!crowds_l1_sets(1025, 32) && !crowds_l1_sets(2000, 32) && !crowds_l1_sets(4096, 8));
+    }
 
     #[test]
     fn the_vendor_words_spell_the_vendors() {

@@ -591,12 +591,17 @@ impl Tiles {
         let wide = match kernel {
             _ if isa != Isa::Avx512Wide => None,
             // pred's packing reading the source 64 bytes at a time: on
-            // Intel's cores, and anywhere it is forced (to test it).
+            // Intel's cores; on Zen 5 with ordinary stores (the array
+            // near the core), where against the AVX2 kernel it had, in
+            // the same process, it ran 1.5–1.9× as fast (31 → 52–61
+            // GiB/s at 32×4096 and 256×1024, 30 → 46–49 GiB/s at 512×2048
+            // to 64×8192; BENCHMARKS.md); and anywhere it is forced (to
+            // test it).
             Kernel::Bytes32
                 if self.pack
                     && !pipelined
                     && self.packs_from_lines(size)
-                    && (!zen5 || self.from_lines == Some(true)) =>
+                    && (!zen5 || !stream || self.from_lines == Some(true)) =>
             {
                 (!stream || (dst as usize).is_multiple_of(64)).then_some(Kernel::Bytes32Lines)
             }
@@ -732,7 +737,8 @@ impl Tiles {
         }
     }
 
-    /// Whether pred's packing on Intel's cores (the wide kernel's caller
+    /// Whether pred's packing on Intel's cores, and on Zen 5 with ordinary
+    /// stores (the wide kernel's caller
     /// checks the rest) reads the source 64 bytes at a time
     /// ([`Kernel::Bytes32Lines`]: straight from source rows of whole
     /// lines, else gathered into the stage): a tile's width (slots of
@@ -1386,6 +1392,7 @@ impl Tiles {
             grid_cols,
         } = self.geometry();
         let ahead = self.unpacking_reads_ahead(true);
+        let crowded = tile_kernels::crowds_l1_sets(cols * size_of::<T>(), g);
         for band in bands {
             let Band {
                 row0,
@@ -1421,7 +1428,7 @@ impl Tiles {
                             kernel,
                             from,
                             to,
-                            cols,
+                            (cols, crowded),
                             (valid, width),
                             (tc, g),
                         );
@@ -1521,7 +1528,8 @@ impl Tiles {
                             kernel,
                             b.src.add(first + whole * tile + q * g * tc),
                             b.dst.add(dst + q * g * cols + col0),
-                            cols,
+                            // An edge group: through the stage anyway.
+                            (cols, false),
                             (g, cols - col0),
                             (tc, g),
                         );
