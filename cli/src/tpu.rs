@@ -150,9 +150,15 @@ fn write_human(out: &mut impl Write, s: &Sized) -> std::io::Result<()> {
     match s.expansion() {
         Some(x) => writeln!(
             out,
-            "padding           {} ({:.2}% of the buffer; {x:.2}x the data)",
+            "padding           {} ({:.2}% of the buffer; the buffer is {x:.2}x the data{})",
             bytes(s.padding()),
-            100.0 * s.padding() as f64 / s.bytes as f64
+            100.0 * s.padding() as f64 / s.bytes as f64,
+            // The expansion is the buffer's: say what else it holds.
+            if s.metadata_bytes > 0 {
+                ", metadata included"
+            } else {
+                ""
+            }
         ),
         None => writeln!(out, "padding           {} (no data)", bytes(s.padding())),
     }

@@ -1550,6 +1550,14 @@ fn tpu_counts_a_dynamic_arrays_sizes() {
         text.contains("metadata bytes    1024 (the dynamic dimensions' sizes"),
         "{text}"
     );
+    // The expansion is the buffer's over the data: (6144 + 1024) / 3000,
+    // said to hold the metadata (it read as if the 2.39x were padding).
+    assert!(
+        text.contains("the buffer is 2.39x the data, metadata included)"),
+        "{text}"
+    );
+    let text = stdout(&run(&["tpu", "bf16[300,5]"], ""));
+    assert!(text.contains("the buffer is 2.05x the data)"), "{text}");
 }
 
 /// A shape argument is quoted back in messages with its control
