@@ -15,6 +15,11 @@
 //!   (ordinary stores), then streamed out at once, as the byte
 //!   transposes (pred) do; `overlapped`: the previous tile streamed out a
 //!   piece with each piece gathered.
+//! - `band staged in row order`: the next band copied into a stage (rows
+//!   a line longer than the source's, so that a tile's rows are in
+//!   different L1 sets) in the source's order, a share with each tile of
+//!   this band, which streams out of the other stage in tile order: the
+//!   source read as in `row order`, the tiles gathered from L2.
 //! - `row order`: a row at a time, each piece to its tile (the source
 //!   read from start to end, one stream; the writes `R·W` bytes apart):
 //!   the source's order with single rows.
@@ -77,7 +82,7 @@ struct Geometry {
 }
 
 /// The patterns, by name.
-const PATTERNS: [(&str, Pattern); 11] = [
+const PATTERNS: [(&str, Pattern); 12] = [
     ("tile order", Pattern::Tiles { ahead: false }),
     ("tile order, band ahead", Pattern::Tiles { ahead: true }),
     (
@@ -89,6 +94,10 @@ const PATTERNS: [(&str, Pattern); 11] = [
         Pattern::Staged { overlap: true },
     ),
     ("row order", Pattern::Groups(1)),
+    (
+        "band staged in row order, a share a tile",
+        Pattern::BandStage,
+    ),
     ("pairs, next group ahead", Pattern::Groups(2)),
     ("quads, next group ahead", Pattern::Groups(4)),
     ("unpacking, a tile at a time", Pattern::Unpack(1)),
@@ -108,6 +117,10 @@ enum Pattern {
     /// Groups of this many rows, each across the band, asking for the
     /// next group (when more than one row).
     Groups(usize),
+    /// The next band copied into a stage in row order (ordinary stores),
+    /// a share with each tile of this band streamed out of the other
+    /// stage in tile order.
+    BandStage,
     /// The other way: tiles read in order, each row's piece of this many
     /// tiles written in turn (the destination's rows `R` streams).
     Unpack(usize),
@@ -123,11 +136,46 @@ fn run(pattern: Pattern, g: Geometry, src: &[u8], dst: &mut [u8]) {
     assert!(pitch.is_multiple_of(w) && w.is_multiple_of(16));
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     assert!((d as usize).is_multiple_of(16));
+    // Two stages of a band, rows a line longer than the source's.
+    let mut bands = vec![0u8; 2 * r * (pitch + 64)];
+    let stage = bands.as_mut_ptr();
+    if let Pattern::BandStage = pattern {
+        for i in 0..r {
+            // SAFETY: row `i` of the first band, into the first stage.
+            unsafe {
+                std::ptr::copy_nonoverlapping(s.add(i * pitch), stage.add(i * (pitch + 64)), pitch)
+            };
+        }
+    }
     // SAFETY: every piece is inside its band of both buffers (the band
-    // a whole number of rows and tiles); the stores 16-byte aligned.
+    // a whole number of rows and tiles) or of its stage; the stores
+    // 16-byte aligned.
     unsafe {
         for b in (0..src.len()).step_by(band) {
             match pattern {
+                Pattern::BandStage => {
+                    let k = b / band;
+                    let sb = r * (pitch + 64);
+                    let (now, next) = (stage.add((k % 2) * sb), stage.add(((k + 1) % 2) * sb));
+                    // Stage rows a line longer than the source's: a
+                    // tile's rows in different L1 sets.
+                    let sp = pitch + 64;
+                    let share = band / tiles;
+                    let more = b + band < src.len();
+                    for j in 0..tiles {
+                        if more {
+                            let (at, i) = ((j * share) % pitch, j * share / pitch);
+                            std::ptr::copy_nonoverlapping(
+                                s.add(b + band + i * pitch + at),
+                                next.add(i * sp + at),
+                                share.min(pitch - at),
+                            );
+                        }
+                        for i in 0..r {
+                            piece(now.add(i * sp + j * w), d.add(b + j * tile + i * w), w);
+                        }
+                    }
+                }
                 Pattern::Tiles { ahead } => {
                     let share = (band / (tiles * r)).next_multiple_of(64);
                     for j in 0..tiles {

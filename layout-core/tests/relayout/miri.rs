@@ -347,15 +347,16 @@ fn every_tile_kernel() {
     }
 }
 
-/// Byte transposes unpacked with ordinary stores into rows 2048 bytes
-/// apart go through a stage (`tile_kernels::unpack_staged`): the
-/// smallest such array (16 rows of 2048 bytes), from tiles, into a
+/// Byte transposes unpacked with ordinary stores into rows that crowd
+/// an L1 set go through a stage a span of tiles at a time
+/// (`tile_kernels::unpack_span_staged`): the smallest such array (16
+/// rows of 4096 bytes: more than 8 rows to a set), from tiles, into a
 /// destination one byte into a line (the stores are unaligned ones
-/// anyway). Only that path, once (two minutes under Miri): the rest of
-/// it is `every_tile_kernel`'s.
+/// anyway). Only that path, once (minutes under Miri): the rest of it
+/// is `every_tile_kernel`'s.
 #[test]
 fn byte_transposes_into_aliased_rows() {
-    let case = Case::new("u8[16,2048]{1,0:T(16,16)(16,1)}", "u8[16,2048]{1,0}");
+    let case = Case::new("u8[16,4096]{1,0:T(16,16)(16,1)}", "u8[16,4096]{1,0}");
     assert!(case.check_at::<u8>(&case.pair.plan.streaming_from(usize::MAX), Some(1)));
 }
 

@@ -468,7 +468,7 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
     kernel: Kernel,
     from: *const T,
     to: *mut T,
-    (pitch, crowded): (usize, bool),
+    pitch: usize,
     valid: (usize, usize),
     (cols, g): (usize, usize),
 ) {
@@ -476,8 +476,6 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
     unsafe {
         if valid != (g, cols) {
             unpack_edge(kernel, from, to, pitch, valid, (cols, g))
-        } else if !NT && kernel.fills_rows_piecewise() && crowded {
-            unpack_staged::<T, AVX>(kernel, from, to, pitch, valid, (cols, g))
         } else {
             unpack_group::<T, AVX, NT>(kernel, from, to, pitch, cols, g)
         }
@@ -488,7 +486,8 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
 /// more than [`SET_SHARE`] of them start in one set (sets repeat every
 /// 4 KiB), as rows a multiple of 2048 bytes apart do, and rows a byte or
 /// a few short of or past one (2047, 4095, 4097: a few bytes' drift a
-/// row). `unpack` passes it on (computed once, not per group).
+/// row). Byte transposes with ordinary stores then go through a stage a
+/// span of tiles at a time ([`unpack_span_staged`]).
 ///
 /// Post-condition: `true` exactly when some set holds more than
 /// [`SET_SHARE`] of the rows' first bytes.
@@ -509,9 +508,10 @@ pub(super) const fn crowds_l1_sets(pitch: usize, rows: usize) -> bool {
 
 /// The most rows of a byte transpose's destination one L1 set may take
 /// with the transpose writing them directly: L1s have 8 to 12 ways.
-/// Measured on Zen 5 (BENCHMARKS.md): 8 rows to a set (pitch 1025) ran at
-/// 0.72× of the NT copy directly; 15 or 16 (2047, 2048) at 0.18× and
-/// 0.25×.
+/// Measured on Zen 5 (BENCHMARKS.md), pred near the core: 8 rows to a
+/// set (rows of 1025, 3073, 1024 bytes) ran directly at 27, 35, 38 GiB/s
+/// and a span at a time at 25, 29, 33; 16 rows to a set (2047) at 7.5
+/// directly, 28 a span at a time. Unmeasured on 8-way L1s (Zen 4).
 const SET_SHARE: usize = 8;
 
 /// [`unpack`] of an edge group, kept out of the loop: through the stage.
@@ -532,17 +532,8 @@ unsafe fn unpack_edge<T: Copy>(
 }
 
 /// [`unpack`] through a stage: the group spread there whole, then the
-/// `valid` part of each row copied out, a row at a time. Edge groups take
-/// it (the stage holds the rows and columns past the array), and so do
-/// byte transposes with ordinary stores into rows that crowd an L1 set
-/// ([`crowds_l1_sets`]): the
-/// transposes write 16 bytes of each of 16 or 32 rows in turn, and those
-/// rows' lines, sharing L1 sets, leave it before they are whole and are
-/// read back for each further 16 bytes (pred unpacked into rows of 2048
-/// bytes ran at 0.25× of the NT copy in cache, 0.73× through the stage;
-/// BENCHMARKS.md). Rows at other distances keep the direct stores:
-/// through the stage they lost up to 0.1×. So do kernels that write each
-/// line whole ([`Kernel::fills_rows_piecewise`]).
+/// `valid` part of each row copied out, a row at a time: for edge groups
+/// (the stage holds the rows and columns past the array).
 ///
 /// # Safety
 /// As [`unpack`], without `NT`.
@@ -571,6 +562,75 @@ unsafe fn unpack_staged<T: Copy, const AVX: bool>(
                 continue;
             }
             core::ptr::copy_nonoverlapping(from, to, valid.1);
+        }
+    }
+}
+
+/// Bytes of the stage [`unpack_span_staged`] spreads a span of tiles'
+/// row groups into: each row's part then goes out [`SPAN_STAGE_BYTES`]
+/// / `g` bytes at a time, several lines in a row.
+pub(super) const SPAN_STAGE_BYTES: usize = 16384;
+
+/// A span of row groups' worth of slots (see [`unpack_span_staged`]).
+#[repr(C, align(64))]
+struct SpanStage([u8; SPAN_STAGE_BYTES]);
+
+/// How many tiles' row groups of `group` bytes [`unpack_span_staged`]
+/// takes at once: as many as its stage holds, at least one.
+pub(super) const fn span_of_groups(group: usize) -> usize {
+    match SPAN_STAGE_BYTES / group {
+        0 => 1,
+        n => n,
+    }
+}
+
+/// [`unpack`] of the same whole row group of `n` tiles side by side
+/// (`tile` slots apart in the source; `n ≤ span_of_groups(g·cols·size)`)
+/// through one stage, then each of its `g` rows out whole, `n·cols`
+/// slots in a row. For byte transposes with ordinary stores into rows
+/// that crowd an L1 set ([`crowds_l1_sets`]): a row group at a time
+/// through the stage, each row's two lines went out after the other
+/// rows' lines in the same sets, 64 lines to two sets in flight at
+/// once (pred into rows 4 KiB apart, near the core on Zen 5, at 0.45×
+/// of the NT copy); a span at a time, each row's lines are consecutive
+/// sets, and few of any set are in flight (BENCHMARKS.md).
+///
+/// # Safety
+/// As [`unpack`] for each of the `n` whole groups (the destination's
+/// `g` rows writable for `n·cols` slots), without `NT`; slots of
+/// `g·cols·n` fit the stage; `cols·size_of::<T>()` a multiple of 16
+/// (`Kernel::new`'s byte transposes).
+#[inline(always)]
+pub(super) unsafe fn unpack_span_staged<T: Copy, const AVX: bool>(
+    kernel: Kernel,
+    (from, tile, n): (*const T, usize, usize),
+    to: *mut T,
+    pitch: usize,
+    (cols, g): (usize, usize),
+) {
+    let mut stage = core::mem::MaybeUninit::<SpanStage>::uninit();
+    let s = stage.as_mut_ptr().cast::<T>();
+    let wide = n * cols;
+    // SAFETY: the caller's: each group's `g` rows of `cols` slots land in
+    // the stage's rows of `wide` slots, which they fill whole before any
+    // is read; each destination row takes `wide` slots.
+    unsafe {
+        for j in 0..n {
+            unpack_group::<T, AVX, false>(
+                kernel,
+                from.add(j * tile),
+                s.add(j * cols),
+                wide,
+                cols,
+                g,
+            );
+        }
+        for l in 0..g {
+            let (from, to) = (s.add(l * wide), to.add(l * pitch));
+            #[cfg(target_arch = "x86_64")]
+            copy_row(from.cast(), to.cast(), wide * size_of::<T>());
+            #[cfg(not(target_arch = "x86_64"))]
+            core::ptr::copy_nonoverlapping(from, to, wide);
         }
     }
 }

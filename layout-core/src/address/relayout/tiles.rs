@@ -1392,14 +1392,23 @@ impl Tiles {
             grid_cols,
         } = self.geometry();
         let ahead = self.unpacking_reads_ahead(true);
-        let crowded = tile_kernels::crowds_l1_sets(cols * size_of::<T>(), g);
+        // Rows that crowd an L1 set take whole tiles a span at a time
+        // (`tile_kernels::unpack_span_staged`), with ordinary stores.
+        let crowded = || tile_kernels::crowds_l1_sets(cols * size_of::<T>(), g);
+        let spans = (!NT && kernel.fills_rows_piecewise() && crowded())
+            .then(|| tile_kernels::span_of_groups(g * tc * size_of::<T>()));
         for band in bands {
             let Band {
                 row0,
                 rows_at: dst,
                 tiles_at: mut from,
             } = self.band(band);
-            for j in 0..grid_cols {
+            // SAFETY: the caller's contract, for this band.
+            let first = spans.map_or(0, |span| unsafe {
+                self.unpack_spans_staged::<T, AVX>(b, (row0, dst, from), kernel, span)
+            });
+            from += first * tile;
+            for j in first..grid_cols {
                 let col0 = j * tc;
                 let width = tc.min(cols - col0);
                 for q in 0..tr / g {
@@ -1428,7 +1437,7 @@ impl Tiles {
                             kernel,
                             from,
                             to,
-                            (cols, crowded),
+                            cols,
                             (valid, width),
                             (tc, g),
                         );
@@ -1437,6 +1446,73 @@ impl Tiles {
                 }
             }
         }
+    }
+
+    /// A band's whole tiles for [`Tiles::unpack_bands`] with ordinary
+    /// stores into rows that crowd an L1 set: `span` tiles' row group at
+    /// a time through one stage (`tile_kernels::unpack_span_staged`); a
+    /// band cut short, its edge groups a tile at a time. `at`: the band's
+    /// first row, the slot of its first destination element, the slot of
+    /// its first tile. Returns how many tiles it took (the band's whole
+    /// ones).
+    ///
+    /// # Safety
+    /// As [`Tiles::unpack_bands`] for the band at `at`, without `NT`;
+    /// `span` is `tile_kernels::span_of_groups` of a group's bytes.
+    #[inline(always)]
+    unsafe fn unpack_spans_staged<T: Copy, const AVX: bool>(
+        &self,
+        b: Buffers<T>,
+        (row0, dst, from): (usize, usize, usize),
+        kernel: Kernel,
+        span: usize,
+    ) -> usize {
+        let Geometry {
+            rows,
+            cols,
+            tr,
+            tc,
+            g,
+            tile,
+            ..
+        } = self.geometry();
+        let whole = cols / tc;
+        for first in (0..whole).step_by(span) {
+            let n = span.min(whole - first);
+            for q in 0..tr / g {
+                let valid = rows.saturating_sub(row0 + q * g).min(g);
+                let at = from + first * tile + q * g * tc;
+                let to = dst + q * g * cols + first * tc;
+                // SAFETY: the `n` tiles' group `q` is inside the band, its
+                // `valid` rows below `rows` and its `n·tc` columns below
+                // `cols` (whole tiles); the stage holds `span` groups; the
+                // caller's contract.
+                unsafe {
+                    if valid == g {
+                        let tiles = (b.src.add(at), tile, n);
+                        tile_kernels::unpack_span_staged::<T, AVX>(
+                            kernel,
+                            tiles,
+                            b.dst.add(to),
+                            cols,
+                            (tc, g),
+                        );
+                    } else if valid > 0 {
+                        for t in 0..n {
+                            tile_kernels::unpack::<T, AVX, false>(
+                                kernel,
+                                b.src.add(at + t * tile),
+                                b.dst.add(to + t * tc),
+                                cols,
+                                (valid, tc),
+                                (tc, g),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        whole
     }
 
     /// [`Tiles::unpack_bands`] with [`Stores::Realigned`]: each whole
@@ -1528,8 +1604,7 @@ impl Tiles {
                             kernel,
                             b.src.add(first + whole * tile + q * g * tc),
                             b.dst.add(dst + q * g * cols + col0),
-                            // An edge group: through the stage anyway.
-                            (cols, false),
+                            cols,
                             (g, cols - col0),
                             (tc, g),
                         );
