@@ -668,8 +668,8 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         ),
         (
             report.misnamed_instructions,
-            "instruction names an operand that does not exist or repeats a name",
-            "instructions name operands that do not exist or repeat names",
+            "instruction names an operand or computation that does not exist or repeats a name",
+            "instructions name operands or computations that do not exist or repeat names",
             "(below, on stderr): XLA's parser refuses such a module, and the figures are \
              estimates",
         ),
