@@ -304,6 +304,27 @@ pub fn main(
     }
     crate::common::tell_unshaped_of(&mut error_out, &mut lines, &name, d)?;
     crate::common::tell_misnamed_of(&mut error_out, &mut lines, &name, d)?;
+    // A buffer in two memory spaces, at the value that disagrees.
+    for &(first, other) in report.spaces_disagree.iter().take(MAX_UNREAD_TOLD) {
+        let (a, b) = (&report.rows[first], &report.rows[other]);
+        let message = format!(
+            "{} (S({})) is one buffer with {} (S({})): XLA keeps a buffer in one memory \
+             space, so the module's shapes disagree; it is counted in S({})",
+            report.details(b).name,
+            b.space,
+            report.details(a).name,
+            a.space,
+            a.space
+        );
+        match d.instruction(b.value.instruction) {
+            Some((_, i)) => writeln!(
+                error_out,
+                "{}",
+                i.span().render_with(&mut lines, &name, message)
+            )?,
+            None => writeln!(error_out, "{name}: {message}")?,
+        }
+    }
     if report.sizes_past_int64 {
         writeln!(error_out, "{name}: {PAST_INT64}")?;
     }
@@ -678,6 +699,17 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
         if n > 0 {
             out.push(format!("{} {then}", counted(n as u64, one, many)));
         }
+    }
+    if !report.spaces_disagree.is_empty() {
+        out.push(format!(
+            "{} values in different memory spaces (below, on stderr): XLA keeps a buffer in \
+             one, so the module's shapes disagree; each is counted in its first value's space",
+            counted(
+                report.spaces_disagree.len() as u64,
+                "buffer holds",
+                "buffers hold"
+            )
+        ));
     }
     if report.sizes_past_int64 {
         out.push(PAST_INT64.into());
@@ -1154,6 +1186,11 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "unread_parts": cx.unread,
         "unshaped_instructions": report.unshaped_instructions,
         "misnamed_instructions": report.misnamed_instructions,
+        "spaces_disagree": report
+            .spaces_disagree
+            .iter()
+            .map(|&(a, b)| [report.details(&report.rows[a]).name, report.details(&report.rows[b]).name])
+            .collect::<Vec<_>>(),
         "sizes_past_int64": report.sizes_past_int64,
         "warnings": warnings(report, cx),
         "memory_analysis": ma,

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const DUMPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/dumps");
 
@@ -133,6 +133,7 @@ fn json_is_one_stable_object() {
             "unread_parts",
             "unshaped_instructions",
             "misnamed_instructions",
+            "spaces_disagree",
             "sizes_past_int64",
             "warnings",
             "memory_analysis",
@@ -1310,4 +1311,45 @@ fn values_of_one_buffer_say_so() {
         }
     }
     assert!(told > 10, "{told}");
+}
+
+/// A buffer whose values are written in different memory spaces (a
+/// loop's state in S(0), its body's new value in S(1): the hand-written
+/// example's `w.5`) is told, at the value that disagrees, with the space
+/// the buffer is counted in; every module XLA wrote (the fixtures, host
+/// offload and memory-space assignment among them) keeps each buffer in
+/// one space.
+#[test]
+fn a_buffer_in_two_memory_spaces_is_told() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/dumps/train_step.tpu.hlo"
+    );
+    let out = run(&["memory", example], b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            ":51:3: w.5 (S(1)) is one buffer with Arg_1.2 (S(0)): XLA keeps a buffer in one \
+             memory space, so the module's shapes disagree; it is counted in S(0)"
+        ),
+        "{stderr}"
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("warning: 1 buffer holds values in different memory spaces"),
+        "{report}"
+    );
+    let v = json(&["memory", example, "--json"]);
+    assert_eq!(v["spaces_disagree"], json!([["Arg_1.2", "w.5"]]));
+    let mut checked = 0;
+    for entry in std::fs::read_dir(DUMPS).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "hlo") {
+            let out = run(&["memory", path.to_str().unwrap(), "--json"], b"");
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["spaces_disagree"], json!([]), "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "{checked}");
 }

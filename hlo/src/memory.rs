@@ -844,6 +844,26 @@ pub struct Report<'m, 'a> {
     /// assert!(!r.values_truncated); // one position
     /// ```
     pub values_truncated: bool,
+    /// Buffers whose values are written in different memory spaces, each
+    /// as two rows ([`Report::rows`]): the one it is counted by (an
+    /// argument's, an output's, … else the largest: its space is the
+    /// buffer's in [`Report::spaces`]) and the first that disagrees with
+    /// it. XLA keeps a buffer in one memory space (a loop's state in its
+    /// body too), so the module's shapes disagree.
+    ///
+    /// ```
+    /// use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let text = "b {\n s = f32[4]{0} parameter(0)\n ROOT n = f32[4]{0:S(1)} negate(s)\n}\n\
+    ///             c {\n s = f32[4]{0} parameter(0)\n ROOT t = pred[] constant(true)\n}\n\
+    ///             ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT w = f32[4]{0} while(p), condition=c, body=b\n}";
+    /// let m = Module::parse(text).unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// let [(first, other)] = r.spaces_disagree[..] else { panic!() };
+    /// // p's S(0) (an argument's buffer, counted there) and n's S(1): the
+    /// // loop's state.
+    /// assert_eq!((r.rows[first].space, r.rows[other].space), (0, 1));
+    /// ```
+    pub spaces_disagree: Vec<(usize, usize)>,
     /// Whether the module's sizes add up past int64, XLA's size type: its
     /// values' bytes, or the buffer assignment's allocations, sum past
     /// `i64::MAX` (each array may fit; XLA cannot account for them all).
@@ -1197,6 +1217,7 @@ impl<'m, 'a> Report<'m, 'a> {
             unshaped_instructions: unshaped,
             misnamed_instructions: misnamed,
             values_truncated,
+            spaces_disagree: Vec::new(),
             sizes_past_int64: false,
             entry_marked,
             memory_analysis: MemoryAnalysis {
@@ -1221,6 +1242,8 @@ impl<'m, 'a> Report<'m, 'a> {
             assignment_unused: None,
         };
         report.build_rows();
+        let rep = representatives(&report.rows, report.dataflow.buffer_count() as usize);
+        report.spaces_disagree = spaces_disagree(&report.rows, &rep);
         if let Some(ba) = ba {
             report.join_assignment(ba);
         }
@@ -1769,22 +1792,7 @@ impl<'m, 'a> Report<'m, 'a> {
     ) {
         let d = &self.dataflow;
         let buffers = d.buffer_count() as usize;
-        // One representative row per buffer: the value whose role is the
-        // buffer's (a parameter's buffer is an argument's whatever a loop
-        // body writes into it later), then the largest.
-        let key = |row: &Row| (row.role.buffer_rank(), row.bytes);
-        let mut rep: Vec<u32> = vec![NONE; buffers];
-        for (k, row) in self.rows.iter().enumerate() {
-            if row.buffer == NONE {
-                continue;
-            }
-            let slot = &mut rep[row.buffer as usize];
-            if *slot == NONE || key(&self.rows[*slot as usize]) < key(row) {
-                // A row with a buffer is a value's, and those come
-                // first: one per value at most.
-                *slot = position_number(k);
-            }
-        }
+        let rep = representatives(&self.rows, buffers);
         // The spaces seen, in order.
         let mut seen: Vec<i64> = self.rows.iter().map(|r| r.space).collect();
         if let Some(ba) = ba {
@@ -2518,6 +2526,48 @@ fn by_step(events: &[Event], steps: usize) -> Vec<Event> {
         start[e.step as usize] += 1;
     }
     out
+}
+
+/// One representative row per buffer (`NONE` for a buffer with none):
+/// the value whose role is the buffer's (a parameter's buffer is an
+/// argument's whatever a loop body writes into it later), then the
+/// largest. The buffer is counted in its representative's memory space.
+fn representatives(rows: &[Row], buffers: usize) -> Vec<u32> {
+    let key = |row: &Row| (row.role.buffer_rank(), row.bytes);
+    let mut rep: Vec<u32> = vec![NONE; buffers];
+    for (k, row) in rows.iter().enumerate() {
+        let Some(slot) = rep.get_mut(row.buffer as usize) else {
+            continue; // `NONE`: a reducer's constant.
+        };
+        if *slot == NONE || key(&rows[*slot as usize]) < key(row) {
+            // A row with a buffer is a value's, and those come first:
+            // one per value at most.
+            *slot = position_number(k);
+        }
+    }
+    rep
+}
+
+/// [`Report::spaces_disagree`] of `rows`, given their buffers'
+/// representatives: per buffer, its representative and the first row in
+/// another memory space (tuple tables, which XLA keeps in the default
+/// space whatever the elements', aside).
+fn spaces_disagree(rows: &[Row], rep: &[u32]) -> Vec<(usize, usize)> {
+    let mut told: HashSet<u32> = HashSet::new();
+    let mut found = Vec::new();
+    for (k, row) in rows.iter().enumerate() {
+        let Some(&r) = rep.get(row.buffer as usize) else {
+            continue;
+        };
+        let first = r as usize;
+        if row.tuple_table || rows[first].tuple_table {
+            continue;
+        }
+        if rows[first].space != row.space && told.insert(row.buffer) {
+            found.push((first, k));
+        }
+    }
+    found
 }
 
 /// Sweeps `events` over the `steps` of the schedule: sets each space's
