@@ -575,13 +575,16 @@ pub(super) const SPAN_STAGE_BYTES: usize = 16384;
 #[repr(C, align(64))]
 struct SpanStage([u8; SPAN_STAGE_BYTES]);
 
-/// How many tiles' row groups of `group` bytes [`unpack_span_staged`]
-/// takes at once: as many as its stage holds, at least one.
+/// A row group is at most [`MAX_GROUP_BYTES`] (`Tiles::new`): the span
+/// stage holds one or more.
+const _: () = assert!(MAX_GROUP_BYTES <= SPAN_STAGE_BYTES);
+
+/// How many tiles' row groups of `group` bytes (`1..=MAX_GROUP_BYTES`)
+/// [`unpack_span_staged`] takes at once: as many as its stage holds.
+///
+/// Post-condition: at least one, and `span · group ≤ SPAN_STAGE_BYTES`.
 pub(super) const fn span_of_groups(group: usize) -> usize {
-    match SPAN_STAGE_BYTES / group {
-        0 => 1,
-        n => n,
-    }
+    SPAN_STAGE_BYTES / group
 }
 
 /// [`unpack`] of the same whole row group of `n` tiles side by side
