@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
-    AssignmentDamage, Backend, Field, Options, Order, Report, Role, RoleKind, Row, Source, Space,
-    add_bytes,
+    AssignmentDamage, Backend, Field, Options, Order, Report, Role, RoleKind, Row, SIZE_LIMIT,
+    Source, Space, add_bytes,
 };
 use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
 
@@ -305,6 +305,14 @@ pub fn main(
     crate::common::tell_unshaped_of(&mut error_out, &mut lines, &name, d)?;
     crate::common::tell_misnamed_of(&mut error_out, &mut lines, &name, d)?;
     // A buffer in two memory spaces, at the value that disagrees.
+    let disagree = report.spaces_disagree.len();
+    if disagree > MAX_UNREAD_TOLD {
+        writeln!(
+            error_out,
+            "{name}: {disagree} buffers hold values in different memory spaces (the first \
+             {MAX_UNREAD_TOLD} are named below)"
+        )?;
+    }
     for &(first, other) in report.spaces_disagree.iter().take(MAX_UNREAD_TOLD) {
         let (a, b) = (&report.rows[first], &report.rows[other]);
         let message = format!(
@@ -526,13 +534,17 @@ fn expansion_text(data: u64, bytes: u64) -> String {
     }
 }
 
-fn source_text(s: Source) -> &'static str {
-    match s {
+/// How a field's figure was come by, in words. Past int64, only a
+/// figure at the limit was cut there ("capped"); the others are not the
+/// compiler's either (a sum may have been cut before a subtraction).
+fn source_text(f: &Field) -> &'static str {
+    match f.source {
         Source::Exact => "exact",
         Source::BufferAssignment => "XLA's buffer assignment",
         Source::Estimated => "estimated",
-        Source::PastInt64 => "past int64: capped",
-        _ => s.name(),
+        Source::PastInt64 if f.bytes == SIZE_LIMIT => "past int64: capped",
+        Source::PastInt64 => "past int64: not the compiler's",
+        s => s.name(),
     }
 }
 
@@ -839,7 +851,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             "  {name:<29} {:>15} {:>9}  {}",
             group(f.bytes),
             human(f.bytes),
-            source_text(f.source)
+            source_text(&f)
         );
     }
     let _ = writeln!(o, "\nMemory spaces:");
@@ -852,7 +864,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             counted(s.buffers as u64, "buffer", "buffers"),
             human(s.buffer_bytes),
             group(s.buffer_bytes),
-            human(s.buffer_bytes.saturating_sub(s.data_bytes))
+            human(s.padding_bytes)
         );
         let _ = writeln!(
             o,
@@ -919,7 +931,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     let _ = writeln!(
         o,
         "\nExtra memory due to padding: {}{} — {} of elements in {} of device buffers (all of them, live at once or not)",
-        human(bytes.saturating_sub(data)),
+        human(report.padding_bytes()),
         expansion_text(data, bytes),
         human(data),
         human(bytes)
@@ -947,7 +959,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             let _ = writeln!(
                 o,
                 "  of which padding: {}{}",
-                human(bytes.saturating_sub(data)),
+                human(report.padding_bytes_at_peak().unwrap_or(0)),
                 expansion_text(data, bytes)
             );
         }
@@ -1157,7 +1169,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             "instruction": at.map(|(_, i)| i.name()),
             "computation": at.and_then(|(k, _)| d.module().computations().get(k)).map(|c| c.name()),
             "live_buffers": p.live.len(),
-            "padding_bytes": report.padding_at_peak().map(|(data, bytes)| bytes.saturating_sub(data)),
+            "padding_bytes": report.padding_bytes_at_peak(),
         })
     });
     json!({
@@ -1198,7 +1210,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "padding": {
             "data_bytes": data,
             "buffer_bytes": bytes,
-            "padding_bytes": bytes.saturating_sub(data),
+            "padding_bytes": report.padding_bytes(),
             "expansion": expansion(data, bytes),
         },
         "peak": peak,
@@ -1222,7 +1234,7 @@ fn space_json(s: &Space) -> Value {
         "buffers": s.buffers,
         "buffer_bytes": s.buffer_bytes,
         "data_bytes": s.data_bytes,
-        "padding_bytes": s.buffer_bytes.saturating_sub(s.data_bytes),
+        "padding_bytes": s.padding_bytes,
         "arguments": s.arguments,
         "outputs": s.outputs,
         "aliased": s.aliased,
@@ -1484,7 +1496,7 @@ fn html(report: &Report, cx: &Context) -> String {
             human(f.bytes),
             f.source.name(),
             group(f.bytes),
-            source_text(f.source)
+            source_text(&f)
         );
     }
     o.push_str("</div>\n");
@@ -1494,8 +1506,8 @@ fn html(report: &Report, cx: &Context) -> String {
     let _ = writeln!(
         o,
         "<h2>Padding</h2>\n<p id=\"padding\" data-padding-bytes=\"{}\"><b>Extra memory due to padding: {}{}</b> — {} of elements in {} of device buffers (all of them, live at once or not).</p>",
-        bytes.saturating_sub(data),
-        human(bytes.saturating_sub(data)),
+        report.padding_bytes(),
+        human(report.padding_bytes()),
         expansion_text(data, bytes),
         human(data),
         human(bytes)
@@ -1598,7 +1610,7 @@ fn html(report: &Report, cx: &Context) -> String {
             human(s.temp_peak),
             heap_cell(s),
             human(s.live_peak),
-            human(s.buffer_bytes.saturating_sub(s.data_bytes)),
+            human(s.padding_bytes),
             s.assigned
                 .map(|a| human(a.total))
                 .unwrap_or_else(|| "—".into())
@@ -1630,11 +1642,8 @@ fn html(report: &Report, cx: &Context) -> String {
             d.schedule().len(),
             counted(p.live.len() as u64, "buffer", "buffers"),
             report
-                .padding_at_peak()
-                .map(|(data, bytes)| format!(
-                    ", {} of them padding",
-                    human(bytes.saturating_sub(data))
-                ))
+                .padding_bytes_at_peak()
+                .map(|padding| format!(", {} of them padding", human(padding)))
                 .unwrap_or_default(),
             if report.backend == Backend::Cpu {
                 " (jax's CPU peak_memory_in_bytes leaves temporaries out.)"

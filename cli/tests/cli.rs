@@ -1822,6 +1822,26 @@ fn sizes_past_int64_are_not_capped_in_silence() {
     for (key, value) in totals.iter().flat_map(|o| o.as_object().unwrap()) {
         assert!(value.as_u64().is_none_or(|v| v <= limit), "{key}: {value}");
     }
+    // Padding is summed buffer by buffer, not taken as the difference of
+    // two capped totals (it read 0B): f32[1,2^57] in (8,128) tiles pads
+    // to 8 rows, 2^62 bytes for 2^59 of elements.
+    let padded = format!(
+        "HloModule p\nENTRY e {{\n  a = {big} parameter(0)\n  b = {big} parameter(1)\n  \
+         ROOT c = f32[1,144115188075855872]{{1,0:T(8,128)}} parameter(2)\n}}\n"
+    );
+    let v: Value =
+        serde_json::from_slice(&run(&["memory", "-", "--json"], &padded).stdout).unwrap();
+    let padding = (1u64 << 62) - (1u64 << 59);
+    assert_eq!(v["padding"]["padding_bytes"], padding, "{}", v["padding"]);
+    assert_eq!(v["spaces"][0]["padding_bytes"], padding);
+    assert_eq!(v["peak"]["padding_bytes"], padding);
+    // Only a figure at the limit is called capped.
+    let report = String::from_utf8_lossy(&run(&["memory", "-"], &module).stdout).into_owned();
+    let alias = report
+        .lines()
+        .find(|l| l.contains("alias_size_in_bytes"))
+        .unwrap();
+    assert!(alias.ends_with("past int64: not the compiler's"), "{alias}");
     // 8 values of 2^62 bytes: 2^65.
     let out = run(&["scan", "-", "--summary"], &module);
     assert_eq!(out.status.code(), Some(1));

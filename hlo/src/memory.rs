@@ -568,6 +568,10 @@ pub struct Space {
     pub data_bytes: u64,
     /// The buffers' bytes: `data_bytes` plus padding.
     pub buffer_bytes: u64,
+    /// The buffers' padding, summed buffer by buffer (past int64 the two
+    /// totals above stop at [`SIZE_LIMIT`] and their difference says
+    /// nothing).
+    pub padding_bytes: u64,
     /// How many buffers.
     pub buffers: usize,
     /// XLA's allocations of this color, when a buffer assignment was given.
@@ -1873,6 +1877,7 @@ impl<'m, 'a> Report<'m, 'a> {
             sp.buffers += 1;
             sp.buffer_bytes = add_bytes(sp.buffer_bytes, row.bytes);
             sp.data_bytes = add_bytes(sp.data_bytes, row.data_bytes);
+            sp.padding_bytes = add_bytes(sp.padding_bytes, row.padding_bytes());
             match row.role {
                 Role::Argument(_) => sp.arguments = add_bytes(sp.arguments, row.bytes),
                 Role::Donated(_) => {
@@ -1902,6 +1907,7 @@ impl<'m, 'a> Report<'m, 'a> {
             sp.buffers += 1;
             sp.buffer_bytes = add_bytes(sp.buffer_bytes, row.bytes);
             sp.data_bytes = add_bytes(sp.data_bytes, row.data_bytes);
+            sp.padding_bytes = add_bytes(sp.padding_bytes, row.padding_bytes());
             sp.constants = add_bytes(sp.constants, row.bytes);
             add(
                 k,
@@ -2425,6 +2431,26 @@ impl<'m, 'a> Report<'m, 'a> {
         )
     }
 
+    /// The padding of the buffers live at the peak, summed buffer by
+    /// buffer: what [`Report::padding_at_peak`]'s two totals differ by,
+    /// also where they stop at [`SIZE_LIMIT`]. `None` without a peak.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("HloModule m, is_scheduled=true\nENTRY e {\n a = f32[2,128]{1,0:T(8,128)} parameter(0)\n n = f32[2,128]{1,0:T(8,128)} negate(a)\n ROOT x = f32[8,128]{1,0:T(8,128)} parameter(1)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.padding_bytes_at_peak(), Some(2 * 3072));
+    /// ```
+    pub fn padding_bytes_at_peak(&self) -> Option<u64> {
+        let p = self.peak.as_ref()?;
+        Some(
+            p.live
+                .iter()
+                .filter_map(|&k| self.rows.get(k))
+                .fold(0, |sum, r| add_bytes(sum, r.padding_bytes())),
+        )
+    }
+
     /// How many devices the module is partitioned for
     /// (`num_partitions=N` in its header; 1 when absent): after SPMD
     /// partitioning, every shape in it is one device's shard.
@@ -2470,6 +2496,21 @@ impl<'m, 'a> Report<'m, 'a> {
             .fold((0u64, 0u64), |(d, b), s| {
                 (add_bytes(d, s.data_bytes), add_bytes(b, s.buffer_bytes))
             })
+    }
+
+    /// The padding of every buffer, device spaces only, summed buffer by
+    /// buffer: what [`Report::padding`]'s two totals differ by, also
+    /// where they stop at [`SIZE_LIMIT`].
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT a = f32[2,128]{1,0:T(8,128)} parameter(0)\n}").unwrap();
+    /// assert_eq!(Report::new(&m, &Options::default()).padding_bytes(), 3072);
+    /// ```
+    pub fn padding_bytes(&self) -> u64 {
+        (self.spaces.iter())
+            .filter(|s| !s.host)
+            .fold(0, |sum, s| add_bytes(sum, s.padding_bytes))
     }
 }
 
