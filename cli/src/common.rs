@@ -396,20 +396,34 @@ pub fn tell_misnamed<'a>(
     dataflow: bool,
 ) -> io::Result<()> {
     for (i, why) in found.into_iter().take(MAX_UNSHAPED_TOLD) {
-        let (what, read) = match why {
+        // What, XLA's own words for it where they name it, how the figures
+        // read it.
+        let (what, xla, read) = match why {
             Misnaming::Operand(name) => (
                 format!(
                     "operand {name} of {} names no instruction of its computation",
                     i.name()
                 ),
+                "",
                 ": it is left out of the dataflow",
             ),
+            // XLA adds a computation once read whole: a callee written
+            // later, or the caller's own computation, "does not exist".
             Misnaming::Computation(name) => (
                 format!(
-                    "{} calls {name}, which is no computation of the module",
+                    "{} calls {name}, which names no computation written before its own",
                     i.name()
                 ),
-                ": what it would run is left out of the figures",
+                ": computation does not exist",
+                ": a callee of that name later in the module is read, else it is left out",
+            ),
+            Misnaming::RepeatedComputation(name) => (
+                format!(
+                    "{name}, the computation of {}, has the name of an earlier computation",
+                    i.name()
+                ),
+                ": computation already exists",
+                ": calls to it go to the first",
             ),
             // `Misnaming` may grow: a repeated name is the rest today.
             _ => (
@@ -417,11 +431,12 @@ pub fn tell_misnamed<'a>(
                     "{} is the name of an earlier instruction of its computation",
                     i.name()
                 ),
+                "",
                 ": operands that name it read the first",
             ),
         };
         let read = if dataflow { read } else { "" };
-        let message = format!("{what} (XLA's parser refuses the module){read}");
+        let message = format!("{what} (XLA's parser refuses the module{xla}){read}");
         writeln!(errors, "{}", i.span().render_with(lines, path, message))?;
     }
     Ok(())

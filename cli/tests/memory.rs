@@ -1073,11 +1073,46 @@ fn names_xla_refuses_are_told() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         for told in [
-            "-:11:2: w calls nobody, which is no computation of the module",
-            "-:12:2: k calls elsewhere, which is no computation",
-            "-:13:2: c calls nothere, which is no computation",
+            "-:11:2: w calls nobody, which names no computation written before its own \
+             (XLA's parser refuses the module: computation does not exist)",
+            "-:12:2: k calls elsewhere, which names no computation written before",
+            "-:13:2: c calls nothere, which names no computation written before",
             "3 instructions name operands or computations that do not exist",
         ] {
+            assert!(stderr.contains(told), "{args:?}: {told}: {stderr}");
+        }
+    }
+    // What jaxlib 0.10.2's parser refuses besides (its words in the
+    // messages): a callee written after its caller, a computation calling
+    // itself ("computation does not exist"), a computation's name used
+    // twice ("computation already exists"). The first holder of a name
+    // is called.
+    let refused = [
+        (
+            "ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT c = f32[4]{0} call(p), to_apply=g\n}\n\n\
+             g {\n ROOT x = f32[4]{0} parameter(0)\n}\n",
+            "-:3:2: c calls g, which names no computation written before its own",
+        ),
+        (
+            "ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT c = f32[4]{0} call(p), to_apply=e\n}\n",
+            "-:3:2: c calls e, which names no computation written before its own",
+        ),
+        (
+            "a {\n ROOT x = f32[4]{0} parameter(0)\n}\n\na {\n ROOT y = f32[8]{0} parameter(0)\n}\n\n\
+             ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT c = f32[4]{0} call(p), to_apply=a\n}\n",
+            "-:6:2: a, the computation of y, has the name of an earlier computation (XLA's \
+             parser refuses the module: computation already exists)",
+        ),
+    ];
+    for (text, told) in refused {
+        for args in [
+            &["memory", "-"][..],
+            &["scan", "-"],
+            &["scan", "-", "--summary"],
+        ] {
+            let out = run(args, text.as_bytes());
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
             assert!(stderr.contains(told), "{args:?}: {told}: {stderr}");
         }
     }

@@ -4,13 +4,16 @@
 //!
 //! XLA resolves an instruction's operands by name within its computation
 //! (an operand may name an instruction written after it) and the
-//! computations it calls by name within the module, and refuses a module
-//! whose computation repeats a name, names an operand that is not there,
-//! or calls a computation that is not there ("computation does not
-//! exist"). The reader does not check this (it keeps operand lists and
-//! attributes as text); [`Names`] does, fed one instruction at a time, so
-//! that memory follows one computation's names (and the module's
-//! computation names), not the module's instructions.
+//! computations it calls by name among those written before its own
+//! (XLA's parser adds a computation once it has read it whole), and
+//! refuses a module whose computation repeats a name, names an operand
+//! that is not there, calls a computation not written before ("computation
+//! does not exist": missing, later, itself), or that repeats a
+//! computation's name ("computation already exists"); as jaxlib 0.10.2's
+//! parser answers. The reader does not check this (it keeps operand lists
+//! and attributes as text); [`Names`] does, fed one instruction at a
+//! time, so that memory follows one computation's names (and the
+//! module's computation names), not the module's instructions.
 
 use alloc::vec::Vec;
 
@@ -58,12 +61,15 @@ pub enum Misnaming<'a> {
     /// An operand names no instruction of its computation (the first such
     /// name).
     Operand(&'a str),
-    /// It calls a computation the module does not have (the first such
-    /// name).
+    /// It calls a computation not written before its own (missing,
+    /// later in the text, or its own): the first such name.
     Computation(&'a str),
     /// An earlier instruction of its computation has its name (the first
     /// holder stands for the name).
     Repeated,
+    /// It is the first instruction of a computation whose name an
+    /// earlier computation has (the first holder stands for the name).
+    RepeatedComputation(&'a str),
 }
 
 impl Misnaming<'_> {
@@ -76,7 +82,7 @@ impl Misnaming<'_> {
     /// assert!(Misnaming::Computation("f").is_dangling());
     /// ```
     pub fn is_dangling(self) -> bool {
-        !matches!(self, Misnaming::Repeated)
+        matches!(self, Misnaming::Operand(_) | Misnaming::Computation(_))
     }
 }
 
@@ -107,11 +113,13 @@ pub struct Names<'a> {
     /// no instruction before them, checked again when it ends (an operand
     /// may name a later instruction).
     pending: Vec<(u32, Instruction<'a>)>,
-    /// The module's computations so far.
+    /// The module's computations read whole so far.
     computations: HashSet<&'a str>,
-    /// Instructions that call a computation not seen before them, checked
-    /// at the end (a computation may be written after its caller).
-    calling: Vec<(u32, Instruction<'a>)>,
+    /// The current computation's name, added when it ends.
+    current: Option<&'a str>,
+    /// The current computation's name when an earlier one has it, until
+    /// its first instruction takes the finding.
+    repeated: Option<&'a str>,
     next: u32,
     found: Vec<Misnamed<'a>>,
 }
@@ -144,7 +152,12 @@ impl<'a> Names<'a> {
     /// ```
     pub fn computation(&mut self, name: &'a str) {
         self.end_computation();
-        self.computations.insert(name);
+        // A computation with no name is the lenient reader's for lines
+        // whose header is lost: not a name the text repeats.
+        if !name.is_empty() {
+            self.repeated = self.computations.contains(name).then_some(name);
+            self.current = Some(name);
+        }
     }
 
     /// The next instruction of the current computation. A repeated name
@@ -165,6 +178,13 @@ impl<'a> Names<'a> {
     pub fn instruction(&mut self, i: Instruction<'a>) {
         let id = self.next;
         self.next += 1;
+        if let Some(name) = self.repeated.take() {
+            self.found.push(Misnamed {
+                id,
+                instruction: i,
+                why: Misnaming::RepeatedComputation(name),
+            });
+        }
         if !self.seen.insert(i.name()) {
             self.found.push(Misnamed {
                 id,
@@ -172,8 +192,15 @@ impl<'a> Names<'a> {
                 why: Misnaming::Repeated,
             });
         }
-        if crate::calls::called_names(&i).any(|c| !self.computations.contains(c.name)) {
-            self.calling.push((id, i));
+        // Computations are looked up among those read whole before.
+        let not_before =
+            crate::calls::called_names(&i).find(|c| !self.computations.contains(c.name));
+        if let Some(c) = not_before {
+            self.found.push(Misnamed {
+                id,
+                instruction: i,
+                why: Misnaming::Computation(c.name),
+            });
         }
         // Most operands name instructions before them: only an
         // instruction with one that is not seen yet waits for the end.
@@ -211,6 +238,10 @@ impl<'a> Names<'a> {
         }
         self.pending.clear();
         self.seen.clear();
+        self.repeated = None;
+        if let Some(name) = self.current.take() {
+            self.computations.insert(name);
+        }
     }
 
     /// Every instruction found, in the order fed; one with several
@@ -234,17 +265,6 @@ impl<'a> Names<'a> {
     /// ```
     pub fn finish(mut self, unread_parts: usize) -> Vec<Misnamed<'a>> {
         self.end_computation();
-        for &(id, i) in &self.calling {
-            let missing =
-                crate::calls::called_names(&i).find(|c| !self.computations.contains(c.name));
-            if let Some(c) = missing {
-                self.found.push(Misnamed {
-                    id,
-                    instruction: i,
-                    why: Misnaming::Computation(c.name),
-                });
-            }
-        }
         let mut all = self.found;
         if unread_parts > 0 {
             all.retain(|m| !m.why.is_dangling());

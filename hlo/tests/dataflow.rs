@@ -478,54 +478,53 @@ fn streaming_and_whole_module_name_checks_agree() {
         assert_eq!(found, by_hand(&m));
         found
     }
-    // XLA's rule written out here, apart from the library's: per
-    // computation, a name used before, or an operand (not a parameter's
-    // number or a constant's literal) naming no instruction of it, or a
-    // computation-naming attribute naming none of the module's; the
+    // XLA's rule written out here, apart from the library's (as
+    // jaxlib 0.10.2's parser answers): per computation, a name used
+    // before, or an operand (not a parameter's number or a constant's
+    // literal) naming no instruction of it, or a computation-naming
+    // attribute naming none written before this computation; the
     // dangling two only when every part read (a name may be of a part
-    // that did not). One instruction is listed once: operand first, then
-    // callee, then the repeated name.
+    // that did not); a computation's first instruction when an earlier
+    // computation has its name. One instruction is listed once: operand
+    // first, then callee, then the repeated names.
     fn by_hand<'a>(m: &Module<'a>) -> Vec<(u32, Misnaming<'a>)> {
-        let computations: BTreeSet<&str> = m.computations().iter().map(|c| c.name()).collect();
+        let mut before: BTreeSet<&str> = BTreeSet::new();
         let mut out = Vec::new();
         let mut id = 0u32;
         for c in m.computations() {
             let names: BTreeSet<&str> = c.instructions().iter().map(|i| i.name()).collect();
+            let repeated_computation = !c.name().is_empty() && before.contains(c.name());
             let mut seen = BTreeSet::new();
-            for i in c.instructions() {
+            for (k, i) in c.instructions().iter().enumerate() {
                 let repeated = !seen.insert(i.name());
                 let complete = m.unread_parts() == 0;
                 let operand = (!matches!(i.opcode(), "parameter" | "constant"))
-                    .then(|| {
-                        i.operands()
-                            .find_map(|o| o.name().filter(|n| !names.contains(n)))
-                    })
+                    .then(|| i.operands().find_map(|o| o.name().filter(|n| !names.contains(n))))
                     .flatten()
                     .filter(|_| complete);
                 // The fixtures call through these attributes.
                 let callee = i
                     .attributes()
                     .filter(|a| {
-                        [
-                            "to_apply",
-                            "calls",
-                            "body",
-                            "condition",
-                            "branch_computations",
-                        ]
-                        .contains(&a.name)
+                        ["to_apply", "calls", "body", "condition", "branch_computations"]
+                            .contains(&a.name)
                     })
                     .flat_map(|a| a.value.trim_matches(|c| c == '{' || c == '}').split(','))
                     .map(|n| n.trim().trim_start_matches('%'))
-                    .find(|n| !computations.contains(n))
+                    .find(|n| !before.contains(n))
                     .filter(|_| complete);
                 let why = match (operand, callee) {
                     (Some(n), _) => Some(Misnaming::Operand(n)),
                     (None, Some(n)) => Some(Misnaming::Computation(n)),
-                    (None, None) => repeated.then_some(Misnaming::Repeated),
+                    (None, None) if repeated => Some(Misnaming::Repeated),
+                    (None, None) => (k == 0 && repeated_computation)
+                        .then_some(Misnaming::RepeatedComputation(c.name())),
                 };
                 out.extend(why.map(|w| (id, w)));
                 id += 1;
+            }
+            if !c.name().is_empty() {
+                before.insert(c.name());
             }
         }
         out
