@@ -2348,7 +2348,10 @@ impl<'m, 'a> Report<'m, 'a> {
         let mut spaces = spaces.to_vec();
         spaces.sort_unstable();
         let steps = self.dataflow.schedule().len();
-        let mut delta = vec![0i64; steps + 1];
+        // Exact (a row's bytes are at most 2^64, far from i128's limit),
+        // cut at SIZE_LIMIT where each step's total is read: saturating
+        // deltas gave nonsense once one saturated.
+        let mut delta = vec![0i128; steps + 1];
         let mut seen = vec![false; self.dataflow.buffer_count() as usize];
         // The largest value of each buffer stands for it.
         let mut order: Vec<usize> = (0..self.rows.len()).collect();
@@ -2370,18 +2373,17 @@ impl<'m, 'a> Report<'m, 'a> {
             if let Some((a, b)) = row.live {
                 let (a, b) = (a as usize, (b as usize + 1).min(steps));
                 if a < b {
-                    let n = i64::try_from(row.bytes).unwrap_or(i64::MAX);
-                    delta[a] = delta[a].saturating_add(n);
-                    delta[b] = delta[b].saturating_sub(n);
+                    delta[a] += i128::from(row.bytes);
+                    delta[b] -= i128::from(row.bytes);
                 }
             }
         }
-        let mut live = 0i64;
+        let mut live = 0i128;
         delta[..steps]
             .iter()
             .map(|d| {
-                live = live.saturating_add(*d);
-                live.max(0) as u64
+                live += d;
+                live.clamp(0, i128::from(SIZE_LIMIT)) as u64
             })
             .collect()
     }

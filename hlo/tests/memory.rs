@@ -537,6 +537,21 @@ fn live_bytes_past_int64_stop_at_the_limit() {
         (s.live_peak, s.temp_peak, s.temp_heap),
         (limit, limit, limit)
     );
+    // The live bytes step by step (the HTML chart's series) too: summed
+    // exactly, cut at the limit. Saturating step by step, it fell to 807
+    // bytes at the last steps while e_v3's 9.2e18 were live.
+    let series = r.live_bytes(&[0]);
+    assert!(series.iter().all(|&b| b <= limit), "{series:?}");
+    // The largest value (f0_r, which e_v3 returns) live at every step it
+    // is: the series never below it there.
+    let big = (r.rows.iter().filter(|row| row.live.is_some()))
+        .max_by_key(|row| row.bytes)
+        .unwrap();
+    assert_eq!(big.bytes, 9223372036854775000);
+    let (first, last) = big.live.unwrap();
+    for step in first..=last {
+        assert!(series[step as usize] >= big.bytes, "{step}: {series:?}");
+    }
 }
 
 /// Each output of a multi-output fusion is told with the metadata of the
