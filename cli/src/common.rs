@@ -425,14 +425,19 @@ pub fn tell_misnamed<'a>(
                 ": computation already exists",
                 ": calls to it go to the first",
             ),
-            // `Misnaming` may grow: a repeated name is the rest today.
-            _ => (
+            Misnaming::Repeated => (
                 format!(
                     "{} is the name of an earlier instruction of its computation",
                     i.name()
                 ),
                 "",
                 ": operands that name it read the first",
+            ),
+            // `Misnaming` may grow.
+            _ => (
+                format!("{} has a name XLA's parser refuses", i.name()),
+                "",
+                "",
             ),
         };
         let read = if dataflow { read } else { "" };

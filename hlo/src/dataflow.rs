@@ -1841,9 +1841,11 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             .control_flow_callees(id)
             .filter(|&c| self.contexts.get(c) == Some(&CallContext::ControlFlow))
             .collect();
-        // A call or conditional whose callees are not there (XLA refuses
-        // the module; `misnamed` lists it) holds no root's values: it is
-        // taken to define its own, so that its output is counted.
+        // A call or conditional with no callee whose values it holds
+        // (none in the module: XLA refuses it, `misnamed` lists it; or
+        // each on another execution thread, or the entry, which runs in
+        // no control-flow context) holds no root's values: it is taken
+        // to define its own, so that its output is counted.
         let r = match rule(i.opcode()) {
             Rule::Call | Rule::Conditional if control.is_empty() => Rule::Defines,
             r => r,

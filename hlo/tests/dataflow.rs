@@ -499,15 +499,24 @@ fn streaming_and_whole_module_name_checks_agree() {
                 let repeated = !seen.insert(i.name());
                 let complete = m.unread_parts() == 0;
                 let operand = (!matches!(i.opcode(), "parameter" | "constant"))
-                    .then(|| i.operands().find_map(|o| o.name().filter(|n| !names.contains(n))))
+                    .then(|| {
+                        i.operands()
+                            .find_map(|o| o.name().filter(|n| !names.contains(n)))
+                    })
                     .flatten()
                     .filter(|_| complete);
                 // The fixtures call through these attributes.
                 let callee = i
                     .attributes()
                     .filter(|a| {
-                        ["to_apply", "calls", "body", "condition", "branch_computations"]
-                            .contains(&a.name)
+                        [
+                            "to_apply",
+                            "calls",
+                            "body",
+                            "condition",
+                            "branch_computations",
+                        ]
+                        .contains(&a.name)
                     })
                     .flat_map(|a| a.value.trim_matches(|c| c == '{' || c == '}').split(','))
                     .map(|n| n.trim().trim_start_matches('%'))

@@ -243,10 +243,12 @@ fn other_groups_and_widths() {
     }
 }
 
-/// Byte transposes into rows that crowd L1 sets (2048 bytes apart or a
-/// multiple, and a few bytes short of or past one: 2047, 4095, 4097),
-/// which ordinary stores reach through a stage, a ragged last row group
-/// too; and distances that do not (1920, 1025), written directly.
+/// Byte transposes into rows that crowd L1 sets (more than 8 rows' starts
+/// in one set: 32 rows 2048 bytes apart or a multiple, and a few bytes
+/// short of or past one: 2047, 4095, 4097; 16 rows of 4095), which
+/// ordinary stores reach through a stage a span of tiles at a time, a
+/// ragged last row group too; and distances that do not (1920, 1025; 16
+/// rows of 2048: 8 to a set), written directly.
 #[test]
 fn byte_transposes_into_aliased_rows() {
     for (ty, dims, tile) in [

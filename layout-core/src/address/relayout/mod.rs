@@ -1076,9 +1076,10 @@ mod tests {
             let one_wide = pred("64,200").packing_pipelined(true).tiles.unwrap();
             assert!(!one_wide.pipelines(Kernel::Bytes32, 1, 32), "one tile wide");
             // pred's 512-bit kernels, on a CPU that has them, where each
-            // family measured them faster: Zen 5 packs with them streamed
-            // only pipelined (with ordinary stores, from lines), and unpacks with them into rows of whole lines
-            // and into rows off the line grid joined in the stage;
+            // family measured them faster: Zen 5 packs with them
+            // pipelined where it streams, from the source's lines with
+            // ordinary stores, and unpacks with them into rows of whole
+            // lines and into rows off the line grid joined in the stage;
             // Intel's cores pack with them either way (a tile at a time
             // reading the source 64 bytes at a time, unless told not
             // to), and unpack with them as Zen 5 does.

@@ -61,8 +61,9 @@ pub(super) enum Kernel {
     /// (`avx512::pack_lines`); rows off the line grid gathered into the
     /// stage 64 bytes at a time (`avx512::gather_lines`). Edge groups,
     /// and groups whose rows are one tile (nothing to gather), as
-    /// `Bytes32Wide`. `Tiles::choose` takes it on Intel's cores, where it
-    /// measured faster.
+    /// `Bytes32Wide`. `Tiles::choose` takes it on Intel's cores, and on
+    /// Zen 5 with ordinary stores (near the core), where it measured
+    /// faster.
     Bytes32Lines,
 }
 
@@ -105,6 +106,7 @@ impl Kernel {
     /// (the 16×16 byte transposes), leaving their lines part-written
     /// meanwhile; [`Kernel::Bytes32Wide`] writes each line whole, in one
     /// store (see `crowds_l1_sets`).
+    #[cfg(target_arch = "x86_64")]
     pub(super) const fn fills_rows_piecewise(self) -> bool {
         matches!(self, Kernel::Bytes16 | Kernel::Bytes32)
     }
@@ -490,7 +492,10 @@ pub(super) unsafe fn unpack<T: Copy, const AVX: bool, const NT: bool>(
 /// span of tiles at a time ([`unpack_span_staged`]).
 ///
 /// Post-condition: `true` exactly when some set holds more than
-/// [`SET_SHARE`] of the rows' first bytes.
+/// [`SET_SHARE`] of the rows' first bytes, counted from a first row at
+/// the start of a set (the destination's own offset moves each row into
+/// the next set alike, and a row's bytes may reach into one more set).
+#[cfg(target_arch = "x86_64")]
 pub(super) const fn crowds_l1_sets(pitch: usize, rows: usize) -> bool {
     let mut counts = [0usize; 64];
     let mut r = 0;
@@ -512,6 +517,7 @@ pub(super) const fn crowds_l1_sets(pitch: usize, rows: usize) -> bool {
 /// set (rows of 1025, 3073, 1024 bytes) ran directly at 27, 35, 38 GiB/s
 /// and a span at a time at 25, 29, 33; 16 rows to a set (2047) at 7.5
 /// directly, 28 a span at a time. Unmeasured on 8-way L1s (Zen 4).
+#[cfg(target_arch = "x86_64")]
 const SET_SHARE: usize = 8;
 
 /// [`unpack`] of an edge group, kept out of the loop: through the stage.
@@ -569,20 +575,24 @@ unsafe fn unpack_staged<T: Copy, const AVX: bool>(
 /// Bytes of the stage [`unpack_span_staged`] spreads a span of tiles'
 /// row groups into: each row's part then goes out [`SPAN_STAGE_BYTES`]
 /// / `g` bytes at a time, several lines in a row.
+#[cfg(target_arch = "x86_64")]
 pub(super) const SPAN_STAGE_BYTES: usize = 16384;
 
 /// A span of row groups' worth of slots (see [`unpack_span_staged`]).
+#[cfg(target_arch = "x86_64")]
 #[repr(C, align(64))]
 struct SpanStage([u8; SPAN_STAGE_BYTES]);
 
 /// A row group is at most [`MAX_GROUP_BYTES`] (`Tiles::new`): the span
 /// stage holds one or more.
+#[cfg(target_arch = "x86_64")]
 const _: () = assert!(MAX_GROUP_BYTES <= SPAN_STAGE_BYTES);
 
 /// How many tiles' row groups of `group` bytes (`1..=MAX_GROUP_BYTES`)
 /// [`unpack_span_staged`] takes at once: as many as its stage holds.
 ///
 /// Post-condition: at least one, and `span · group ≤ SPAN_STAGE_BYTES`.
+#[cfg(target_arch = "x86_64")]
 pub(super) const fn span_of_groups(group: usize) -> usize {
     SPAN_STAGE_BYTES / group
 }
@@ -603,6 +613,7 @@ pub(super) const fn span_of_groups(group: usize) -> usize {
 /// `g` rows writable for `n·cols` slots), without `NT`; slots of
 /// `g·cols·n` fit the stage; `cols·size_of::<T>()` a multiple of 16
 /// (`Kernel::new`'s byte transposes).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) unsafe fn unpack_span_staged<T: Copy, const AVX: bool>(
     kernel: Kernel,
@@ -630,10 +641,7 @@ pub(super) unsafe fn unpack_span_staged<T: Copy, const AVX: bool>(
         }
         for l in 0..g {
             let (from, to) = (s.add(l * wide), to.add(l * pitch));
-            #[cfg(target_arch = "x86_64")]
             copy_row(from.cast(), to.cast(), wide * size_of::<T>());
-            #[cfg(not(target_arch = "x86_64"))]
-            core::ptr::copy_nonoverlapping(from, to, wide);
         }
     }
 }
@@ -2097,12 +2105,14 @@ mod avx512 {
 
 #[cfg(test)]
 mod tests {
-    use super::{AMD, Core, INTEL, core_of, crowds_l1_sets};
+    use super::{AMD, Core, INTEL, core_of};
 
     /// Rows per L1 set, counted here another way: each row's first byte's
     /// set, grouped, largest group.
+    #[cfg(target_arch = "x86_64")]
     #[test]
     fn crowded_sets_are_the_ones_with_more_than_eight_rows() {
+        use super::crowds_l1_sets;
         let most = |pitch: usize, rows: usize| {
             let mut sets: Vec<usize> = (0..rows).map(|r| (r * pitch / 64) % 64).collect();
             sets.sort_unstable();

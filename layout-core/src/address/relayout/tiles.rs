@@ -88,8 +88,8 @@ pub(super) struct Tiles {
     pub(super) pipeline: Option<bool>,
     /// Whether pred's packing reads the source 64 bytes at a time
     /// ([`Kernel::Bytes32Lines`]): `None` where the measurements of the
-    /// core say so (Intel's cores); set only to measure or test either
-    /// way.
+    /// core say so (Intel's cores; Zen 5 with ordinary stores); set only
+    /// to measure or test either way.
     pub(super) from_lines: Option<bool>,
     /// Whether s8's and bf16's rows are realigned to the line grid in
     /// registers where they can be ([`Tiles::realigns`] when unpacking;
@@ -592,11 +592,11 @@ impl Tiles {
             _ if isa != Isa::Avx512Wide => None,
             // pred's packing reading the source 64 bytes at a time: on
             // Intel's cores; on Zen 5 with ordinary stores (the array
-            // near the core), where against the AVX2 kernel it had, in
-            // the same process, it ran 1.5–1.9× as fast (31 → 52–61
-            // GiB/s at 32×4096 and 256×1024, 30 → 46–49 GiB/s at 512×2048
-            // to 64×8192; BENCHMARKS.md); and anywhere it is forced (to
-            // test it).
+            // near the core), where against the AVX2 kernel through the
+            // stage it had, in the same process, it ran 1.2–2.0× as fast
+            // (31 → 56 GiB/s at 32×4096, 32 → 65 at 256×1024, 30 → 47 at
+            // 512×2048, 27 → 33 at 1023×2047; BENCHMARKS.md); and
+            // anywhere it is forced (to test it).
             Kernel::Bytes32
                 if self.pack
                     && !pipelined
@@ -1394,9 +1394,14 @@ impl Tiles {
         let ahead = self.unpacking_reads_ahead(true);
         // Rows that crowd an L1 set take whole tiles a span at a time
         // (`tile_kernels::unpack_span_staged`), with ordinary stores.
-        let crowded = || tile_kernels::crowds_l1_sets(cols * size_of::<T>(), g);
-        let spans = (!NT && kernel.fills_rows_piecewise() && crowded())
-            .then(|| tile_kernels::span_of_groups(g * tc * size_of::<T>()));
+        // Byte transposes run on x86_64 only: elsewhere the span stage's
+        // 16 KiB stay out of this frame.
+        #[cfg(target_arch = "x86_64")]
+        let spans = {
+            let crowded = || tile_kernels::crowds_l1_sets(cols * size_of::<T>(), g);
+            (!NT && kernel.fills_rows_piecewise() && crowded())
+                .then(|| tile_kernels::span_of_groups(g * tc * size_of::<T>()))
+        };
         for band in bands {
             let Band {
                 row0,
@@ -1404,9 +1409,12 @@ impl Tiles {
                 tiles_at: mut from,
             } = self.band(band);
             // SAFETY: the caller's contract, for this band.
+            #[cfg(target_arch = "x86_64")]
             let first = spans.map_or(0, |span| unsafe {
                 self.unpack_spans_staged::<T, AVX>(b, (row0, dst, from), kernel, span)
             });
+            #[cfg(not(target_arch = "x86_64"))]
+            let first = 0;
             from += first * tile;
             for j in first..grid_cols {
                 let col0 = j * tc;
@@ -1459,6 +1467,7 @@ impl Tiles {
     /// # Safety
     /// As [`Tiles::unpack_bands`] for the band at `at`, without `NT`;
     /// `span` is `tile_kernels::span_of_groups` of a group's bytes.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     unsafe fn unpack_spans_staged<T: Copy, const AVX: bool>(
         &self,
