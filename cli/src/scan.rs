@@ -9,6 +9,7 @@ use xla_layout_core::text::{LineCursor, ParseEvent, parse_shape_events};
 use xla_layout_core::{Shape, validate};
 use xla_layout_hlo::dataflow::CallContext;
 use xla_layout_hlo::infer::Shapes;
+use xla_layout_hlo::memory::SIZE_LIMIT;
 use xla_layout_hlo::memory::{Options, Report, Row};
 use xla_layout_hlo::names::Names;
 use xla_layout_hlo::{Event, Module, Reader};
@@ -136,12 +137,12 @@ fn walk_leaves(text: &str, mut f: impl FnMut(&[usize], &Shape)) -> Option<String
     Some(canonical)
 }
 
-/// A shape's canonical text and bytes (a tuple's are its elements' sum;
-/// `None` where some element's size is undefined).
-fn shape_text_and_bytes(text: &str) -> Option<(String, Option<u64>)> {
-    let mut total = Some(0u64);
+/// A shape's canonical text and bytes (a tuple's are its elements' sum,
+/// exact in 128 bits; `None` where some element's size is undefined).
+fn shape_text_and_bytes(text: &str) -> Option<(String, Option<u128>)> {
+    let mut total = Some(0u128);
     let canonical = walk_leaves(text, |_, leaf| {
-        total = total.and_then(|t| t.checked_add(array_bytes(leaf)?));
+        total = total.and_then(|t| t.checked_add(u128::from(array_bytes(leaf)?)));
     })?;
     Some((canonical, total))
 }
@@ -159,7 +160,7 @@ fn write_json_lines(
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     let mut computation = "";
     let (mut failed, mut computations, mut invalid) = (0usize, 0usize, 0usize);
-    let (mut closed, mut unshaped) = (false, 0usize);
+    let (mut closed, mut unshaped, mut past_int64) = (false, 0usize, 0usize);
     let mut shapes = Shapes::new();
     let mut names = Names::new();
     // Errors come in text order: their lines are counted once overall
@@ -200,15 +201,38 @@ fn write_json_lines(
                 if shape.is_none() && unshaped <= crate::common::MAX_UNSHAPED_TOLD {
                     crate::common::tell_unshaped(&mut errors, &mut lines, path, &i)?;
                 }
-                let (shape, bytes) =
-                    match shape.as_ref().and_then(|s| shape_text_and_bytes(s.text())) {
-                        Some((text, bytes)) => (Some(text), bytes),
-                        None => (None, None),
-                    };
+                let (shape, sum) = match shape.as_ref().and_then(|s| shape_text_and_bytes(s.text()))
+                {
+                    Some((text, sum)) => (Some(text), sum),
+                    None => (None, None),
+                };
+                // A tuple whose arrays add up past int64, XLA's size type:
+                // no size, told, and the command fails, as `scan
+                // --summary` and `memory` do. (An array's own size is
+                // XLA's `ByteSizeOf`, as `check` gives it.)
+                let tuple = shape.as_ref().is_some_and(|s| s.starts_with('('));
+                let bytes =
+                    sum.and_then(|b| u64::try_from(b).ok().filter(|&b| !tuple || b <= SIZE_LIMIT));
+                if sum.is_some() && bytes.is_none() {
+                    past_int64 += 1;
+                    if past_int64 <= crate::common::MAX_UNSHAPED_TOLD {
+                        let message = format!(
+                            "the arrays of {}'s shape add up to {} bytes, past int64 (XLA's size \
+                             type): its \"bytes\" are null",
+                            i.name(),
+                            sum.unwrap_or_default()
+                        );
+                        writeln!(
+                            errors,
+                            "{}",
+                            i.span().render_with(&mut lines, path, message)
+                        )?;
+                    }
+                }
                 // A written shape XLA's validator rejects: XLA refuses
                 // the module. Listed, told, and the command fails.
                 let rejected = match i.shape_text() {
-                    Some(text) if bytes.is_none() => first_invalid(text),
+                    Some(text) if sum.is_none() => first_invalid(text),
                     _ => None,
                 };
                 if let Some(why) = &rejected {
@@ -263,7 +287,8 @@ fn write_json_lines(
     unread(failed, "the module")?;
     crate::common::invalid_layouts(invalid, path)?;
     crate::common::unshaped(unshaped, path)?;
-    crate::common::misnamed(misnamed.len(), path, false)
+    crate::common::misnamed(misnamed.len(), path, false)?;
+    crate::common::sizes_past_int64(past_int64 > 0, path)
 }
 
 /// The failure for a file with no computation in it (empty, or a header

@@ -1504,13 +1504,19 @@ fn scan_sizes_what_check_sizes() {
         "ENTRY e {{\n a = {} parameter(0)\n b = {} parameter(1)\n ROOT c = {} parameter(2)\n}}\n",
         shapes[0], shapes[1], shapes[2]
     );
-    let lines = json_lines(run(&["scan", "-"], &text));
+    let out = run(&["scan", "-"], &text);
+    let lines: Vec<Value> = (String::from_utf8_lossy(&out.stdout).lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let checked = check(&format!("{}\n{}\n", shapes[0], shapes[1]));
     assert_eq!(lines[0]["bytes"], checked[0]["bytes"]);
     assert_eq!(lines[0]["bytes"], 1u64 << 62);
+    // An array's size is XLA's `ByteSizeOf`, past int64 too.
     assert_eq!(lines[1]["bytes"], checked[1]["bytes"]);
-    // 2^63 bytes: within 64 bits.
-    assert_eq!(lines[2]["bytes"], 1u64 << 63);
+    // A tuple's arrays adding up to 2^63 bytes, past int64: no size, and
+    // the run fails (as `scan --summary` and `memory` do).
+    assert_eq!(lines[2]["bytes"], Value::Null);
+    assert_eq!(out.status.code(), Some(1));
 }
 
 /// JAX's `Format(layout=None)` (and `AUTO`) chooses no layout: the shape
@@ -1842,6 +1848,25 @@ fn sizes_past_int64_are_not_capped_in_silence() {
         .find(|l| l.contains("alias_size_in_bytes"))
         .unwrap();
     assert!(alias.ends_with("past int64: not the compiler's"), "{alias}");
+    // One tuple of three such arrays: its line's bytes past int64 are
+    // null, told, and `scan` fails (it printed 13835058055282163712 and
+    // exited 0; five elements, past u64, printed null in silence).
+    for n in [3, 5] {
+        let tuple = format!("({})", vec![big; n].join(", "));
+        let text = format!("HloModule t\nENTRY e {{\n  ROOT a = {tuple} parameter(0)\n}}\n");
+        let out = run(&["scan", "-"], &text);
+        assert_eq!(out.status.code(), Some(1));
+        let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(line["bytes"], Value::Null);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let sum = u128::from(n as u64) << 62;
+        assert!(
+            stderr.contains(&format!(
+                "the arrays of a's shape add up to {sum} bytes, past int64"
+            )),
+            "{stderr}"
+        );
+    }
     // 8 values of 2^62 bytes: 2^65.
     let out = run(&["scan", "-", "--summary"], &module);
     assert_eq!(out.status.code(), Some(1));
