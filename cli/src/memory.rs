@@ -309,22 +309,28 @@ pub fn main(
     if disagree > MAX_UNREAD_TOLD {
         writeln!(
             error_out,
-            "{name}: {disagree} buffers hold values in different memory spaces (the first \
+            "{name}: {disagree} buffers are written in different memory spaces (the first \
              {MAX_UNREAD_TOLD} are named below)"
         )?;
     }
-    for &(first, other) in report.spaces_disagree.iter().take(MAX_UNREAD_TOLD) {
-        let (a, b) = (&report.rows[first], &report.rows[other]);
+    for &(counted, other) in report.spaces_disagree.iter().take(MAX_UNREAD_TOLD) {
+        let a = &report.rows[counted];
+        let space =
+            d.nodes(other.instruction)
+                .get(other.node as usize)
+                .map_or(a.space, |n| match n.kind {
+                    xla_layout_hlo::dataflow::NodeKind::Array(x) => i64::from(x.space),
+                    _ => a.space,
+                });
         let message = format!(
-            "{} (S({})) is one buffer with {} (S({})): XLA keeps a buffer in one memory \
+            "{} (S({space})) is one buffer with {} (S({})): XLA keeps a buffer in one memory \
              space, so the module's shapes disagree; it is counted in S({})",
-            report.details(b).name,
-            b.space,
+            d.value_name(other),
             report.details(a).name,
             a.space,
             a.space
         );
-        match d.instruction(b.value.instruction) {
+        match d.instruction(other.instruction) {
             Some((_, i)) => writeln!(
                 error_out,
                 "{}",
@@ -714,12 +720,13 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     }
     if !report.spaces_disagree.is_empty() {
         out.push(format!(
-            "{} values in different memory spaces (below, on stderr): XLA keeps a buffer in \
-             one, so the module's shapes disagree; each is counted in its first value's space",
+            "{} written in different memory spaces (below, on stderr): XLA keeps a buffer in \
+             one, so the module's shapes disagree; each is counted in the space of the value \
+             that stands for it",
             counted(
                 report.spaces_disagree.len() as u64,
-                "buffer holds",
-                "buffers hold"
+                "buffer is",
+                "buffers are"
             )
         ));
     }
@@ -1201,7 +1208,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "spaces_disagree": report
             .spaces_disagree
             .iter()
-            .map(|&(a, b)| [report.details(&report.rows[a]).name, report.details(&report.rows[b]).name])
+            .map(|&(a, b)| [report.details(&report.rows[a]).name, d.value_name(b)])
             .collect::<Vec<_>>(),
         "sizes_past_int64": report.sizes_past_int64,
         "warnings": warnings(report, cx),

@@ -1348,12 +1348,12 @@ fn values_of_one_buffer_say_so() {
     assert!(told > 10, "{told}");
 }
 
-/// A buffer whose values are written in different memory spaces (a
+/// A buffer whose positions are written in different memory spaces (a
 /// loop's state in S(0), its body's new value in S(1): the hand-written
-/// example's `w.5`) is told, at the value that disagrees, with the space
-/// the buffer is counted in; every module XLA wrote (the fixtures, host
-/// offload and memory-space assignment among them) keeps each buffer in
-/// one space.
+/// example's `w.5`; a tuple element forwarding an S(1) value as S(0)) is
+/// told, at the position that disagrees, with the space the buffer is
+/// counted in; every module XLA wrote (the fixtures, host offload and
+/// memory-space assignment among them) keeps each buffer in one space.
 #[test]
 fn a_buffer_in_two_memory_spaces_is_told() {
     let example = concat!(
@@ -1371,11 +1371,30 @@ fn a_buffer_in_two_memory_spaces_is_told() {
     );
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
-        report.contains("warning: 1 buffer holds values in different memory spaces"),
+        report.contains("warning: 2 buffers are written in different memory spaces"),
         "{report}"
     );
     let v = json(&["memory", example, "--json"]);
-    assert_eq!(v["spaces_disagree"], json!([["Arg_1.2", "w.5"]]));
+    // And a position that only forwards a value: the entry's root tuple
+    // writes activations.vmem's S(1) array as S(0).
+    assert_eq!(
+        v["spaces_disagree"],
+        json!([["Arg_1.2", "w.5"], ["activations.vmem", "tuple.11{0}"]])
+    );
+    // A loop's state written S(1) only in the body's root tuple.
+    let root_only = "b {\n s = (s32[], f32[1024]{0}) parameter(0)\n \
+                     i = s32[] get-tuple-element(s), index=0\n \
+                     v = f32[1024]{0} get-tuple-element(s), index=1\n m = f32[1024]{0} negate(v)\n \
+                     ROOT t = (s32[], f32[1024]{0:S(1)}) tuple(i, m)\n}\n\n\
+                     c {\n s = (s32[], f32[1024]{0}) parameter(0)\n ROOT x = pred[] constant(true)\n}\n\n\
+                     ENTRY e {\n p = (s32[], f32[1024]{0}) parameter(0)\n \
+                     ROOT w = (s32[], f32[1024]{0}) while(p), condition=c, body=b\n}\n";
+    let out = run(&["memory", "-"], root_only.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("-:6:2: t{1} (S(1)) is one buffer with p{1} (S(0))"),
+        "{stderr}"
+    );
     let mut checked = 0;
     for entry in std::fs::read_dir(DUMPS).unwrap() {
         let path = entry.unwrap().path();

@@ -848,26 +848,28 @@ pub struct Report<'m, 'a> {
     /// assert!(!r.values_truncated); // one position
     /// ```
     pub values_truncated: bool,
-    /// Buffers whose values are written in different memory spaces, each
-    /// as two rows ([`Report::rows`]): the one it is counted by (an
-    /// argument's, an output's, … else the largest: its space is the
-    /// buffer's in [`Report::spaces`]) and the first that disagrees with
-    /// it. XLA keeps a buffer in one memory space (a loop's state in its
-    /// body too), so the module's shapes disagree.
+    /// Buffers whose positions are written in different memory spaces,
+    /// each as the row it is counted by ([`Report::rows`]: an argument's,
+    /// an output's, … else the largest; its space is the buffer's in
+    /// [`Report::spaces`]) and the first position, in module order, whose
+    /// shape says another space (a value, or what forwards one: a
+    /// tuple's element, a loop's state, a `get-tuple-element`). XLA keeps
+    /// a buffer in one memory space, so the module's shapes disagree.
     ///
     /// ```
-    /// use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// use xla_layout_hlo::{Module, dataflow::Value, memory::{Options, Report}};
     /// let text = "b {\n s = f32[4]{0} parameter(0)\n ROOT n = f32[4]{0:S(1)} negate(s)\n}\n\
     ///             c {\n s = f32[4]{0} parameter(0)\n ROOT t = pred[] constant(true)\n}\n\
     ///             ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT w = f32[4]{0} while(p), condition=c, body=b\n}";
     /// let m = Module::parse(text).unwrap();
     /// let r = Report::new(&m, &Options::default());
-    /// let [(first, other)] = r.spaces_disagree[..] else { panic!() };
+    /// let [(counted, other)] = r.spaces_disagree[..] else { panic!() };
     /// // p's S(0) (an argument's buffer, counted there) and n's S(1): the
     /// // loop's state.
-    /// assert_eq!((r.rows[first].space, r.rows[other].space), (0, 1));
+    /// assert_eq!(r.rows[counted].space, 0);
+    /// assert_eq!(r.dataflow().value_name(other), "n");
     /// ```
-    pub spaces_disagree: Vec<(usize, usize)>,
+    pub spaces_disagree: Vec<(usize, Value)>,
     /// Whether the module's sizes add up past int64, XLA's size type: its
     /// values' bytes, or the buffer assignment's allocations, sum past
     /// `i64::MAX` (each array may fit; XLA cannot account for them all).
@@ -1247,7 +1249,7 @@ impl<'m, 'a> Report<'m, 'a> {
         };
         report.build_rows();
         let rep = representatives(&report.rows, report.dataflow.buffer_count() as usize);
-        report.spaces_disagree = spaces_disagree(&report.rows, &rep);
+        report.spaces_disagree = report.spaces_disagree(&rep);
         if let Some(ba) = ba {
             report.join_assignment(ba);
         }
@@ -1256,6 +1258,42 @@ impl<'m, 'a> Report<'m, 'a> {
         report.memory_analysis(ba);
         report.mark_past_int64(ba);
         report
+    }
+
+    /// [`Report::spaces_disagree`], given the buffers' representatives
+    /// (`representatives`): per buffer, its representative and the first
+    /// array position, in module order, in another memory space (tuple
+    /// tables, which XLA keeps in the default space, aside).
+    fn spaces_disagree(&self, rep: &[u32]) -> Vec<(usize, Value)> {
+        let d = &self.dataflow;
+        let mut told: HashSet<u32> = HashSet::new();
+        let mut found = Vec::new();
+        for k in 0..d.module().computations().len() {
+            for id in d.ids_of(k) {
+                for (node, n) in (0u32..).zip(d.nodes(id)) {
+                    let NodeKind::Array(a) = &n.kind else {
+                        continue;
+                    };
+                    let Some(b) = d.buffer_at(id, node) else {
+                        continue;
+                    };
+                    let Some(&r) = rep.get(b as usize).filter(|&&r| r != NONE) else {
+                        continue;
+                    };
+                    let row = &self.rows[r as usize];
+                    if !row.tuple_table && row.space != i64::from(a.space) && told.insert(b) {
+                        found.push((
+                            r as usize,
+                            Value {
+                                instruction: id,
+                                node,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// Sets [`Report::sizes_past_int64`], and with it every figure's
@@ -2589,28 +2627,6 @@ fn representatives(rows: &[Row], buffers: usize) -> Vec<u32> {
         }
     }
     rep
-}
-
-/// [`Report::spaces_disagree`] of `rows`, given their buffers'
-/// representatives: per buffer, its representative and the first row in
-/// another memory space (tuple tables, which XLA keeps in the default
-/// space whatever the elements', aside).
-fn spaces_disagree(rows: &[Row], rep: &[u32]) -> Vec<(usize, usize)> {
-    let mut told: HashSet<u32> = HashSet::new();
-    let mut found = Vec::new();
-    for (k, row) in rows.iter().enumerate() {
-        let Some(&r) = rep.get(row.buffer as usize) else {
-            continue;
-        };
-        let first = r as usize;
-        if row.tuple_table || rows[first].tuple_table {
-            continue;
-        }
-        if rows[first].space != row.space && told.insert(row.buffer) {
-            found.push((first, k));
-        }
-    }
-    found
 }
 
 /// Sweeps `events` over the `steps` of the schedule: sets each space's
