@@ -442,9 +442,32 @@ pub fn tell_misnamed<'a>(
         };
         let read = if dataflow { read } else { "" };
         let message = format!("{what} (XLA's parser refuses the module{xla}){read}");
-        writeln!(errors, "{}", i.span().render_with(lines, path, message))?;
+        // At the name it is about, where there is one.
+        let span = match why {
+            Misnaming::Operand(name) | Misnaming::Computation(name) => span_within(&i, name),
+            _ => i.span(),
+        };
+        writeln!(errors, "{}", span.render_with(lines, path, message))?;
     }
     Ok(())
+}
+
+/// Where `part` (a piece of `i`'s text: an operand's or a callee's name)
+/// is in the module text; `i`'s span when it is not a piece of it.
+fn span_within(i: &xla_layout_hlo::Instruction<'_>, part: &str) -> xla_layout_core::text::ByteSpan {
+    // Both are slices of the module text: the offset between their
+    // starts says where (addresses compared, nothing read through them).
+    let at = (part.as_ptr() as usize).checked_sub(i.text().as_ptr() as usize);
+    match at.filter(|&at| at + part.len() <= i.text().len()) {
+        Some(at) => {
+            let start = i.span().start + at;
+            xla_layout_core::text::ByteSpan {
+                start,
+                end: start + part.len(),
+            }
+        }
+        None => i.span(),
+    }
 }
 
 /// The failure for `n` instructions XLA's parser would refuse for their

@@ -1030,7 +1030,8 @@ fn names_xla_refuses_are_told() {
             "{stderr}"
         );
         assert!(
-            stderr.contains("-:7:2: operand missing of b names no instruction"),
+            // At the name (it underlined the whole instruction).
+            stderr.contains("-:7:28: operand missing of b names no instruction"),
             "{stderr}"
         );
         assert!(
@@ -1073,10 +1074,10 @@ fn names_xla_refuses_are_told() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         for told in [
-            "-:11:2: w calls nobody, which names no computation written before its own \
+            "-:11:45: w calls nobody, which names no computation written before its own \
              (XLA's parser refuses the module: computation does not exist)",
-            "-:12:2: k calls elsewhere, which names no computation written before",
-            "-:13:2: c calls nothere, which names no computation written before",
+            "-:12:62: k calls elsewhere, which names no computation written before",
+            "-:13:39: c calls nothere, which names no computation written before",
             "3 instructions name operands or computations that do not exist",
         ] {
             assert!(stderr.contains(told), "{args:?}: {told}: {stderr}");
@@ -1091,11 +1092,11 @@ fn names_xla_refuses_are_told() {
         (
             "ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT c = f32[4]{0} call(p), to_apply=g\n}\n\n\
              g {\n ROOT x = f32[4]{0} parameter(0)\n}\n",
-            "-:3:2: c calls g, which names no computation written before its own",
+            "-:3:39: c calls g, which names no computation written before its own",
         ),
         (
             "ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT c = f32[4]{0} call(p), to_apply=e\n}\n",
-            "-:3:2: c calls e, which names no computation written before its own",
+            "-:3:39: c calls e, which names no computation written before its own",
         ),
         (
             "a {\n ROOT x = f32[4]{0} parameter(0)\n}\n\na {\n ROOT y = f32[8]{0} parameter(0)\n}\n\n\
