@@ -347,6 +347,12 @@ pub fn tell_unshaped(
         None => format!(
             "{name} has no shape written, and xla-layout has no rule to infer one for {opcode}"
         ),
+        // It takes its callee's result: one written before it, as XLA
+        // looks callees up.
+        Some(xla_layout_hlo::infer::Rule::Called(_)) => format!(
+            "{name} has no shape written, and xla-layout cannot infer it: its callee is not \
+             written before it, or has no shape at its root, or inference's work budget is spent"
+        ),
         Some(_) => format!(
             "{name} has no shape written, and xla-layout cannot infer it: an operand's shape is \
              unknown or not one {opcode} takes, or inference's work budget is spent"

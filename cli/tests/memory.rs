@@ -1105,6 +1105,16 @@ fn names_xla_refuses_are_told() {
              parser refuses the module: computation already exists)",
         ),
     ];
+    // With the call's shape left out, nothing is inferred for it, and
+    // the message says why (it blamed the operands).
+    let later_unshaped = "ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT c = call(p), to_apply=g\n}\n\n\
+         g {\n ROOT x = f32[4]{0} parameter(0)\n}\n";
+    let out = run(&["scan", "-"], later_unshaped.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("c has no shape written, and xla-layout cannot infer it: its callee is not written before it"),
+        "{stderr}"
+    );
     for (text, told) in refused {
         for args in [
             &["memory", "-"][..],
