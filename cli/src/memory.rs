@@ -293,14 +293,14 @@ pub fn main(
             "the shape of {} is one XLA's validator rejects: {e}",
             details.name
         );
-        match d.instruction(row.value.instruction) {
-            Some((_, i)) => writeln!(
-                error_out,
-                "{}",
-                i.span().render_with(&mut lines, &name, message)
-            )?,
-            None => writeln!(error_out, "{name}: {message}")?,
-        }
+        tell_at(
+            &mut error_out,
+            &mut lines,
+            &name,
+            d,
+            row.value.instruction,
+            &message,
+        )?;
     }
     crate::common::tell_unshaped_of(&mut error_out, &mut lines, &name, d)?;
     crate::common::tell_misnamed_of(&mut error_out, &mut lines, &name, d)?;
@@ -330,14 +330,14 @@ pub fn main(
             a.space,
             a.space
         );
-        match d.instruction(other.instruction) {
-            Some((_, i)) => writeln!(
-                error_out,
-                "{}",
-                i.span().render_with(&mut lines, &name, message)
-            )?,
-            None => writeln!(error_out, "{name}: {message}")?,
-        }
+        tell_at(
+            &mut error_out,
+            &mut lines,
+            &name,
+            d,
+            other.instruction,
+            &message,
+        )?;
     }
     if report.sizes_past_int64 {
         writeln!(error_out, "{name}: {PAST_INT64}")?;
@@ -601,6 +601,22 @@ fn backend_text(report: &Report, args: &Args) -> String {
         }
     }
     t
+}
+
+/// `message` on `errors`, at instruction `id`'s line and column (with
+/// the file's name alone where the id names none).
+fn tell_at(
+    errors: &mut impl Write,
+    lines: &mut xla_layout_core::text::LineCursor<'_>,
+    name: &str,
+    d: &xla_layout_hlo::dataflow::Dataflow<'_, '_>,
+    id: xla_layout_hlo::dataflow::InstructionId,
+    message: &str,
+) -> std::io::Result<()> {
+    match d.instruction(id) {
+        Some((_, i)) => writeln!(errors, "{}", i.span().render_with(lines, name, message)),
+        None => writeln!(errors, "{name}: {message}"),
+    }
 }
 
 /// What the report and stderr say of sizes past int64.
