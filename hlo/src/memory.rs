@@ -1248,13 +1248,14 @@ impl<'m, 'a> Report<'m, 'a> {
             assignment_unused: None,
         };
         report.build_rows();
-        let rep = representatives(&report.rows, report.dataflow.buffer_count() as usize);
-        report.spaces_disagree = report.spaces_disagree(&rep);
         if let Some(ba) = ba {
             report.join_assignment(ba);
         }
+        // Which row stands for each buffer: once, for both uses.
+        let rep = representatives(&report.rows, report.dataflow.buffer_count() as usize);
+        report.spaces_disagree = report.spaces_disagree(&rep);
         let live = report.liveness();
-        report.build_spaces(&live, options.space_labels, ba);
+        report.build_spaces(&rep, &live, options.space_labels, ba);
         report.memory_analysis(ba);
         report.mark_past_int64(ba);
         report
@@ -1825,16 +1826,16 @@ impl<'m, 'a> Report<'m, 'a> {
         range
     }
 
-    /// Per-space totals, peaks and padding.
+    /// Per-space totals, peaks and padding; `rep`: each buffer's row
+    /// (`representatives`), by whose space it is counted.
     fn build_spaces(
         &mut self,
+        rep: &[u32],
         live: &[(u32, u32)],
         labels: &[(i64, &str)],
         ba: Option<&BufferAssignment<'_>>,
     ) {
         let d = &self.dataflow;
-        let buffers = d.buffer_count() as usize;
-        let rep = representatives(&self.rows, buffers);
         // The spaces seen, in order.
         let mut seen: Vec<i64> = self.rows.iter().map(|r| r.space).collect();
         if let Some(ba) = ba {

@@ -1397,11 +1397,10 @@ impl Tiles {
         // Byte transposes run on x86_64 only: elsewhere the span stage's
         // 16 KiB stay out of this frame.
         #[cfg(target_arch = "x86_64")]
-        let spans = {
-            let crowded = || tile_kernels::crowds_l1_sets(cols * size_of::<T>(), g);
-            (!NT && kernel.fills_rows_piecewise() && crowded())
-                .then(|| tile_kernels::span_of_groups(g * tc * size_of::<T>()))
-        };
+        let spans = (!NT
+            && kernel.fills_rows_piecewise()
+            && tile_kernels::crowds_l1_sets(cols * size_of::<T>(), g))
+        .then(|| tile_kernels::span_of_groups(g * tc * size_of::<T>()));
         for band in bands {
             let Band {
                 row0,
