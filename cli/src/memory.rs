@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
-    AssignmentDamage, Backend, Field, Options, Order, Report, Role, RoleKind, Row, SIZE_LIMIT,
-    Source, Space, add_bytes,
+    AssignmentDamage, Backend, Field, Listed, Options, Order, Report, Role, RoleKind, Row,
+    SIZE_LIMIT, Source, Space, add_bytes,
 };
 use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
 
@@ -562,13 +562,61 @@ fn space_title(s: &Space) -> String {
     t
 }
 
-/// The rows to show: sorted, the first `top` (all for 0).
-fn shown(report: &Report, args: &Args) -> Vec<usize> {
-    let mut rows = report.sorted(args.sort);
+/// The buffers to show, each once with the values that share it: sorted,
+/// the first `top` (all for 0).
+fn shown(report: &Report, args: &Args) -> Vec<Listed> {
+    let mut listed = report.by_buffer(args.sort);
     if args.top > 0 {
-        rows.truncate(args.top);
+        listed.truncate(args.top);
     }
-    rows
+    listed
+}
+
+/// How many of a buffer's other values the text and HTML name: a loop
+/// carries one buffer through every computation it passes, and the JSON
+/// lists them all.
+const MAX_SHARED_TOLD: usize = 8;
+
+/// A value that shares a listed buffer, as the text and HTML name it:
+/// `name = opcode (computation c)`, and its space where its text says
+/// another than the buffer's (stderr says why that disagrees).
+fn shared_text(report: &Report, listed: &Listed, k: usize) -> String {
+    let row = &report.rows[k];
+    let d = report.details(row);
+    let mut t = format!("{} = {}  (computation {})", d.name, d.opcode, d.computation);
+    if row.space != report.rows[listed.row].space
+        && let Some(s) = report.space(row.space)
+    {
+        let _ = write!(t, ", written in {}", space_title(s));
+    }
+    t
+}
+
+/// The values sharing `listed`'s buffer, the first [`MAX_SHARED_TOLD`]
+/// named, then how many more.
+fn shared_lines(report: &Report, listed: &Listed) -> Vec<String> {
+    let mut lines: Vec<String> = (listed.shared.iter().take(MAX_SHARED_TOLD))
+        .map(|&k| shared_text(report, listed, k))
+        .collect();
+    if listed.shared.len() > MAX_SHARED_TOLD {
+        lines.push(format!(
+            "… and {} more",
+            listed.shared.len() - MAX_SHARED_TOLD
+        ));
+    }
+    lines
+}
+
+/// The header of the list, text and HTML alike.
+fn listing_title(report: &Report, args: &Args, shown: usize) -> String {
+    format!(
+        "Largest buffers (by {}, {shown} of {}; each once, with the values that share it)",
+        match args.sort {
+            Order::Bytes => "bytes",
+            Order::Padding => "padding",
+        },
+        Report::buffers_of(report.rows.iter())
+    )
 }
 
 fn role_text(role: Role) -> String {
@@ -999,48 +1047,29 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             let _ = writeln!(o, "  each space at its own most: {}", own.join(", "));
         }
     }
-    let rows = shown(report, args);
-    let _ = writeln!(
-        o,
-        "\nLargest values (by {}, {} of {}; values that share a buffer are listed each):",
-        match args.sort {
-            Order::Bytes => "bytes",
-            Order::Padding => "padding",
-        },
-        rows.len(),
-        report.rows.len()
-    );
+    let listed = shown(report, args);
+    let _ = writeln!(o, "\n{}:", listing_title(report, args, listed.len()));
     out.write_all(o.as_bytes())?;
-    // Row by row: with --top 0 a large module has hundreds of thousands.
-    let same = same_buffer_as(report, &rows);
-    for (n, &k) in rows.iter().enumerate() {
-        let mut row_text = String::new();
-        write_row(&mut row_text, report, &report.rows[k], n + 1);
-        if let Some(m) = same[n] {
-            let _ = writeln!(row_text, "     Same buffer as {m}. above: not more memory");
+    // Buffer by buffer: with --top 0 a large module has hundreds of
+    // thousands.
+    for (n, l) in listed.iter().enumerate() {
+        let mut text = String::new();
+        write_row(&mut text, report, &report.rows[l.row], n + 1);
+        // A parameter, its in-place update and its prefetch are one
+        // buffer: named here, not listed as three arrays.
+        if !l.shared.is_empty() {
+            let _ = writeln!(
+                text,
+                "     Same buffer, no more memory: {}",
+                counted(l.shared.len() as u64, "other value", "other values")
+            );
+            for line in shared_lines(report, l) {
+                let _ = writeln!(text, "       {line}");
+            }
         }
-        out.write_all(row_text.as_bytes())?;
+        out.write_all(text.as_bytes())?;
     }
     Ok(())
-}
-
-/// For each shown row, the number (from 1) of the first shown row whose
-/// buffer it shares: no more memory (a parameter, its in-place update
-/// and its prefetch read as three arrays otherwise).
-fn same_buffer_as(report: &Report, rows: &[usize]) -> Vec<Option<usize>> {
-    let mut first_of: std::collections::HashMap<u32, usize> = Default::default();
-    (rows.iter().enumerate())
-        .map(|(n, &k)| match report.rows[k].buffer_id() {
-            None => None,
-            Some(b) => match first_of.entry(b) {
-                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(n + 1);
-                    None
-                }
-            },
-        })
-        .collect()
 }
 
 fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
@@ -1159,10 +1188,13 @@ fn write_json(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::R
     })?;
     out.write_all(after.as_bytes())?;
     out.write_all(b",\n  \"buffers\": [")?;
-    for (n, k) in shown(report, cx.args).into_iter().enumerate() {
+    for (n, l) in shown(report, cx.args).into_iter().enumerate() {
         out.write_all(if n == 0 { b"\n    " } else { b",\n    " })?;
-        serde_json::to_writer(&mut *out, &row_json(report, &report.rows[k]))
-            .map_err(std::io::Error::from)?;
+        let mut v = row_json(report, &report.rows[l.row]);
+        v["shared_with"] = (l.shared.iter())
+            .map(|&k| shared_json(report, &report.rows[k]))
+            .collect();
+        serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from)?;
     }
     out.write_all(b"\n  ]\n}\n")
 }
@@ -1282,12 +1314,7 @@ fn space_json(s: &Space) -> Value {
 
 fn row_json(report: &Report, row: &Row) -> Value {
     let d = report.details(row);
-    let node = report
-        .dataflow()
-        .nodes(row.value.instruction)
-        .get(row.value.node as usize)
-        .map(|n| report.dataflow().index_of(n).to_vec())
-        .unwrap_or_default();
+    let node = value_index(report, row);
     json!({
         "name": d.name,
         "computation": d.computation,
@@ -1316,6 +1343,45 @@ fn row_json(report: &Report, row: &Row) -> Value {
             "function": l.function.map(|f| unescape(f).into_owned()),
         })),
     })
+}
+
+/// A value that shares a listed buffer, in the JSON: what names it and
+/// where its text puts it.
+fn shared_json(report: &Report, row: &Row) -> Value {
+    let d = report.details(row);
+    json!({
+        "name": d.name,
+        "computation": d.computation,
+        "instruction": d.instruction,
+        "opcode": d.opcode,
+        "index": value_index(report, row),
+        "space": row.space,
+        "bytes": row.bytes,
+    })
+}
+
+/// The index of `row`'s value in its instruction's shape (`[]` for an
+/// array-shaped instruction).
+fn value_index(report: &Report, row: &Row) -> Vec<u32> {
+    report
+        .dataflow()
+        .nodes(row.value.instruction)
+        .get(row.value.node as usize)
+        .map(|n| report.dataflow().index_of(n).to_vec())
+        .unwrap_or_default()
+}
+
+/// The values sharing a listed buffer, under its name in the HTML table.
+fn shared_html(report: &Report, listed: &Listed) -> String {
+    let lines = shared_lines(report, listed);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let items: Vec<String> = lines.iter().map(|t| escape(t)).collect();
+    format!(
+        "<div class=\"shared\">same buffer: {}</div>",
+        items.join("<br/>")
+    )
 }
 
 /// `text` with `&`, `<`, `>`, `"` escaped for HTML.
@@ -1374,6 +1440,7 @@ tr:nth-child(even) td { background: #f6f7f9; }
 .legend i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px; vertical-align: -2px; }
 .pad { background: repeating-linear-gradient(45deg, #c9ced8, #c9ced8 3px, #eef0f4 3px, #eef0f4 6px); }
 .reason { color: #5b6478; font-size: 12px; }
+.shared { color: #5b6478; font-size: 12px; }
 code { font-size: 12px; }
 svg { max-width: 100%; height: auto; }
 .wide { overflow-x: auto; }
@@ -1677,32 +1744,26 @@ fn html(report: &Report, cx: &Context) -> String {
     }
 
     // The buffers: bars of bytes, padding hatched.
-    let rows = shown(report, args);
+    let listed = shown(report, args);
     let _ = writeln!(
         o,
-        "<h2>Largest values (by {}, {} of {}; values that share a buffer are listed each)</h2>",
-        match args.sort {
-            Order::Bytes => "bytes",
-            Order::Padding => "padding",
-        },
-        rows.len(),
-        report.rows.len()
+        "<h2>{}</h2>",
+        escape(&listing_title(report, args, listed.len()))
     );
-    let largest = rows
+    let largest = listed
         .iter()
-        .map(|&k| report.rows[k].bytes)
+        .map(|l| report.rows[l.row].bytes)
         .max()
         .unwrap_or(1)
         .max(1);
     let line = 34.0;
-    let height = line * rows.len() as f64 + 8.0;
+    let height = line * listed.len() as f64 + 8.0;
     let _ = writeln!(
         o,
         "<svg id=\"buffers\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1240 {height}\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch2\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eef0f4\"/><rect width=\"3\" height=\"6\" fill=\"#b4bac6\"/></pattern></defs>"
     );
-    let same = same_buffer_as(report, &rows);
-    for (n, &k) in rows.iter().enumerate() {
-        let row = &report.rows[k];
+    for (n, l) in listed.iter().enumerate() {
+        let row = &report.rows[l.row];
         let det = report.details(row);
         let y = 4.0 + n as f64 * line;
         let w = (row.bytes as f64 / largest as f64 * 520.0).max(1.5);
@@ -1741,17 +1802,21 @@ fn html(report: &Report, cx: &Context) -> String {
             match row.padding_bytes() {
                 0 => String::new(),
                 p => format!(" · {} padding", human(p)),
-            } + &same[n]
-                .map(|m| format!(" · same buffer as #{m}"))
-                .unwrap_or_default()
+            } + &match l.shared.len() {
+                0 => String::new(),
+                k => format!(
+                    " · {} share it",
+                    counted(k as u64, "other value", "other values")
+                ),
+            }
         );
     }
     o.push_str("</svg>\n");
 
     // And the same rows as a table, with reasons and origins.
     o.push_str("<div class=\"wide\"><table id=\"buffer-table\"><tr><th>#</th><th>value</th><th>shape</th><th>bytes</th><th>padding</th><th>why</th><th>role</th><th>op_name / source</th></tr>\n");
-    for (n, &k) in rows.iter().enumerate() {
-        let row = &report.rows[k];
+    for (n, l) in listed.iter().enumerate() {
+        let row = &report.rows[l.row];
         let det = report.details(row);
         let origin = {
             let mut t = det
@@ -1769,9 +1834,10 @@ fn html(report: &Report, cx: &Context) -> String {
         };
         let _ = writeln!(
             o,
-            "<tr class=\"buffer-row\"><td class=\"n\">{}</td><td><code>{}</code></td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"reason\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>",
+            "<tr class=\"buffer-row\"><td class=\"n\">{}</td><td><code>{}</code>{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"reason\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>",
             n + 1,
             escape(&det.name),
+            shared_html(report, l),
             escape(&det.shape),
             human(row.bytes),
             human(row.padding_bytes()),

@@ -181,7 +181,8 @@ fn json_is_one_stable_object() {
     assert_eq!(hbm["arguments"], 145920);
     assert_eq!(v["spaces"][3]["name"], "memory space 6");
     assert_eq!(v["spaces"][3]["xla_label"], "color_6");
-    // Sorted by padding instead; --top 0 is every value.
+    // Sorted by padding instead; --top 0 is every buffer, and with the
+    // values that share them every value.
     let v = json(&["memory", &file, "--json", "--sort", "padding", "--top", "0"]);
     let padding: Vec<u64> = v["buffers"]
         .as_array()
@@ -189,7 +190,10 @@ fn json_is_one_stable_object() {
         .iter()
         .map(|b| b["padding_bytes"].as_u64().unwrap())
         .collect();
-    assert_eq!(padding.len() as u64, v["values"].as_u64().unwrap());
+    let values: usize = (v["buffers"].as_array().unwrap().iter())
+        .map(|b| 1 + b["shared_with"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(values as u64, v["values"].as_u64().unwrap());
     assert!(padding.windows(2).all(|w| w[0] >= w[1]));
     // A source line from the stack tables.
     let located = v["buffers"]
@@ -1319,44 +1323,72 @@ fn the_buffer_assignment_reads_from_stdin() {
     assert!(String::from_utf8_lossy(&both.stderr).contains("cannot both be - (stdin)"));
 }
 
-/// A listed value whose buffer an earlier entry holds says so (a
-/// parameter, its in-place update and its prefetch read as three arrays),
-/// exactly where the JSON's buffer ids repeat.
+/// Each buffer is listed once, counted as the totals count it, with the
+/// values that share it named under it (a parameter, its in-place update
+/// and its prefetch are one buffer, not three arrays): the entries hold
+/// every value once, and each space's entries add up to its totals.
 #[test]
-fn values_of_one_buffer_say_so() {
-    let mut told = 0;
+fn each_buffer_is_listed_once_with_the_values_that_share_it() {
+    let mut shared_told = 0;
     for name in ["tpu_donate_tuple", "tpu_train_step", "cpu_collectives_8dev"] {
         let file = format!("{DUMPS}/{name}.hlo");
         let v = json(&["memory", &file, "--json", "--top", "0"]);
-        let ids: Vec<Value> = (v["buffers"].as_array().unwrap().iter())
-            .map(|b| b["buffer"].clone())
-            .collect();
+        let listed = v["buffers"].as_array().unwrap();
+        // No buffer twice.
+        let mut ids: Vec<u64> = listed.iter().filter_map(|b| b["buffer"].as_u64()).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "{name}");
+        // Every value once.
+        let shared = |b: &Value| b["shared_with"].as_array().unwrap().clone();
+        let values: usize = listed.iter().map(|b| 1 + shared(b).len()).sum();
+        assert_eq!(values as u64, v["values"].as_u64().unwrap(), "{name}");
+        // Each space's entries are its buffers and bytes.
+        for s in v["spaces"].as_array().unwrap() {
+            let here: Vec<&Value> = listed.iter().filter(|b| b["space"] == s["space"]).collect();
+            assert_eq!(
+                here.len() as u64,
+                s["buffers"].as_u64().unwrap(),
+                "{name} {s}"
+            );
+            let bytes: u64 = here.iter().map(|b| b["bytes"].as_u64().unwrap()).sum();
+            assert_eq!(bytes, s["buffer_bytes"].as_u64().unwrap(), "{name} {s}");
+        }
+        // The text names the same values under each entry.
         let text = stdout_of(&["memory", &file, "--top", "0"]);
         // Entries are separated by a blank line.
         let entries: Vec<&str> = text
             .split("\n\n")
             .filter(|e| e.contains(". Size: "))
             .collect();
-        assert_eq!(entries.len(), ids.len(), "{name}");
-        for (n, entry) in entries.iter().enumerate() {
-            let first = (!ids[n].is_null())
-                .then(|| ids.iter().position(|b| *b == ids[n]))
-                .flatten()
-                .filter(|&f| f < n);
-            match first {
-                Some(f) => {
-                    assert!(
-                        entry.contains(&format!("Same buffer as {}. above", f + 1)),
-                        "{name} #{}",
-                        n + 1
-                    );
-                    told += 1;
-                }
-                None => assert!(!entry.contains("Same buffer as"), "{name} #{}", n + 1),
+        assert_eq!(entries.len(), listed.len(), "{name}");
+        for (entry, b) in entries.iter().zip(listed) {
+            let others = shared(b);
+            if others.is_empty() {
+                assert!(!entry.contains("Same buffer"), "{name}: {entry}");
+                continue;
             }
+            let count = match others.len() {
+                1 => "1 other value".to_string(),
+                k => format!("{k} other values"),
+            };
+            assert!(
+                entry.contains(&format!("Same buffer, no more memory: {count}\n")),
+                "{name}: {entry}"
+            );
+            for o in others.iter().take(8) {
+                let named = format!(
+                    "       {} = {}  ",
+                    o["name"].as_str().unwrap(),
+                    o["opcode"].as_str().unwrap()
+                );
+                assert!(entry.contains(&named), "{name}: {named}\n{entry}");
+            }
+            shared_told += others.len();
         }
     }
-    assert!(told > 10, "{told}");
+    assert!(shared_told > 10, "{shared_told}");
 }
 
 /// A buffer whose positions are written in different memory spaces (a

@@ -910,6 +910,9 @@ pub struct Report<'m, 'a> {
     pub matched_assigned_values: usize,
     /// The allocations of the buffer assignment given, if one was.
     assignment_allocations: Option<usize>,
+    /// The row that stands for each buffer (`representatives`), `NONE`
+    /// for a buffer with no row: every figure counts a buffer by it.
+    representative: Vec<u32>,
     /// Why the buffer assignment given was not used: it is not all of
     /// XLA's account, and a part of it would pass for the whole (the
     /// figures then come from the module alone, as without one).
@@ -1246,16 +1249,18 @@ impl<'m, 'a> Report<'m, 'a> {
             matched_assigned_values: 0,
             assignment_allocations: ba.map(|ba| ba.allocations.len()),
             assignment_unused: None,
+            representative: Vec::new(),
         };
         report.build_rows();
         if let Some(ba) = ba {
             report.join_assignment(ba);
         }
-        // Which row stands for each buffer: once, for both uses.
+        // Which row stands for each buffer: once, for every use.
         let rep = representatives(&report.rows, report.dataflow.buffer_count() as usize);
         report.spaces_disagree = report.spaces_disagree(&rep);
         let live = report.liveness();
         report.build_spaces(&rep, &live, options.space_labels, ba);
+        report.representative = rep;
         report.memory_analysis(ba);
         report.mark_past_int64(ba);
         report
@@ -2371,7 +2376,8 @@ impl<'m, 'a> Report<'m, 'a> {
     }
 
     /// The bytes live at each step of the schedule in the spaces
-    /// `spaces` (one buffer counted once, at its largest value's size):
+    /// `spaces` (one buffer counted once, by the row that stands for it,
+    /// as the peak counts it):
     /// what the peak is the maximum of.
     ///
     /// ```
@@ -2391,20 +2397,10 @@ impl<'m, 'a> Report<'m, 'a> {
         // cut at SIZE_LIMIT where each step's total is read: saturating
         // deltas gave nonsense once one saturated.
         let mut delta = vec![0i128; steps + 1];
-        let mut seen = vec![false; self.dataflow.buffer_count() as usize];
-        // The largest value of each buffer stands for it.
-        let mut order: Vec<usize> = (0..self.rows.len()).collect();
-        order.sort_by(|&a, &b| self.rows[b].bytes.cmp(&self.rows[a].bytes));
-        for k in order {
-            let row = &self.rows[k];
-            if spaces.binary_search(&row.space).is_err() {
+        // Each buffer counted once, by the row the peak counts it by.
+        for (k, row) in self.rows.iter().enumerate() {
+            if spaces.binary_search(&row.space).is_err() || !self.stands_for_buffer(k) {
                 continue;
-            }
-            if row.buffer != NONE {
-                match seen.get_mut(row.buffer as usize) {
-                    Some(s) if !*s => *s = true,
-                    _ => continue,
-                }
             }
             if !counts_toward_peak(self.backend == Backend::Tpu, row) {
                 continue;
@@ -2427,6 +2423,72 @@ impl<'m, 'a> Report<'m, 'a> {
             .collect()
     }
 
+    /// Whether row `k` is the one its buffer is counted by (its bytes,
+    /// space and role are the buffer's): a reducer's constant, which has
+    /// no buffer in the dataflow, stands for its own.
+    fn stands_for_buffer(&self, k: usize) -> bool {
+        let Some(row) = self.rows.get(k) else {
+            return false;
+        };
+        row.buffer == NONE
+            || self
+                .representative
+                .get(row.buffer as usize)
+                .is_none_or(|&r| r as usize == k)
+    }
+
+    /// The buffers, each once, in the order `order` asks (largest first,
+    /// ties by position): for each, the row it is counted by
+    /// ([`Listed::row`], the one every total and the peak count) and the
+    /// other values that share its memory. Post-condition: every row is
+    /// in exactly one entry, and the entries' bytes add up to the spaces'
+    /// [`Space::buffer_bytes`].
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Order, Report}};
+    /// // The output is written over the donated parameter: one buffer.
+    /// let m = Module::parse("HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\nENTRY e {\n p = f32[8]{0} parameter(0)\n q = f32[2]{0} parameter(1)\n ROOT n = f32[8]{0} negate(p)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// let listed = r.by_buffer(Order::Bytes);
+    /// assert_eq!(listed.len(), 2);
+    /// assert_eq!((listed[0].row, listed[0].shared.as_slice()), (0, &[2][..]));
+    /// assert_eq!((listed[1].row, listed[1].shared.len()), (1, 0));
+    /// ```
+    pub fn by_buffer(&self, order: Order) -> Vec<Listed> {
+        let mut shared: Vec<Vec<usize>> = vec![Vec::new(); self.representative.len()];
+        for (k, row) in self.rows.iter().enumerate() {
+            if !self.stands_for_buffer(k)
+                && let Some(others) = shared.get_mut(row.buffer as usize)
+            {
+                others.push(k);
+            }
+        }
+        let mut listed: Vec<Listed> = (0..self.rows.len())
+            .filter(|&k| self.stands_for_buffer(k))
+            .map(|k| Listed {
+                row: k,
+                shared: match self.rows[k].buffer {
+                    NONE => Vec::new(),
+                    b => shared
+                        .get_mut(b as usize)
+                        .map(core::mem::take)
+                        .unwrap_or_default(),
+                },
+            })
+            .collect();
+        let key = |l: &Listed| self.order_key(&self.rows[l.row], order);
+        listed.sort_by(|a, b| key(b).cmp(&key(a)).then(a.row.cmp(&b.row)));
+        listed
+    }
+
+    /// What `order` sorts a row by, most significant first.
+    fn order_key(&self, r: &Row, order: Order) -> (u64, u64) {
+        match order {
+            Order::Bytes => (r.bytes, r.padding_bytes()),
+            Order::Padding => (r.padding_bytes(), r.bytes),
+        }
+    }
+
     /// Rows in the order `order` asks, largest first, ties by position.
     ///
     /// ```
@@ -2438,13 +2500,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// ```
     pub fn sorted(&self, order: Order) -> Vec<usize> {
         let mut rows: Vec<usize> = (0..self.rows.len()).collect();
-        let key = |k: &usize| {
-            let r = &self.rows[*k];
-            match order {
-                Order::Bytes => (r.bytes, r.padding_bytes()),
-                Order::Padding => (r.padding_bytes(), r.bytes),
-            }
-        };
+        let key = |k: &usize| self.order_key(&self.rows[*k], order);
         rows.sort_by(|a, b| key(b).cmp(&key(a)).then(a.cmp(b)));
         rows
     }
@@ -2576,6 +2632,24 @@ pub enum Order {
     Bytes,
     /// By bytes of padding.
     Padding,
+}
+
+/// One buffer in [`Report::by_buffer`]'s list.
+///
+/// ```
+/// # use xla_layout_hlo::{Module, memory::{Options, Order, Report}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[2]{0} parameter(0)\n}").unwrap();
+/// let listed = Report::new(&m, &Options::default()).by_buffer(Order::Bytes);
+/// assert_eq!((listed[0].row, listed[0].shared.len()), (0, 0));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Listed {
+    /// The row the buffer is counted by ([`Report::rows`]): its bytes,
+    /// memory space and role are the buffer's.
+    pub row: usize,
+    /// The other values in the buffer, in row order: no more memory.
+    pub shared: Vec<usize>,
 }
 
 /// Bytes arriving in (or, negative, leaving) space `space` at schedule

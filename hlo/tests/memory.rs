@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 use xla_layout_core::tpu::Generation;
-use xla_layout_hlo::memory::{Backend, MemoryAnalysis, Options, Report, Role, Source};
+use xla_layout_hlo::memory::{
+    Backend, Listed, MemoryAnalysis, Options, Order, Report, Role, Source,
+};
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/dumps");
@@ -487,6 +489,45 @@ fn the_peak_is_the_most_of_the_live_bytes() {
     }
     assert!(peaks >= 40, "{peaks}");
     assert!(spaces >= 60, "{spaces}");
+}
+
+/// A buffer whose values are written with different sizes (a loop's
+/// state in a tiling the parameter does not have) is counted by one of
+/// them everywhere: in the list of buffers, the space's totals, the peak
+/// and the live-bytes series (the series took the largest value, the
+/// peak the parameter's, and a chart of them passed the peak).
+#[test]
+fn a_buffer_of_unequal_values_is_counted_by_one_everywhere() {
+    let m = Module::parse(
+        "HloModule m, is_scheduled=true\n\
+         body {\n b = f32[8]{0:T(256)} parameter(0)\n ROOT n = f32[8]{0:T(256)} negate(b)\n}\n\
+         cond {\n c = f32[8]{0:T(256)} parameter(0)\n ROOT t = pred[] constant(true)\n}\n\
+         ENTRY e {\n p = f32[8]{0:T(128)} parameter(0)\n ROOT w = f32[8]{0:T(256)} while(p), condition=cond, body=body\n}",
+    )
+    .unwrap();
+    let r = Report::new(&m, &Options::default());
+    // One buffer holds p, the loop's state and its result (the body's
+    // root is the value that shares it); the condition's constant is
+    // another.
+    let listed = r.by_buffer(Order::Bytes);
+    let names: Vec<String> = r.rows.iter().map(|x| r.details(x).name).collect();
+    assert_eq!(names, ["n", "t", "p"]);
+    let shared: Vec<&Listed> = listed.iter().filter(|l| !l.shared.is_empty()).collect();
+    assert_eq!(shared.len(), 1, "{listed:?}");
+    let (row, others) = (&r.rows[shared[0].row], &shared[0].shared);
+    // Counted by the parameter (its role is the buffer's: passed through
+    // to the output), 512 bytes in T(128), not the body's 1024 in T(256).
+    assert_eq!(
+        (names[shared[0].row].as_str(), row.role, row.bytes),
+        ("p", Role::PassedThrough(0), 512)
+    );
+    assert_eq!(others, &[0]);
+    assert_eq!(r.rows[0].bytes, 1024);
+    let constant = r.rows[1].bytes;
+    assert_eq!(r.spaces[0].buffer_bytes, 512 + constant);
+    let p = r.peak.as_ref().unwrap();
+    assert_eq!(p.bytes, 512 + constant);
+    assert_eq!(r.live_bytes(&p.spaces).iter().max(), Some(&p.bytes));
 }
 
 /// An allocation line whose last part is its color (`color 5:`, as XLA
