@@ -78,6 +78,16 @@ fn wide_tuple(n: usize) -> String {
     text
 }
 
+/// An entry whose parameter is a tuple of `n` arrays, one of them its
+/// result.
+fn wide_parameter(n: usize) -> String {
+    let shapes = vec!["f32[8]{0:T(128)}"; n].join(", ");
+    format!(
+        "HloModule wide\n\nENTRY %main {{\n  %p = ({shapes}) parameter(0)\n  \
+         ROOT %g = f32[8]{{0:T(128)}} get-tuple-element(%p), index=0\n}}\n"
+    )
+}
+
 /// An entry with its signature that adds a parameter to itself `n`
 /// times in a chain: one computation of `n + 2` instructions.
 fn long_entry(n: usize) -> String {
@@ -166,6 +176,36 @@ fn memory(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(wide.len() as u64));
     g.bench_function("report/wide-tuple", |b| {
         b.iter(|| Report::new(&wide_module, &Options::default()).rows.len())
+    });
+    // Every row's details (names, shape text, padding reasons) of a
+    // parameter that is a tuple of 20,000 arrays: each instruction's text
+    // read once for all its rows (row by row, each read the whole tuple:
+    // 59 s in `memory --json --top 0` before).
+    let wide_param = wide_parameter(20_000);
+    let wide_param_module = Module::parse(&wide_param).unwrap();
+    let wide_param_report = Report::new(&wide_param_module, &Options::default());
+    let rows: Vec<&_> = wide_param_report.rows.iter().collect();
+    g.throughput(Throughput::Bytes(wide_param.len() as u64));
+    g.bench_function("report/wide-parameter-details", |b| {
+        b.iter(|| wide_param_report.details_of(&rows).len())
+    });
+    // The same at 2,000 arrays, batched and row by row (`details`, which
+    // reads the text per row: quadratic), for the ratio.
+    let narrow = wide_parameter(2_000);
+    let narrow_module = Module::parse(&narrow).unwrap();
+    let narrow_report = Report::new(&narrow_module, &Options::default());
+    let narrow_rows: Vec<&_> = narrow_report.rows.iter().collect();
+    g.throughput(Throughput::Bytes(narrow.len() as u64));
+    g.bench_function("report/wide-parameter-details-2000", |b| {
+        b.iter(|| narrow_report.details_of(&narrow_rows).len())
+    });
+    g.bench_function("report/wide-parameter-details-2000-one-by-one", |b| {
+        b.iter(|| {
+            narrow_rows
+                .iter()
+                .map(|r| narrow_report.details(r).shape.len())
+                .sum::<usize>()
+        })
     });
     // One computation of 100,000 instructions whose parameters and root
     // are checked against the signature: linear since its root is found

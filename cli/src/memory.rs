@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
-    AssignmentDamage, Backend, Field, Listed, Options, Order, Report, Role, RoleKind, Row,
+    AssignmentDamage, Backend, Details, Field, Listed, Options, Order, Report, Role, RoleKind, Row,
     SIZE_LIMIT, Source, Space, add_bytes,
 };
 use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
@@ -288,10 +288,9 @@ pub fn main(
     // Each at its instruction's line and column, as `scan` tells them.
     for (k, e) in &context.invalid {
         let row = &report.rows[*k];
-        let details = report.details(row);
         let message = format!(
             "the shape of {} is one XLA's validator rejects: {e}",
-            details.name
+            d.value_name(row.value)
         );
         tell_at(
             &mut error_out,
@@ -326,7 +325,7 @@ pub fn main(
             "{} (S({space})) is one buffer with {} (S({})): XLA keeps a buffer in one memory \
              space, so the module's shapes disagree; it is counted in S({})",
             d.value_name(other),
-            report.details(a).name,
+            d.value_name(a.value),
             a.space,
             a.space
         );
@@ -582,14 +581,58 @@ const MAX_SHARED_TOLD: usize = 8;
 /// another than the buffer's (stderr says why that disagrees).
 fn shared_text(report: &Report, listed: &Listed, k: usize) -> String {
     let row = &report.rows[k];
-    let d = report.details(row);
-    let mut t = format!("{} = {}  (computation {})", d.name, d.opcode, d.computation);
+    let n = naming(report, row);
+    let mut t = format!("{} = {}  (computation {})", n.name, n.opcode, n.computation);
     if row.space != report.rows[listed.row].space
         && let Some(s) = report.space(row.space)
     {
         let _ = write!(t, ", written in {}", space_title(s));
     }
     t
+}
+
+/// What names a value: read off the module, where [`Report::details`]
+/// reads its shape's text too.
+struct Naming<'a> {
+    name: String,
+    opcode: &'a str,
+    computation: &'a str,
+    instruction: &'a str,
+}
+
+fn naming<'a>(report: &Report<'_, 'a>, row: &Row) -> Naming<'a> {
+    let d = report.dataflow();
+    let (computation, instruction, opcode) = match d.instruction(row.value.instruction) {
+        Some((k, i)) => (d.module().computations()[k].name(), i.name(), i.opcode()),
+        None => ("", "", ""),
+    };
+    Naming {
+        name: d.value_name(row.value),
+        opcode,
+        computation,
+        instruction,
+    }
+}
+
+/// How many rows' details are read at once ([`Report::details_of`]): each
+/// instruction's shape text is read once a batch, and a batch's details
+/// are in memory together.
+const DETAILS_AT_ONCE: usize = 4096;
+
+/// `f` of each of `listed` (its number from 0, the buffer, its row's
+/// details), the details read [`DETAILS_AT_ONCE`] rows at a time.
+fn with_details<'a>(
+    report: &Report<'_, 'a>,
+    listed: &[Listed],
+    mut f: impl FnMut(usize, &Listed, Details<'a>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    for (c, chunk) in listed.chunks(DETAILS_AT_ONCE).enumerate() {
+        let rows: Vec<&Row> = chunk.iter().map(|l| &report.rows[l.row]).collect();
+        for (j, (l, d)) in chunk.iter().zip(report.details_of(&rows)).enumerate() {
+            f(c * DETAILS_AT_ONCE + j, l, d)?;
+        }
+    }
+    Ok(())
 }
 
 /// The values sharing `listed`'s buffer, the first [`MAX_SHARED_TOLD`]
@@ -1052,9 +1095,9 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
     out.write_all(o.as_bytes())?;
     // Buffer by buffer: with --top 0 a large module has hundreds of
     // thousands.
-    for (n, l) in listed.iter().enumerate() {
+    with_details(report, &listed, |n, l, d| {
         let mut text = String::new();
-        write_row(&mut text, report, &report.rows[l.row], n + 1);
+        write_row(&mut text, report, &report.rows[l.row], &d, n + 1);
         // A parameter, its in-place update and its prefetch are one
         // buffer: named here, not listed as three arrays.
         if !l.shared.is_empty() {
@@ -1067,13 +1110,11 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
                 let _ = writeln!(text, "       {line}");
             }
         }
-        out.write_all(text.as_bytes())?;
-    }
-    Ok(())
+        out.write_all(text.as_bytes())
+    })
 }
 
-fn write_row(o: &mut String, report: &Report, row: &Row, n: usize) {
-    let d = report.details(row);
+fn write_row(o: &mut String, report: &Report, row: &Row, d: &Details, n: usize) {
     let space = report.space(row.space);
     let _ = writeln!(
         o,
@@ -1188,14 +1229,14 @@ fn write_json(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::R
     })?;
     out.write_all(after.as_bytes())?;
     out.write_all(b",\n  \"buffers\": [")?;
-    for (n, l) in shown(report, cx.args).into_iter().enumerate() {
+    with_details(report, &shown(report, cx.args), |n, l, d| {
         out.write_all(if n == 0 { b"\n    " } else { b",\n    " })?;
-        let mut v = row_json(report, &report.rows[l.row]);
+        let mut v = row_json(report, &report.rows[l.row], &d);
         v["shared_with"] = (l.shared.iter())
             .map(|&k| shared_json(report, &report.rows[k]))
             .collect();
-        serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from)?;
-    }
+        serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from)
+    })?;
     out.write_all(b"\n  ]\n}\n")
 }
 
@@ -1256,7 +1297,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         "spaces_disagree": report
             .spaces_disagree
             .iter()
-            .map(|&(a, b)| [report.details(&report.rows[a]).name, d.value_name(b)])
+            .map(|&(a, b)| [d.value_name(report.rows[a].value), d.value_name(b)])
             .collect::<Vec<_>>(),
         "sizes_past_int64": report.sizes_past_int64,
         "warnings": warnings(report, cx),
@@ -1312,8 +1353,7 @@ fn space_json(s: &Space) -> Value {
     })
 }
 
-fn row_json(report: &Report, row: &Row) -> Value {
-    let d = report.details(row);
+fn row_json(report: &Report, row: &Row, d: &Details) -> Value {
     let node = value_index(report, row);
     json!({
         "name": d.name,
@@ -1348,12 +1388,12 @@ fn row_json(report: &Report, row: &Row) -> Value {
 /// A value that shares a listed buffer, in the JSON: what names it and
 /// where its text puts it.
 fn shared_json(report: &Report, row: &Row) -> Value {
-    let d = report.details(row);
+    let n = naming(report, row);
     json!({
-        "name": d.name,
-        "computation": d.computation,
-        "instruction": d.instruction,
-        "opcode": d.opcode,
+        "name": n.name,
+        "computation": n.computation,
+        "instruction": n.instruction,
+        "opcode": n.opcode,
         "index": value_index(report, row),
         "space": row.space,
         "bytes": row.bytes,
@@ -1762,9 +1802,11 @@ fn html(report: &Report, cx: &Context) -> String {
         o,
         "<svg id=\"buffers\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1240 {height}\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch2\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eef0f4\"/><rect width=\"3\" height=\"6\" fill=\"#b4bac6\"/></pattern></defs>"
     );
-    for (n, l) in listed.iter().enumerate() {
+    // Every row's details at once: the page is made in memory anyway.
+    let rows: Vec<&Row> = listed.iter().map(|l| &report.rows[l.row]).collect();
+    let details = report.details_of(&rows);
+    for (n, (l, det)) in listed.iter().zip(&details).enumerate() {
         let row = &report.rows[l.row];
-        let det = report.details(row);
         let y = 4.0 + n as f64 * line;
         let w = (row.bytes as f64 / largest as f64 * 520.0).max(1.5);
         let dw = if row.bytes > 0 {
@@ -1815,9 +1857,8 @@ fn html(report: &Report, cx: &Context) -> String {
 
     // And the same rows as a table, with reasons and origins.
     o.push_str("<div class=\"wide\"><table id=\"buffer-table\"><tr><th>#</th><th>value</th><th>shape</th><th>bytes</th><th>padding</th><th>why</th><th>role</th><th>op_name / source</th></tr>\n");
-    for (n, l) in listed.iter().enumerate() {
+    for (n, (l, det)) in listed.iter().zip(&details).enumerate() {
         let row = &report.rows[l.row];
-        let det = report.details(row);
         let origin = {
             let mut t = det
                 .metadata

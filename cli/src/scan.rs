@@ -376,20 +376,24 @@ fn write_summary(
         )?;
         // `--top 0` lists every value, as `memory --top 0` does.
         let top = if top == 0 { rows.len() } else { top };
-        for &k in order.iter().take(top) {
-            let r = rows[k];
-            let shape = report.details(r).shape;
-            let padding = r.padding_bytes();
-            writeln!(
-                out,
-                "{:>15} {:>13} {:>5.1}%  S({})  {}  {}",
-                group(r.bytes),
-                group(padding),
-                percent(padding, r.bytes),
-                r.space,
-                names[k],
-                shape
-            )?;
+        let shown = &order[..top.min(order.len())];
+        // A batch at a time: each instruction's shape text read once a
+        // batch (one row at a time, a wide tuple's were read per element).
+        for batch in shown.chunks(4096) {
+            let batch_rows: Vec<&Row> = batch.iter().map(|&k| rows[k]).collect();
+            for (&k, d) in batch.iter().zip(report.details_of(&batch_rows)) {
+                let (r, padding) = (rows[k], rows[k].padding_bytes());
+                writeln!(
+                    out,
+                    "{:>15} {:>13} {:>5.1}%  S({})  {}  {}",
+                    group(r.bytes),
+                    group(padding),
+                    percent(padding, r.bytes),
+                    r.space,
+                    names[k],
+                    d.shape
+                )?;
+            }
         }
         if rows.len() > top {
             writeln!(out, "{:>15} ({} more)", "...", rows.len() - top)?;
@@ -433,8 +437,8 @@ fn write_summary(
     crate::common::closed_early(written.map_err(Failure::Io))?;
     // Every failure is told before the exit status says the first.
     let invalid = report.invalid_rows();
-    for (k, e) in &invalid {
-        let d = report.details(&report.rows[*k]);
+    let rows: Vec<&Row> = invalid.iter().map(|(k, _)| &report.rows[*k]).collect();
+    for ((_, e), d) in invalid.iter().zip(report.details_of(&rows)) {
         writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
     }
     let d = report.dataflow();

@@ -4,6 +4,8 @@
 //! estimates within the bounds docs/memory-report.md states.
 
 use serde_json::Value;
+use xla_layout_core::Shape;
+use xla_layout_core::text::parse_shape;
 use xla_layout_core::tpu::Generation;
 use xla_layout_hlo::memory::{
     Backend, Listed, MemoryAnalysis, Options, Order, Report, Role, Source,
@@ -528,6 +530,76 @@ fn a_buffer_of_unequal_values_is_counted_by_one_everywhere() {
     let p = r.peak.as_ref().unwrap();
     assert_eq!(p.bytes, 512 + constant);
     assert_eq!(r.live_bytes(&p.spaces).iter().max(), Some(&p.bytes));
+}
+
+/// The details of many rows read at once (each instruction's shape text
+/// once) are each row's own, on every fixture and on nested tuples whose
+/// tables are rows too.
+#[test]
+fn details_of_many_rows_are_each_rows_own() {
+    let nested = "ENTRY e {\n ROOT p = ((f32[2]{0:T(128)}, (s8[3]{0}, ())), u8[5]{0}, (pred[7]{0})) parameter(0)\n}";
+    let mut texts: Vec<String> = fixtures().into_iter().map(|f| f.text).collect();
+    texts.push(nested.to_string());
+    let mut rows_seen = 0;
+    for text in &texts {
+        let m = Module::parse(text).unwrap();
+        for backend in [Backend::Tpu, Backend::Cpu] {
+            let r = Report::new(
+                &m,
+                &Options {
+                    backend: Some(backend),
+                    ..Options::default()
+                },
+            );
+            // In an order that is not the instructions': largest first.
+            let rows: Vec<&_> = r
+                .sorted(Order::Bytes)
+                .into_iter()
+                .map(|k| &r.rows[k])
+                .collect();
+            let one_by_one: Vec<_> = rows.iter().map(|row| r.details(row)).collect();
+            assert_eq!(r.details_of(&rows), one_by_one);
+            // Each is the part of its instruction's whole shape at its
+            // index, as the core's parser and printer give it.
+            let d = r.dataflow();
+            for (row, det) in rows.iter().zip(&one_by_one) {
+                let Some(text) = d.shape_text(row.value.instruction) else {
+                    continue;
+                };
+                let node = &d.nodes(row.value.instruction)[row.value.node as usize];
+                let mut part = parse_shape(text.as_bytes()).unwrap();
+                for &i in &d.index_of(node) {
+                    let Shape::Tuple(mut elements) = part else {
+                        panic!("{text}")
+                    };
+                    part = elements.swap_remove(i as usize);
+                }
+                assert_eq!(det.shape, part.to_string(), "{text} {:?}", row.value);
+            }
+            rows_seen += rows.len();
+        }
+    }
+    // The nested tuple's tables print their whole tuples.
+    let m = Module::parse(nested).unwrap();
+    let r = Report::new(
+        &m,
+        &Options {
+            backend: Some(Backend::Tpu),
+            ..Options::default()
+        },
+    );
+    let rows: Vec<&_> = r.rows.iter().collect();
+    let shapes: Vec<String> = r.details_of(&rows).into_iter().map(|d| d.shape).collect();
+    assert!(shapes.contains(&"(s8[3]{0}, ())".to_string()), "{shapes:?}");
+    assert!(shapes.contains(&"(pred[7]{0})".to_string()), "{shapes:?}");
+    assert!(
+        shapes.contains(&"f32[2]{0:T(128)}".to_string()),
+        "{shapes:?}"
+    );
+    // After a tuple's end, the next element (a tuple's end was taken for
+    // it once).
+    assert!(shapes.contains(&"u8[5]{0}".to_string()), "{shapes:?}");
+    assert!(rows_seen > 1000, "{rows_seen}");
 }
 
 /// An allocation line whose last part is its color (`color 5:`, as XLA
