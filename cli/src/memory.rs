@@ -658,7 +658,7 @@ fn listing_title(report: &Report, args: &Args, shown: usize) -> String {
             Order::Bytes => "bytes",
             Order::Padding => "padding",
         },
-        Report::buffers_of(report.rows.iter())
+        report.buffer_count()
     )
 }
 
@@ -906,7 +906,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             "not scheduled (text order taken as the schedule)"
         },
         counted(report.rows.len() as u64, "value", "values"),
-        counted(d.buffer_count() as u64, "buffer", "buffers")
+        counted(report.buffer_count() as u64, "buffer", "buffers")
     );
     // After SPMD partitioning every shape is one device's shard: a
     // padded dimension is the global one divided (vocab 32000 over 4
@@ -1184,7 +1184,7 @@ fn write_row(o: &mut String, report: &Report, row: &Row, d: &Details, n: usize) 
         let how = if d.opcode == "fusion" {
             "which computes it in the fusion's body"
         } else {
-            "which it is taken from (it has no metadata of its own)"
+            "which it is taken from: it has no metadata of its own"
         };
         let _ = writeln!(
             o,
@@ -1300,7 +1300,10 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             .map(|&(a, b)| [d.value_name(report.rows[a].value), d.value_name(b)])
             .collect::<Vec<_>>(),
         "sizes_past_int64": report.sizes_past_int64,
-        "warnings": warnings(report, cx),
+        // "Below" is where the text report's reader finds them.
+        "warnings": (warnings(report, cx).into_iter())
+            .map(|w| w.replace("below, on stderr", "on stderr"))
+            .collect::<Vec<_>>(),
         "memory_analysis": ma,
         "memory_analysis_source": src,
         "padding": {
@@ -1314,7 +1317,7 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         // assignment can have tens of thousands of colors.
         "spaces": SPACES_GO_HERE,
         "values": report.rows.len(),
-        "buffer_count": d.buffer_count(),
+        "buffer_count": report.buffer_count(),
         "sort": match args.sort { Order::Bytes => "bytes", Order::Padding => "padding" },
         "top": args.top,
     })
@@ -1600,7 +1603,7 @@ fn html(report: &Report, cx: &Context) -> String {
             .map(|n| format!(" · partitioned for {n} devices: shapes and sizes are one device's"))
             .unwrap_or_default(),
         counted(report.rows.len() as u64, "value", "values"),
-        counted(d.buffer_count() as u64, "buffer", "buffers"),
+        counted(report.buffer_count() as u64, "buffer", "buffers"),
         escape(&match &cx.files.assignment {
             Some(p) if report.assignment_unused.is_some() => {
                 format!("XLA's buffer assignment: {} (not used)", p.display())
@@ -1846,10 +1849,8 @@ fn html(report: &Report, cx: &Context) -> String {
                 p => format!(" · {} padding", human(p)),
             } + &match l.shared.len() {
                 0 => String::new(),
-                k => format!(
-                    " · {} share it",
-                    counted(k as u64, "other value", "other values")
-                ),
+                1 => " · 1 other value shares it".to_string(),
+                k => format!(" · {k} other values share it"),
             }
         );
     }

@@ -363,7 +363,8 @@ fn write_summary(
         )?;
         writeln!(
             out,
-            "values: the arrays XLA's dataflow defines, outside fusion bodies and reducers; results\n\
+            "values: the arrays XLA's dataflow defines outside fusion bodies and reducers, and\n\
+             reducers' constants (a buffer each, as XLA gives them); results\n\
              that forward another value (bitcast, get-tuple-element, tuple, while, call,\n\
              conditional, copy-done, async-done, parameters of called computations, ...) define\n\
              none; tuple results count per element; values that share a buffer are listed each\n\

@@ -1330,10 +1330,28 @@ fn the_buffer_assignment_reads_from_stdin() {
 #[test]
 fn each_buffer_is_listed_once_with_the_values_that_share_it() {
     let mut shared_told = 0;
-    for name in ["tpu_donate_tuple", "tpu_train_step", "cpu_collectives_8dev"] {
+    // The last two have reducers' constants: buffers of their own.
+    for name in [
+        "tpu_donate_tuple",
+        "tpu_train_step",
+        "cpu_collectives_8dev",
+        "tpu_custom_calls",
+        "cpu_linalg",
+    ] {
         let file = format!("{DUMPS}/{name}.hlo");
         let v = json(&["memory", &file, "--json", "--top", "0"]);
         let listed = v["buffers"].as_array().unwrap();
+        // One count of buffers everywhere: the list's, the spaces', the
+        // header's.
+        assert_eq!(
+            listed.len() as u64,
+            v["buffer_count"].as_u64().unwrap(),
+            "{name}"
+        );
+        let in_spaces: u64 = (v["spaces"].as_array().unwrap().iter())
+            .map(|s| s["buffers"].as_u64().unwrap())
+            .sum();
+        assert_eq!(in_spaces, v["buffer_count"].as_u64().unwrap(), "{name}");
         // No buffer twice.
         let mut ids: Vec<u64> = listed.iter().filter_map(|b| b["buffer"].as_u64()).collect();
         let n = ids.len();
@@ -1357,6 +1375,11 @@ fn each_buffer_is_listed_once_with_the_values_that_share_it() {
         }
         // The text names the same values under each entry.
         let text = stdout_of(&["memory", &file, "--top", "0"]);
+        let header = format!("{} values in {} buffers", v["values"], v["buffer_count"]);
+        assert!(
+            text.lines().next().unwrap().ends_with(&header),
+            "{name}: {header}"
+        );
         // Entries are separated by a blank line.
         let entries: Vec<&str> = text
             .split("\n\n")
@@ -1423,6 +1446,15 @@ fn a_buffer_in_two_memory_spaces_is_told() {
     assert_eq!(
         v["spaces_disagree"],
         json!([["Arg_1.2", "w.5"], ["activations.vmem", "tuple.11{0}"]])
+    );
+    // The JSON's warning says where the details are, not "below".
+    let said = (v["warnings"].as_array().unwrap().iter())
+        .map(|w| w.as_str().unwrap())
+        .find(|w| w.contains("different memory spaces"))
+        .unwrap();
+    assert!(
+        said.contains("(on stderr)") && !said.contains("below"),
+        "{said}"
     );
     // A loop's state written S(1) only in the body's root tuple.
     let root_only = "b {\n s = (s32[], f32[1024]{0}) parameter(0)\n \

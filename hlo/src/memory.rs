@@ -2480,6 +2480,26 @@ impl<'m, 'a> Report<'m, 'a> {
                 .is_none_or(|&r| r as usize == k)
     }
 
+    /// How many buffers the report counts: the dataflow's buffers that
+    /// hold a value, and each reducer's constant (which the dataflow gives
+    /// none) as one of its own; [`Report::by_buffer`] lists as many, and
+    /// the spaces' [`Space::buffers`] add up to it.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Order, Report}};
+    /// // The reducer's constant is a buffer of its own.
+    /// let m = Module::parse("add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n c = f32[] constant(0)\n ROOT s = f32[] add(a, c)\n}\nENTRY e {\n p = f32[8]{0} parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// assert_eq!(r.buffer_count(), r.by_buffer(Order::Bytes).len());
+    /// assert_eq!(r.buffer_count(), r.spaces.iter().map(|s| s.buffers).sum::<usize>());
+    /// assert_eq!(r.buffer_count(), r.dataflow().buffer_count() as usize + 1);
+    /// ```
+    pub fn buffer_count(&self) -> usize {
+        (0..self.rows.len())
+            .filter(|&k| self.stands_for_buffer(k))
+            .count()
+    }
+
     /// The buffers, each once, in the order `order` asks (largest first,
     /// ties by position): for each, the row it is counted by
     /// ([`Listed::row`], the one every total and the peak count) and the

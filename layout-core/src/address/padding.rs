@@ -79,7 +79,7 @@ impl<'a> Padding<'a> {
     /// let p = Padding::new(&s).unwrap();
     /// let all: Vec<(usize, u64, u64)> = p.roundings().map(|r| (r.level, r.size, r.padded)).collect();
     /// assert_eq!(all, [(0, 1, 256), (1, 256, 256), (2, 2, 2), (2, 128, 128)]);
-    /// assert_eq!(p.roundings().next().unwrap().to_string(), "1: 1 → 256 by T(256): 256×");
+    /// assert_eq!(p.roundings().next().unwrap().to_string(), "added dim: 1 → 256 by T(256): 256×");
     /// let empty = ArrayShape::parse_validated("f32[0,5]{1,0:T(8,128)}").unwrap();
     /// assert_eq!(Padding::new(&empty).unwrap().roundings().count(), 0);
     /// ```
@@ -337,10 +337,18 @@ impl<'t> Rounding<'t> {
 
 impl Display for Rounding<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        // A dimension the tile adds (it has more entries than the shape
+        // has dimensions) has no name of its own: "1" alone read as a
+        // dimension number.
+        let added = (self.tiled.coords().get(self.coord)).is_some_and(|c| c.op == CoordOp::Pad);
+        if added {
+            f.write_str("added dim")?;
+        } else {
+            write!(f, "{}", self.name())?;
+        }
         write!(
             f,
-            "{}: {} → {} by T{}: {}",
-            self.name(),
+            ": {} → {} by T{}: {}",
             self.size,
             self.padded,
             TileText::new(self.tile),

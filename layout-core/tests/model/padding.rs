@@ -39,7 +39,7 @@ fn reasons_match_hand_computed_values() {
 
     // A scalar in a (128) tile: the added size-1 dimension becomes 128.
     let (why, data, exact) = padding("s32[]{:T(128)}");
-    assert_eq!(why, ["1: 1 → 128 by T(128): 128×"]);
+    assert_eq!(why, ["added dim: 1 → 128 by T(128): 128×"]);
     assert_eq!((data, exact), (4, 512));
 
     // s8[500] in (512)(128)(4,1): only the first level pads.
