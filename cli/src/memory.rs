@@ -191,10 +191,15 @@ pub fn main(
         && !module.entry_is_marked()
         && entry_lost()
     {
+        // Where no line says ENTRY, the entry is the last computation.
+        let what = if text.lines().any(|l| l.trim_start().starts_with("ENTRY")) {
+            "the ENTRY computation did not read"
+        } else {
+            "no computation is marked ENTRY, and the last one, the entry as XLA takes it, \
+             did not read"
+        };
         return Err(Failure::Input(format!(
-            "{}
-{name}: the ENTRY computation did not read, so there is nothing to size \
-             (is the file cut short?)",
+            "{}\n{name}: {what}, so there is nothing to size (is the file cut short?)",
             e.render(text, &name)
         )));
     }
@@ -219,7 +224,7 @@ pub fn main(
         && let Some(path) = &files.assignment
     {
         return Err(Failure::Input(format!(
-            "{} is not the buffer assignment of {name}: {}{}",
+            "{} is not the buffer assignment of {name}: {}{}{}",
             path.display(),
             match (
                 report.matched_assigned_values,
@@ -249,6 +254,19 @@ pub fn main(
                                   the module alone"
                     .to_string(),
                 (Some(_), _) => String::new(),
+            },
+            // The module may be what is short of values: say so first.
+            match errors.first() {
+                None => String::new(),
+                Some(e) => {
+                    let (line, column) = e.line_column(text);
+                    format!(
+                        "; but {} of the module did not read, and what {} holds is missing \
+                         from it (the first at {name}:{line}:{column}: {e})",
+                        counted(errors.len() as u64, "part", "parts"),
+                        if errors.len() == 1 { "it" } else { "they" }
+                    )
+                }
             }
         )));
     }
@@ -349,6 +367,14 @@ pub fn main(
     crate::common::unshaped(d.unshaped().len(), &name)?;
     crate::common::misnamed(report.misnamed_instructions, &name, true)?;
     crate::common::sizes_past_int64(report.sizes_past_int64, &name)?;
+    // The report says the dump is cut short or edited: its figures are
+    // not the program's.
+    if report.entry_incomplete {
+        return Err(Failure::Input(format!(
+            "{name}: the entry computation is not all there (no ROOT, or fewer parameters \
+             than its entry_computation_layout lists): the dump is cut short or edited"
+        )));
+    }
     // Instructions were left out, as unshaped ones are: a failure too.
     if report.values_truncated {
         return Err(Failure::Input(format!(
@@ -481,7 +507,9 @@ fn locate(args: &Args) -> Result<Files, Failure> {
     };
     let sibling = |kind: dump::Sibling| -> Option<PathBuf> {
         let p = PathBuf::from(dump::sibling(module.to_str()?, kind)?);
-        p.is_file().then_some(p)
+        // Not only a file: a directory of that name is an error to read,
+        // not silence.
+        p.exists().then_some(p)
     };
     let stdin = module.as_os_str() == "-";
     let assignment = match (&args.buffer_assignment, args.no_buffer_assignment || stdin) {

@@ -574,7 +574,12 @@ fn a_dump_cut_short_says_so() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("the ENTRY computation did not read"), "{err}");
+    // No line says ENTRY in the half: the last computation, which XLA
+    // would take for the entry, is the one that did not read.
+    assert!(
+        err.contains("no computation is marked ENTRY, and the last one"),
+        "{err}"
+    );
     assert!(err.contains("<stdin>:") || err.contains("-:"), "{err}");
     // Cut at a line's end inside ENTRY: no ROOT, parameters missing. Not
     // taken for a module from before optimisation.
@@ -600,9 +605,31 @@ fn a_dump_cut_short_says_so() {
         v["memory_analysis_source"]["output_size_in_bytes"],
         "estimated"
     );
-    // Cut just after a computation's closing brace, before ENTRY.
+    // Cut just after a computation's closing brace, before ENTRY: the
+    // last computation is taken for the entry, as XLA does, but it lacks
+    // the parameters the header's entry_computation_layout lists. A
+    // report, and a failure.
     let out = run(&["memory", "-"], &text[..entry + 1]);
     estimated_with(&out, "no computation is marked ENTRY");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the dump is cut short or edited"), "{err}");
+    // Cut inside ENTRY's header: the ENTRY computation did not read.
+    let out = run(&["memory", "-"], &text[..entry + 12]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the ENTRY computation did not read"), "{err}");
+    // A module with no ENTRY and no signature in its header is XLA's:
+    // the last computation is its entry, and it is all there.
+    let plain =
+        b"HloModule m\n\nc {\n p = f32[8]{0} parameter(0)\n ROOT n = f32[8]{0} negate(p)\n}\n";
+    let out = run(&["memory", "-"], plain);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Whether a buffer assignment is whole does not depend on the backend the
@@ -1481,4 +1508,62 @@ fn a_buffer_in_two_memory_spaces_is_told() {
         }
     }
     assert!(checked >= 30, "{checked}");
+}
+
+/// A second `ENTRY` is XLA's parse error ("expects only one ENTRY"): it is
+/// told with its line, and when the buffer assignment beside the module
+/// then does not fit, the refusal says the module is what lost values.
+#[test]
+fn a_second_entry_is_told_where_the_assignment_is_refused() {
+    let text = std::fs::read_to_string(format!("{DUMPS}/tpu_remat_while.hlo")).unwrap();
+    let edited = text.replacen(
+        "\n%wide.region_1.0_spmd ",
+        "\nENTRY %wide.region_1.0_spmd ",
+        1,
+    );
+    assert_ne!(edited, text);
+    // The line of the second ENTRY: the newlines before it, plus one.
+    let at = edited.find("\nENTRY %main.0_spmd").unwrap() + 1;
+    let line = edited[..at].matches('\n').count() + 1;
+    let assignment = format!("{DUMPS}/tpu_remat_while.buffer-assignment.txt");
+    let out = run(
+        &["memory", "-", "--buffer-assignment", &assignment],
+        edited.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not the buffer assignment of"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "but 1 part of the module did not read, and what it holds is missing from it (the first at -:{line}:1: a module has at most one ENTRY computation)"
+        )) || err.contains(&format!(
+            "but 1 part of the module did not read, and what it holds is missing from it (the first at <stdin>:{line}:1: a module has at most one ENTRY computation)"
+        )),
+        "{err}"
+    );
+}
+
+/// A file beside the module with the buffer assignment's name that is
+/// not a file (a directory) is an error to read, not ignored.
+#[test]
+fn a_directory_where_the_buffer_assignment_belongs_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("xla-layout-sibling-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tpu_remat_while.buffer-assignment.txt")).unwrap();
+    let module = dir.join("tpu_remat_while.hlo");
+    std::fs::copy(format!("{DUMPS}/tpu_remat_while.hlo"), &module).unwrap();
+    let out = run(&["memory", module.to_str().unwrap()], b"");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    // Read alone, it is reported.
+    let alone = run(
+        &["memory", module.to_str().unwrap(), "--no-buffer-assignment"],
+        b"",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("tpu_remat_while.buffer-assignment.txt"),
+        "{err}"
+    );
+    assert!(alone.status.success());
 }
