@@ -424,10 +424,7 @@ pub fn tell_misnamed<'a>(
                 ": a callee of that name later in the module is read, else it is left out",
             ),
             Misnaming::RepeatedComputation(name) => (
-                format!(
-                    "{name}, the computation of {}, has the name of an earlier computation",
-                    i.name()
-                ),
+                format!("computation {name} has the name of an earlier computation"),
                 ": computation already exists",
                 ": calls to it go to the first",
             ),
@@ -451,11 +448,27 @@ pub fn tell_misnamed<'a>(
         // At the name it is about, where there is one.
         let span = match why {
             Misnaming::Operand(name) | Misnaming::Computation(name) => span_within(&i, name),
+            // The name in the computation's header, as XLA points there.
+            Misnaming::RepeatedComputation(name) => {
+                span_in(lines.source(), name).unwrap_or_else(|| i.span())
+            }
             _ => i.span(),
         };
         writeln!(errors, "{}", span.render_with(lines, path, message))?;
     }
     Ok(())
+}
+
+/// Where `part` is in `source`, when it is a piece of it.
+fn span_in(source: &str, part: &str) -> Option<xla_layout_core::text::ByteSpan> {
+    // Both are slices of one text, or `part` is not a piece of it: the
+    // offset between their starts says which (addresses compared,
+    // nothing read through them).
+    let start = (part.as_ptr() as usize).checked_sub(source.as_ptr() as usize)?;
+    (start + part.len() <= source.len()).then_some(xla_layout_core::text::ByteSpan {
+        start,
+        end: start + part.len(),
+    })
 }
 
 /// Where `part` (a piece of `i`'s text: an operand's or a callee's name)

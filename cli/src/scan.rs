@@ -10,7 +10,7 @@ use xla_layout_core::{Shape, validate};
 use xla_layout_hlo::dataflow::CallContext;
 use xla_layout_hlo::infer::Shapes;
 use xla_layout_hlo::memory::SIZE_LIMIT;
-use xla_layout_hlo::memory::{Options, Report, Row};
+use xla_layout_hlo::memory::{Backend, Options, Report, Row};
 use xla_layout_hlo::names::Names;
 use xla_layout_hlo::{Event, Module, Reader};
 
@@ -364,12 +364,28 @@ fn write_summary(
         writeln!(
             out,
             "values: the arrays XLA's dataflow defines outside fusion bodies and reducers, and\n\
-             reducers' constants (a buffer each, as XLA gives them); results\n\
-             that forward another value (bitcast, get-tuple-element, tuple, while, call,\n\
-             conditional, copy-done, async-done, parameters of called computations, ...) define\n\
-             none; tuple results count per element; values that share a buffer are listed each\n\
-             (xla-layout memory has the full report, buffers included)\n"
+             reducers' constants (a buffer each, as XLA gives them); results that forward\n\
+             another value (bitcast, get-tuple-element, tuple, while, call, conditional,\n\
+             copy-done, async-done, parameters of called computations, ...) define none; tuple\n\
+             results count per element; values that share a buffer are listed each\n\
+             (xla-layout memory has the full report, buffers included)"
         )?;
+        // Why a value's bytes here may not be its layout's (as in the
+        // JSON lines without --summary).
+        match report.backend {
+            Backend::Tpu => writeln!(
+                out,
+                "bytes: as a TPU allocates them (the backend read off the module): tiles, an\n\
+                 untiled array rounded up to whole {} KiB pages, an SMEM array's elements; the\n\
+                 JSON lines of scan without --summary give each layout's own bytes\n",
+                xla_layout_core::tpu::UNTILED_PAGE >> 10
+            )?,
+            b => writeln!(
+                out,
+                "bytes: as the {} backend (read off the module) allocates them\n",
+                b.name().to_uppercase()
+            )?,
+        }
         writeln!(
             out,
             "{:>15} {:>13} {:>6}  {:<5} value and shape",

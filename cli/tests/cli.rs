@@ -1937,3 +1937,32 @@ fn a_tuple_argument_is_not_an_array() {
         );
     }
 }
+
+/// `scan --summary` sizes values as the backend read off the module
+/// allocates them, and says so: on a TPU an untiled array takes whole
+/// 4 KiB pages, where the JSON lines without --summary give its layout's
+/// bytes.
+#[test]
+fn scan_summary_says_how_it_sizes() {
+    let module = "HloModule m\nENTRY e {\n p = f32[8,128]{1,0:T(8,128)} parameter(0)\n q = f32[3]{0} parameter(1)\n ROOT t = (f32[8,128]{1,0:T(8,128)}, f32[3]{0}) tuple(p, q)\n}\n";
+    let out = run(&["scan", "-", "--summary"], module);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("bytes: as a TPU allocates them"), "{text}");
+    let q = text.lines().find(|l| l.contains("e/q")).unwrap();
+    assert!(q.trim_start().starts_with("4,096 "), "{q}");
+    let out = run(&["scan", "-"], module);
+    let lines = String::from_utf8(out.stdout).unwrap();
+    let q: serde_json::Value = serde_json::from_str(lines.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(
+        (q["name"].as_str(), q["bytes"].as_u64()),
+        (Some("q"), Some(12))
+    );
+    // Without tiles, the CPU's: the layout's bytes.
+    let cpu = "HloModule m\nENTRY e {\n ROOT q = f32[3]{0} parameter(0)\n}\n";
+    let out = run(&["scan", "-", "--summary"], cpu);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("bytes: as the CPU backend"), "{text}");
+    let q = text.lines().find(|l| l.contains("e/q")).unwrap();
+    assert!(q.trim_start().starts_with("12 "), "{q}");
+}

@@ -1132,7 +1132,8 @@ fn names_xla_refuses_are_told() {
         (
             "a {\n ROOT x = f32[4]{0} parameter(0)\n}\n\na {\n ROOT y = f32[8]{0} parameter(0)\n}\n\n\
              ENTRY e {\n p = f32[4]{0} parameter(0)\n ROOT c = f32[4]{0} call(p), to_apply=a\n}\n",
-            "-:6:2: a, the computation of y, has the name of an earlier computation (XLA's \
+            // At the name in the second header, as XLA's parser points.
+            "-:5:1: computation a has the name of an earlier computation (XLA's \
              parser refuses the module: computation already exists)",
         ),
     ];
