@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
     AssignmentDamage, Backend, Details, Field, Listed, Options, Order, Report, Role, RoleKind, Row,
-    SIZE_LIMIT, Source, Space, add_bytes,
+    SIZE_LIMIT, ShapePadding, Source, Space, add_bytes,
 };
 use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
 
@@ -678,6 +678,33 @@ fn shared_lines(report: &Report, listed: &Listed) -> Vec<String> {
     lines
 }
 
+/// How many shapes the text and HTML list under padding (the JSON has
+/// them all).
+const SHAPES_TOLD: usize = 5;
+
+/// One shape's padding, text and HTML alike: `7.94K in 2 buffers of
+/// SHAPE: 8.00K for 64B of elements (128.0× expansion); the largest: NAME
+/// (computation C)`.
+fn shape_padding_text(report: &Report, p: &ShapePadding) -> String {
+    let largest = naming(report, &report.rows[p.largest]);
+    format!(
+        "{} in {} of {}: {} for {} of elements{}; {} {} (computation {})",
+        human(p.padding_bytes()),
+        counted(p.buffers as u64, "buffer", "buffers"),
+        p.shape,
+        human(p.bytes),
+        human(p.data_bytes),
+        expansion_text(p.data_bytes, p.bytes),
+        if p.buffers == 1 {
+            "it is"
+        } else {
+            "the largest:"
+        },
+        largest.name,
+        largest.computation
+    )
+}
+
 /// The header of the list, text and HTML alike.
 fn listing_title(report: &Report, args: &Args, shown: usize) -> String {
     format!(
@@ -1078,6 +1105,24 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         human(data),
         human(bytes)
     );
+    let by_shape = report.padding_by_shape();
+    if !by_shape.is_empty() {
+        let _ = writeln!(
+            o,
+            "  by shape ({}; each buffer once, most padding first):",
+            match by_shape.len() {
+                n if n > SHAPES_TOLD => format!("the {SHAPES_TOLD} of {n} shapes that pad most"),
+                1 => "the 1 shape that pads".to_string(),
+                n => format!("the {n} shapes that pad"),
+            }
+        );
+        for p in by_shape.iter().take(SHAPES_TOLD) {
+            let _ = writeln!(o, "    {}", shape_padding_text(report, p));
+            for r in &p.reasons {
+                let _ = writeln!(o, "      {r}");
+            }
+        }
+    }
     if let Some(p) = &report.peak {
         let instruction = d.instruction(p.instruction).map_or("?", |(_, i)| i.name());
         let spaces: Vec<String> = p
@@ -1340,6 +1385,21 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             "padding_bytes": report.padding_bytes(),
             "expansion": expansion(data, bytes),
         },
+        "padding_by_shape": (report.padding_by_shape().iter())
+            .map(|p| {
+                let largest = naming(report, &report.rows[p.largest]);
+                json!({
+                    "shape": p.shape,
+                    "buffers": p.buffers,
+                    "bytes": p.bytes,
+                    "data_bytes": p.data_bytes,
+                    "padding_bytes": p.padding_bytes(),
+                    "expansion": expansion(p.data_bytes, p.bytes),
+                    "reasons": p.reasons,
+                    "largest": {"name": largest.name, "computation": largest.computation},
+                })
+            })
+            .collect::<Vec<_>>(),
         "peak": peak,
         // Streamed by `write_json`, one space at a time: a buffer
         // assignment can have tens of thousands of colors.
@@ -1673,6 +1733,36 @@ fn html(report: &Report, cx: &Context) -> String {
         human(data),
         human(bytes)
     );
+    // The shapes that pad most, with why.
+    let by_shape = report.padding_by_shape();
+    if !by_shape.is_empty() {
+        let _ = writeln!(
+            o,
+            "<p>By shape, the {} that pad most (each buffer once):</p>\n<table id=\"padding-by-shape\"><tr><th>padding</th><th>buffers</th><th>shape and why</th><th>bytes</th><th>elements</th><th>expansion</th><th>the largest</th></tr>",
+            match by_shape.len().min(SHAPES_TOLD) {
+                1 => "1 shape".to_string(),
+                n => format!("{n} of {} shapes", by_shape.len()),
+            }
+        );
+        for p in by_shape.iter().take(SHAPES_TOLD) {
+            let largest = naming(report, &report.rows[p.largest]);
+            let _ = writeln!(
+                o,
+                "<tr class=\"shape-padding\" data-padding=\"{}\"><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code><div class=\"reason\">{}</div></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code> <span class=\"reason\">(computation {})</span></td></tr>",
+                p.padding_bytes(),
+                human(p.padding_bytes()),
+                p.buffers,
+                escape(&p.shape),
+                escape(&p.reasons.join("; ")),
+                human(p.bytes),
+                human(p.data_bytes),
+                expansion(p.data_bytes, p.bytes).map_or(String::new(), |x| format!("{x:.1}×")),
+                escape(&largest.name),
+                escape(largest.computation)
+            );
+        }
+        o.push_str("</table>\n");
+    }
 
     // Spaces: one stacked bar each.
     let _ = writeln!(o, "<h2>Memory spaces</h2>");

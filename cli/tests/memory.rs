@@ -139,6 +139,7 @@ fn json_is_one_stable_object() {
             "memory_analysis",
             "memory_analysis_source",
             "padding",
+            "padding_by_shape",
             "peak",
             "spaces",
             "values",
@@ -221,6 +222,10 @@ fn text_reads_like_an_out_of_memory_report() {
         "     Shape: bf16[129,500]{1,0:T(8,128)(2,1)}",
         "       d0: 129 → 136 by T(8,128): 1.05×",
         "     Allocation type: argument 1; XLA's allocation 1, offset 0",
+        // The shape that pads most: 136 × 512 bf16 slots for 129 × 500
+        // elements, 10,264 bytes each time (once in HBM, once in VMEM).
+        "  by shape (the 5 of ",
+        "    10.02K in 1 buffer of bf16[129,500]{1,0:T(8,128)(2,1)S(1)}: 136.00K for 125.98K of elements (1.1× expansion); it is copy-start{0} (computation main.2_spmd)\n      d0: 129 → 136 by T(8,128): 1.05×\n      d1: 500 → 512 by T(8,128): 1.02×\n",
         "Most bytes live at once, by the schedule (estimate): ",
         // 2.50K of temporaries at once in a 160.50K heap: the 16 KiB
         // offsets are said, in HBM only (VMEM's heap is its temporaries).
@@ -316,6 +321,24 @@ fn html_is_one_self_contained_page() {
         .map(|b| b["bytes"].as_u64().unwrap())
         .collect();
     assert_eq!(bars, json_bytes);
+    // Padding by shape: the JSON's first five, in order; all of them add
+    // up to the padding.
+    let shapes = v["padding_by_shape"].as_array().unwrap();
+    let total: u64 = shapes
+        .iter()
+        .map(|p| p["padding_bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, v["padding"]["padding_bytes"].as_u64().unwrap());
+    let rows: Vec<u64> = by_id("padding-by-shape")
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("shape-padding"))
+        .map(|n| n.attribute("data-padding").unwrap().parse().unwrap())
+        .collect();
+    let first: Vec<u64> = (shapes.iter().take(5))
+        .map(|p| p["padding_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows, first);
+    assert!(shapes.len() > 5, "{}", shapes.len());
     let rows = by_id("buffer-table")
         .descendants()
         .filter(|n| n.attribute("class") == Some("buffer-row"))

@@ -2278,6 +2278,14 @@ impl<'m, 'a> Report<'m, 'a> {
     /// assert_eq!(one_by_one[1].shape, "f32[2]{0:T(128)}");
     /// ```
     pub fn details_of(&self, rows: &[&Row]) -> Vec<Details<'a>> {
+        (rows.iter().zip(self.shapes_of(rows)))
+            .map(|(row, (shape, text))| self.details_with(row, shape, text))
+            .collect()
+    }
+
+    /// Each of `rows`' shape and its text, in their order, each
+    /// instruction's shape text read once ([`Report::details_of`]).
+    fn shapes_of(&self, rows: &[&Row]) -> Vec<(Option<Shape>, String)> {
         // The rows by instruction, then node: one pass over each text.
         let mut order: Vec<usize> = (0..rows.len()).collect();
         order.sort_by_key(|&k| (rows[k].value.instruction, rows[k].value.node));
@@ -2294,12 +2302,71 @@ impl<'m, 'a> Report<'m, 'a> {
                 shapes[k] = found.get(at).cloned();
             }
         }
-        (rows.iter().zip(shapes))
-            .map(|(row, shape)| {
-                let (shape, text) = shape.unwrap_or_default();
-                self.details_with(row, shape, text)
+        shapes.into_iter().map(Option::unwrap_or_default).collect()
+    }
+
+    /// The padding of the device buffers (as [`Report::padding_bytes`]
+    /// counts it), by shape: for each shape (layout and memory space
+    /// included) that pads, its buffers, their bytes, why one of them is
+    /// padded (the same for all: the shape decides) and the largest of
+    /// them; most padding first, ties by shape. What to change to save
+    /// the most: a shape is one decision in the program. Post-condition:
+    /// the entries' padding adds up to [`Report::padding_bytes`] (below
+    /// [`SIZE_LIMIT`]).
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n a = f32[2,4]{1,0:T(8,128)} parameter(0)\n b = f32[2,4]{1,0:T(8,128)} parameter(1)\n c = f32[8,128]{1,0:T(8,128)} parameter(2)\n ROOT n = f32[3]{0:T(128)} parameter(3)\n}").unwrap();
+    /// let r = Report::new(&m, &Options::default());
+    /// let by_shape = r.padding_by_shape();
+    /// assert_eq!(by_shape.len(), 2); // c does not pad
+    /// assert_eq!(by_shape[0].shape, "f32[2,4]{1,0:T(8,128)}");
+    /// assert_eq!((by_shape[0].buffers, by_shape[0].bytes, by_shape[0].data_bytes), (2, 8192, 64));
+    /// assert_eq!(by_shape[0].reasons, ["d0: 2 → 8 by T(8,128): 4×", "d1: 4 → 128 by T(8,128): 32×"]);
+    /// assert_eq!(by_shape[1].padding_bytes(), 512 - 12);
+    /// assert_eq!(by_shape.iter().map(|p| p.padding_bytes()).sum::<u64>(), r.padding_bytes());
+    /// ```
+    pub fn padding_by_shape(&self) -> Vec<ShapePadding> {
+        let device: HashSet<i64> = (self.spaces.iter())
+            .filter(|s| !s.host)
+            .map(|s| s.space)
+            .collect();
+        let padded: Vec<usize> = (0..self.rows.len())
+            .filter(|&k| {
+                let row = &self.rows[k];
+                self.stands_for_buffer(k) && row.padding_bytes() > 0 && device.contains(&row.space)
             })
-            .collect()
+            .collect();
+        let mut by_text: HashMap<String, ShapePadding> = HashMap::new();
+        // A batch at a time: the shapes' texts of every padded buffer at
+        // once would be as large as the module's.
+        for batch in padded.chunks(4096) {
+            let rows: Vec<&Row> = batch.iter().map(|&k| &self.rows[k]).collect();
+            for ((&k, row), (shape, text)) in batch.iter().zip(&rows).zip(self.shapes_of(&rows)) {
+                let entry = by_text.entry(text).or_insert_with_key(|text| ShapePadding {
+                    shape: text.clone(),
+                    buffers: 0,
+                    bytes: 0,
+                    data_bytes: 0,
+                    reasons: match &shape {
+                        Some(Shape::Array(a)) => padding_reasons(a, self.backend),
+                        _ => Vec::new(),
+                    },
+                    largest: k,
+                });
+                entry.buffers += 1;
+                entry.bytes = add_bytes(entry.bytes, row.bytes);
+                entry.data_bytes = add_bytes(entry.data_bytes, row.data_bytes);
+                if self.rows[entry.largest].bytes < row.bytes {
+                    entry.largest = k;
+                }
+            }
+        }
+        let mut out: Vec<ShapePadding> = by_text.into_values().collect();
+        out.sort_by(|a, b| {
+            (b.padding_bytes().cmp(&a.padding_bytes())).then_with(|| a.shape.cmp(&b.shape))
+        });
+        out
     }
 
     /// A row's details, given its shape and the shape's text.
@@ -2695,6 +2762,47 @@ pub enum Order {
     Bytes,
     /// By bytes of padding.
     Padding,
+}
+
+/// The padding of the buffers of one shape ([`Report::padding_by_shape`]).
+///
+/// ```
+/// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+/// let m = Module::parse("ENTRY e {\n ROOT p = f32[3]{0:T(128)} parameter(0)\n}").unwrap();
+/// let r = Report::new(&m, &Options::default());
+/// let p = &r.padding_by_shape()[0];
+/// assert_eq!((p.shape.as_str(), p.buffers, p.padding_bytes(), p.largest), ("f32[3]{0:T(128)}", 1, 500, 0));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShapePadding {
+    /// The shape as printed, layout and memory space included.
+    pub shape: String,
+    /// How many buffers have it (each counted by the value that stands
+    /// for it, as every total counts them).
+    pub buffers: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// The bytes their elements need.
+    pub data_bytes: u64,
+    /// Why each is padded, one reason per rounding (the shape decides).
+    pub reasons: Vec<String>,
+    /// The row of the largest of them (its name, `op_name` and source
+    /// say where in the program the shape comes from).
+    pub largest: usize,
+}
+
+impl ShapePadding {
+    /// The bytes padding costs the buffers of this shape.
+    ///
+    /// ```
+    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
+    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[3]{0:T(128)} parameter(0)\n}").unwrap();
+    /// assert_eq!(Report::new(&m, &Options::default()).padding_by_shape()[0].padding_bytes(), 512 - 12);
+    /// ```
+    pub fn padding_bytes(&self) -> u64 {
+        self.bytes.saturating_sub(self.data_bytes)
+    }
 }
 
 /// One buffer in [`Report::by_buffer`]'s list.

@@ -602,6 +602,59 @@ fn details_of_many_rows_are_each_rows_own() {
     assert!(rows_seen > 1000, "{rows_seen}");
 }
 
+/// Padding by shape adds up to the padding of the device buffers, counts
+/// each padded device buffer once under its own shape, and names a buffer
+/// of that shape as its largest, on every fixture.
+#[test]
+fn padding_by_shape_adds_up() {
+    let mut shapes = 0;
+    for f in fixtures() {
+        let m = Module::parse(&f.text).unwrap();
+        let r = Report::new(&m, &on(generation(&f.program)));
+        let by_shape = r.padding_by_shape();
+        let sum: u64 = by_shape.iter().map(|p| p.padding_bytes()).sum();
+        assert_eq!(sum, r.padding_bytes(), "{}", f.name);
+        // The padded device buffers, from the list of buffers.
+        let device: Vec<i64> = r
+            .spaces
+            .iter()
+            .filter(|s| !s.host)
+            .map(|s| s.space)
+            .collect();
+        let padded: Vec<usize> = (r.by_buffer(Order::Bytes).into_iter())
+            .map(|l| l.row)
+            .filter(|&k| r.rows[k].padding_bytes() > 0 && device.contains(&r.rows[k].space))
+            .collect();
+        assert_eq!(
+            by_shape.iter().map(|p| p.buffers).sum::<usize>(),
+            padded.len(),
+            "{}",
+            f.name
+        );
+        for p in &by_shape {
+            let of_shape: Vec<usize> = (padded.iter().copied())
+                .filter(|&k| r.details(&r.rows[k]).shape == p.shape)
+                .collect();
+            assert_eq!(of_shape.len(), p.buffers, "{} {}", f.name, p.shape);
+            let most = of_shape.iter().map(|&k| r.rows[k].bytes).max().unwrap();
+            assert!(
+                of_shape.contains(&p.largest) && r.rows[p.largest].bytes == most,
+                "{} {}",
+                f.name,
+                p.shape
+            );
+            assert!(p.padding_bytes() > 0);
+        }
+        assert!(
+            by_shape
+                .windows(2)
+                .all(|w| w[0].padding_bytes() >= w[1].padding_bytes())
+        );
+        shapes += by_shape.len();
+    }
+    assert!(shapes > 50, "{shapes}");
+}
+
 /// An allocation line whose last part is its color (`color 5:`, as XLA
 /// writes a colored allocation with no flags and no page) reads; the
 /// whole assignment was refused as unread before.
