@@ -16,7 +16,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use xla_layout::hlo::dataflow::Dataflow;
-use xla_layout::hlo::memory::{Options, Report};
+use xla_layout::hlo::memory::{Options, Order, Report};
 use xla_layout::hlo::{BufferAssignment, Module};
 
 const DUMP: &str = include_str!("../tests/data/dumps/tpu_train_step.hlo");
@@ -78,14 +78,29 @@ fn wide_tuple(n: usize) -> String {
     text
 }
 
-/// An entry whose parameter is a tuple of `n` arrays, one of them its
-/// result.
-fn wide_parameter(n: usize) -> String {
-    let shapes = vec!["f32[8]{0:T(128)}"; n].join(", ");
-    format!(
-        "HloModule wide\n\nENTRY %main {{\n  %p = ({shapes}) parameter(0)\n  \
-         ROOT %g = f32[8]{{0:T(128)}} get-tuple-element(%p), index=0\n}}\n"
-    )
+/// An entry with a parameter per entry of `widths`, each a tuple of that
+/// many arrays of sizes 1 to 2,000 (a fixed sequence), and an array
+/// parameter for its result.
+fn wide_parameter(widths: &[usize]) -> String {
+    let mut text = String::from("HloModule wide\n\nENTRY %main {\n");
+    let mut size = 7usize;
+    for (p, &n) in widths.iter().enumerate() {
+        let shapes: Vec<String> = (0..n)
+            .map(|_| {
+                size = (size * 1103 + 12345) % 2000;
+                format!("f32[{}]{{0:T(128)}}", size + 1)
+            })
+            .collect();
+        text.push_str(&format!(
+            "  %p{p} = ({}) parameter({p})\n",
+            shapes.join(", ")
+        ));
+    }
+    text.push_str(&format!(
+        "  ROOT %g = f32[8]{{0:T(128)}} parameter({})\n}}\n",
+        widths.len()
+    ));
+    text
 }
 
 /// An entry with its signature that adds a parameter to itself `n`
@@ -181,28 +196,39 @@ fn memory(c: &mut Criterion) {
     // parameter that is a tuple of 20,000 arrays: each instruction's text
     // read once for all its rows (row by row, each read the whole tuple:
     // 59 s in `memory --json --top 0` before).
-    let wide_param = wide_parameter(20_000);
+    let wide_param = wide_parameter(&[20_000]);
     let wide_param_module = Module::parse(&wide_param).unwrap();
     let wide_param_report = Report::new(&wide_param_module, &Options::default());
-    let rows: Vec<&_> = wide_param_report.rows.iter().collect();
+    let all: Vec<usize> = (0..wide_param_report.rows.len()).collect();
     g.throughput(Throughput::Bytes(wide_param.len() as u64));
     g.bench_function("report/wide-parameter-details", |b| {
-        b.iter(|| wide_param_report.details_of(&rows).len())
+        b.iter(|| wide_param_report.details_of(&all).count())
     });
-    // The same at 2,000 arrays, batched and row by row (`details`, which
-    // reads the text per row: quadratic), for the ratio.
-    let narrow = wide_parameter(2_000);
+    // Forty such tuples of 5,000 arrays of varied sizes, rows in the
+    // order the report lists them (by bytes), so each run of rows mixes
+    // every tuple: read in batches of rows, each batch read every tuple's
+    // text (800,000 rows took 27 s in the CLI).
+    let interleaved = wide_parameter(&[5_000; 40]);
+    let interleaved_module = Module::parse(&interleaved).unwrap();
+    let interleaved_report = Report::new(&interleaved_module, &Options::default());
+    let by_bytes = interleaved_report.sorted(Order::Bytes);
+    g.throughput(Throughput::Bytes(interleaved.len() as u64));
+    g.bench_function("report/interleaved-details", |b| {
+        b.iter(|| interleaved_report.details_of(&by_bytes).count())
+    });
+    // 2,000 arrays, all at once and row by row (`details`, which reads
+    // the text per row: quadratic), for the ratio.
+    let narrow = wide_parameter(&[2_000]);
     let narrow_module = Module::parse(&narrow).unwrap();
     let narrow_report = Report::new(&narrow_module, &Options::default());
-    let narrow_rows: Vec<&_> = narrow_report.rows.iter().collect();
+    let narrow_all: Vec<usize> = (0..narrow_report.rows.len()).collect();
     g.throughput(Throughput::Bytes(narrow.len() as u64));
     g.bench_function("report/wide-parameter-details-2000", |b| {
-        b.iter(|| narrow_report.details_of(&narrow_rows).len())
+        b.iter(|| narrow_report.details_of(&narrow_all).count())
     });
     g.bench_function("report/wide-parameter-details-2000-one-by-one", |b| {
         b.iter(|| {
-            narrow_rows
-                .iter()
+            (narrow_report.rows.iter())
                 .map(|r| narrow_report.details(r).shape.len())
                 .sum::<usize>()
         })

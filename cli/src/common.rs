@@ -465,10 +465,8 @@ fn span_in(source: &str, part: &str) -> Option<xla_layout_core::text::ByteSpan> 
     // offset between their starts says which (addresses compared,
     // nothing read through them).
     let start = (part.as_ptr() as usize).checked_sub(source.as_ptr() as usize)?;
-    (start + part.len() <= source.len()).then_some(xla_layout_core::text::ByteSpan {
-        start,
-        end: start + part.len(),
-    })
+    let end = start.checked_add(part.len())?;
+    (end <= source.len()).then_some(xla_layout_core::text::ByteSpan { start, end })
 }
 
 /// Where `part` (a piece of `i`'s text: an operand's or a callee's name)
@@ -477,7 +475,10 @@ fn span_within(i: &xla_layout_hlo::Instruction<'_>, part: &str) -> xla_layout_co
     // Both are slices of the module text: the offset between their
     // starts says where (addresses compared, nothing read through them).
     let at = (part.as_ptr() as usize).checked_sub(i.text().as_ptr() as usize);
-    match at.filter(|&at| at + part.len() <= i.text().len()) {
+    match at.filter(|&at| {
+        at.checked_add(part.len())
+            .is_some_and(|end| end <= i.text().len())
+    }) {
         Some(at) => {
             let start = i.span().start + at;
             xla_layout_core::text::ByteSpan {

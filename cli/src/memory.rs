@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use xla_layout_core::tpu::{self, Generation};
 use xla_layout_hlo::memory::{
-    AssignmentDamage, Backend, Details, Field, Listed, Options, Order, Report, Role, RoleKind, Row,
-    SIZE_LIMIT, ShapePadding, Source, Space, add_bytes,
+    AssignmentDamage, Backend, Details, Field, ListedBuffer, Options, Order, Report, Role,
+    RoleKind, Row, SIZE_LIMIT, ShapePadding, Source, Space, add_bytes,
 };
 use xla_layout_hlo::{BufferAssignment, Module, dump, memory_space_labels, unescape};
 
@@ -182,17 +182,21 @@ pub fn main(
     // report of the rest would be all zeros. Unless ENTRY is written
     // nowhere and nothing after the last computation's header failed: a
     // module with no ENTRY, whose last computation XLA takes (below).
+    // A line that starts a computation marked ENTRY (`ENTRY %main …`).
+    let entry_written = text.lines().any(|l| {
+        (l.trim_start().strip_prefix("ENTRY"))
+            .is_some_and(|rest| rest.starts_with([' ', '\t', '%']))
+    });
     let entry_lost = || {
         let last_header = module.computations().last().map_or(0, |c| c.span().start);
-        errors.iter().any(|e| e.span.start >= last_header)
-            || text.lines().any(|l| l.trim_start().starts_with("ENTRY"))
+        errors.iter().any(|e| e.span.start >= last_header) || entry_written
     };
     if let Some(e) = errors.first()
         && !module.entry_is_marked()
         && entry_lost()
     {
         // Where no line says ENTRY, the entry is the last computation.
-        let what = if text.lines().any(|l| l.trim_start().starts_with("ENTRY")) {
+        let what = if entry_written {
             "the ENTRY computation did not read"
         } else {
             "no computation is marked ENTRY, and the last one, the entry as XLA takes it, \
@@ -240,6 +244,19 @@ pub fn main(
                      (another compile of the same function?)"
                 ),
             },
+            // The module may be what is short of values: said before the hint.
+            match errors.first() {
+                None => String::new(),
+                Some(e) => {
+                    let (line, column) = e.line_column(text);
+                    format!(
+                        "; but {} of the module did not read, and what {} holds is missing \
+                         from it (the first at {name}:{line}:{column}: {e})",
+                        counted(errors.len() as u64, "part", "parts"),
+                        if errors.len() == 1 { "it" } else { "they" }
+                    )
+                }
+            },
             match (
                 &args.buffer_assignment,
                 dump::is_before_buffer_assignment(&name)
@@ -254,19 +271,6 @@ pub fn main(
                                   the module alone"
                     .to_string(),
                 (Some(_), _) => String::new(),
-            },
-            // The module may be what is short of values: say so first.
-            match errors.first() {
-                None => String::new(),
-                Some(e) => {
-                    let (line, column) = e.line_column(text);
-                    format!(
-                        "; but {} of the module did not read, and what {} holds is missing \
-                         from it (the first at {name}:{line}:{column}: {e})",
-                        counted(errors.len() as u64, "part", "parts"),
-                        if errors.len() == 1 { "it" } else { "they" }
-                    )
-                }
             }
         )));
     }
@@ -591,7 +595,7 @@ fn space_title(s: &Space) -> String {
 
 /// The buffers to show, each once with the values that share it: sorted,
 /// the first `top` (all for 0).
-fn shown(report: &Report, args: &Args) -> Vec<Listed> {
+fn shown(report: &Report, args: &Args) -> Vec<ListedBuffer> {
     let mut listed = report.by_buffer(args.sort);
     if args.top > 0 {
         listed.truncate(args.top);
@@ -607,7 +611,7 @@ const MAX_SHARED_TOLD: usize = 8;
 /// A value that shares a listed buffer, as the text and HTML name it:
 /// `name = opcode (computation c)`, and its space where its text says
 /// another than the buffer's (stderr says why that disagrees).
-fn shared_text(report: &Report, listed: &Listed, k: usize) -> String {
+fn shared_text(report: &Report, listed: &ListedBuffer, k: usize) -> String {
     let row = &report.rows[k];
     let n = naming(report, row);
     let mut t = format!("{} = {}  (computation {})", n.name, n.opcode, n.computation);
@@ -642,30 +646,24 @@ fn naming<'a>(report: &Report<'_, 'a>, row: &Row) -> Naming<'a> {
     }
 }
 
-/// How many rows' details are read at once ([`Report::details_of`]): each
-/// instruction's shape text is read once a batch, and a batch's details
-/// are in memory together.
-const DETAILS_AT_ONCE: usize = 4096;
-
 /// `f` of each of `listed` (its number from 0, the buffer, its row's
-/// details), the details read [`DETAILS_AT_ONCE`] rows at a time.
+/// details), every row's shape text read first, each instruction's once
+/// ([`Report::details_of`]).
 fn with_details<'a>(
     report: &Report<'_, 'a>,
-    listed: &[Listed],
-    mut f: impl FnMut(usize, &Listed, Details<'a>) -> std::io::Result<()>,
+    listed: &[ListedBuffer],
+    mut f: impl FnMut(usize, &ListedBuffer, Details<'a>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    for (c, chunk) in listed.chunks(DETAILS_AT_ONCE).enumerate() {
-        let rows: Vec<&Row> = chunk.iter().map(|l| &report.rows[l.row]).collect();
-        for (j, (l, d)) in chunk.iter().zip(report.details_of(&rows)).enumerate() {
-            f(c * DETAILS_AT_ONCE + j, l, d)?;
-        }
+    let rows: Vec<usize> = listed.iter().map(|l| l.row).collect();
+    for (n, (l, d)) in listed.iter().zip(report.details_of(&rows)).enumerate() {
+        f(n, l, d)?;
     }
     Ok(())
 }
 
 /// The values sharing `listed`'s buffer, the first [`MAX_SHARED_TOLD`]
 /// named, then how many more.
-fn shared_lines(report: &Report, listed: &Listed) -> Vec<String> {
+fn shared_lines(report: &Report, listed: &ListedBuffer) -> Vec<String> {
     let mut lines: Vec<String> = (listed.shared.iter().take(MAX_SHARED_TOLD))
         .map(|&k| shared_text(report, listed, k))
         .collect();
@@ -682,19 +680,28 @@ fn shared_lines(report: &Report, listed: &Listed) -> Vec<String> {
 /// them all).
 const SHAPES_TOLD: usize = 5;
 
+/// Which of `n` shapes that pad are listed, text and HTML alike.
+fn shapes_told(n: usize) -> String {
+    match n {
+        n if n > SHAPES_TOLD => format!("the {SHAPES_TOLD} of {n} shapes that pad most"),
+        1 => "the 1 shape that pads".to_string(),
+        n => format!("the {n} shapes that pad"),
+    }
+}
+
 /// One shape's padding, text and HTML alike: `7.94K in 2 buffers of
 /// SHAPE: 8.00K for 64B of elements (128.0× expansion); the largest: NAME
 /// (computation C)`.
 fn shape_padding_text(report: &Report, p: &ShapePadding) -> String {
-    let largest = naming(report, &report.rows[p.largest]);
+    let largest = naming(report, &report.rows[p.largest_row]);
     format!(
         "{} in {} of {}: {} for {} of elements{}; {} {} (computation {})",
-        human(p.padding_bytes()),
+        human(p.padding_bytes),
         counted(p.buffers as u64, "buffer", "buffers"),
         p.shape,
-        human(p.bytes),
+        human(p.buffer_bytes),
         human(p.data_bytes),
-        expansion_text(p.data_bytes, p.bytes),
+        expansion_text(p.data_bytes, p.buffer_bytes),
         if p.buffers == 1 {
             "it is"
         } else {
@@ -1110,11 +1117,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
         let _ = writeln!(
             o,
             "  by shape ({}; each buffer once, most padding first):",
-            match by_shape.len() {
-                n if n > SHAPES_TOLD => format!("the {SHAPES_TOLD} of {n} shapes that pad most"),
-                1 => "the 1 shape that pads".to_string(),
-                n => format!("the {n} shapes that pad"),
-            }
+            shapes_told(by_shape.len())
         );
         for p in by_shape.iter().take(SHAPES_TOLD) {
             let _ = writeln!(o, "    {}", shape_padding_text(report, p));
@@ -1387,14 +1390,14 @@ fn json_head(report: &Report, cx: &Context) -> Value {
         },
         "padding_by_shape": (report.padding_by_shape().iter())
             .map(|p| {
-                let largest = naming(report, &report.rows[p.largest]);
+                let largest = naming(report, &report.rows[p.largest_row]);
                 json!({
                     "shape": p.shape,
                     "buffers": p.buffers,
-                    "bytes": p.bytes,
+                    "buffer_bytes": p.buffer_bytes,
                     "data_bytes": p.data_bytes,
-                    "padding_bytes": p.padding_bytes(),
-                    "expansion": expansion(p.data_bytes, p.bytes),
+                    "padding_bytes": p.padding_bytes,
+                    "expansion": expansion(p.data_bytes, p.buffer_bytes),
                     "reasons": p.reasons,
                     "largest": {"name": largest.name, "computation": largest.computation},
                 })
@@ -1503,7 +1506,7 @@ fn value_index(report: &Report, row: &Row) -> Vec<u32> {
 }
 
 /// The values sharing a listed buffer, under its name in the HTML table.
-fn shared_html(report: &Report, listed: &Listed) -> String {
+fn shared_html(report: &Report, listed: &ListedBuffer) -> String {
     let lines = shared_lines(report, listed);
     if lines.is_empty() {
         return String::new();
@@ -1738,25 +1741,23 @@ fn html(report: &Report, cx: &Context) -> String {
     if !by_shape.is_empty() {
         let _ = writeln!(
             o,
-            "<p>By shape, the {} that pad most (each buffer once):</p>\n<table id=\"padding-by-shape\"><tr><th>padding</th><th>buffers</th><th>shape and why</th><th>bytes</th><th>elements</th><th>expansion</th><th>the largest</th></tr>",
-            match by_shape.len().min(SHAPES_TOLD) {
-                1 => "1 shape".to_string(),
-                n => format!("{n} of {} shapes", by_shape.len()),
-            }
+            "<p>By shape ({}; each buffer once, most padding first):</p>\n<table id=\"padding-by-shape\"><tr><th>padding</th><th>buffers</th><th>shape and why</th><th>bytes</th><th>elements</th><th>expansion</th><th>the largest</th></tr>",
+            shapes_told(by_shape.len())
         );
         for p in by_shape.iter().take(SHAPES_TOLD) {
-            let largest = naming(report, &report.rows[p.largest]);
+            let largest = naming(report, &report.rows[p.largest_row]);
             let _ = writeln!(
                 o,
                 "<tr class=\"shape-padding\" data-padding=\"{}\"><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code><div class=\"reason\">{}</div></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><code>{}</code> <span class=\"reason\">(computation {})</span></td></tr>",
-                p.padding_bytes(),
-                human(p.padding_bytes()),
+                p.padding_bytes,
+                human(p.padding_bytes),
                 p.buffers,
                 escape(&p.shape),
                 escape(&p.reasons.join("; ")),
-                human(p.bytes),
+                human(p.buffer_bytes),
                 human(p.data_bytes),
-                expansion(p.data_bytes, p.bytes).map_or(String::new(), |x| format!("{x:.1}×")),
+                expansion(p.data_bytes, p.buffer_bytes)
+                    .map_or(String::new(), |x| format!("{x:.1}×")),
                 escape(&largest.name),
                 escape(largest.computation)
             );
@@ -1924,8 +1925,8 @@ fn html(report: &Report, cx: &Context) -> String {
         "<svg id=\"buffers\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1240 {height}\" width=\"1240\" height=\"{height}\" role=\"img\">\n<defs><pattern id=\"hatch2\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eef0f4\"/><rect width=\"3\" height=\"6\" fill=\"#b4bac6\"/></pattern></defs>"
     );
     // Every row's details at once: the page is made in memory anyway.
-    let rows: Vec<&Row> = listed.iter().map(|l| &report.rows[l.row]).collect();
-    let details = report.details_of(&rows);
+    let rows: Vec<usize> = listed.iter().map(|l| l.row).collect();
+    let details: Vec<Details> = report.details_of(&rows).collect();
     for (n, (l, det)) in listed.iter().zip(&details).enumerate() {
         let row = &report.rows[l.row];
         let y = 4.0 + n as f64 * line;

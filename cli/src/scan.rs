@@ -322,11 +322,10 @@ fn write_summary(
         .filter(|&k| matches!(d.context(k), CallContext::Fusion | CallContext::Embedded))
         .count();
     // Tuple index tables are left out: this lists the arrays.
-    let rows: Vec<&Row> = report
-        .rows
-        .iter()
-        .filter(|r| !r.tuple_table && r.sized)
+    let row_numbers: Vec<usize> = (0..report.rows.len())
+        .filter(|&k| !report.rows[k].tuple_table && report.rows[k].sized)
         .collect();
+    let rows: Vec<&Row> = row_numbers.iter().map(|&k| &report.rows[k]).collect();
     let undefined = report
         .rows
         .iter()
@@ -394,23 +393,21 @@ fn write_summary(
         // `--top 0` lists every value, as `memory --top 0` does.
         let top = if top == 0 { rows.len() } else { top };
         let shown = &order[..top.min(order.len())];
-        // A batch at a time: each instruction's shape text read once a
-        // batch (one row at a time, a wide tuple's were read per element).
-        for batch in shown.chunks(4096) {
-            let batch_rows: Vec<&Row> = batch.iter().map(|&k| rows[k]).collect();
-            for (&k, d) in batch.iter().zip(report.details_of(&batch_rows)) {
-                let (r, padding) = (rows[k], rows[k].padding_bytes());
-                writeln!(
-                    out,
-                    "{:>15} {:>13} {:>5.1}%  S({})  {}  {}",
-                    group(r.bytes),
-                    group(padding),
-                    percent(padding, r.bytes),
-                    r.space,
-                    names[k],
-                    d.shape
-                )?;
-            }
+        // Each instruction's shape text read once for all the rows shown
+        // (one row at a time, a wide tuple's was read per element).
+        let numbers: Vec<usize> = shown.iter().map(|&k| row_numbers[k]).collect();
+        for (&k, d) in shown.iter().zip(report.details_of(&numbers)) {
+            let (r, padding) = (rows[k], rows[k].padding_bytes());
+            writeln!(
+                out,
+                "{:>15} {:>13} {:>5.1}%  S({})  {}  {}",
+                group(r.bytes),
+                group(padding),
+                percent(padding, r.bytes),
+                r.space,
+                names[k],
+                d.shape
+            )?;
         }
         if rows.len() > top {
             writeln!(out, "{:>15} ({} more)", "...", rows.len() - top)?;
@@ -454,8 +451,8 @@ fn write_summary(
     crate::common::closed_early(written.map_err(Failure::Io))?;
     // Every failure is told before the exit status says the first.
     let invalid = report.invalid_rows();
-    let rows: Vec<&Row> = invalid.iter().map(|(k, _)| &report.rows[*k]).collect();
-    for ((_, e), d) in invalid.iter().zip(report.details_of(&rows)) {
+    let numbers: Vec<usize> = invalid.iter().map(|(k, _)| *k).collect();
+    for ((_, e), d) in invalid.iter().zip(report.details_of(&numbers)) {
         writeln!(errors, "{path}: {} {}: {e}", d.name, d.shape)?;
     }
     let d = report.dataflow();

@@ -624,6 +624,11 @@ fn a_dump_cut_short_says_so() {
         "{warnings}"
     );
     assert!(!warnings.contains("before optimisation"), "{warnings}");
+    // Where the text report says "below", the JSON's warnings say stderr.
+    assert!(
+        warnings.contains("on stderr") && !warnings.contains("below"),
+        "{warnings}"
+    );
     assert_eq!(
         v["memory_analysis_source"]["output_size_in_bytes"],
         "estimated"

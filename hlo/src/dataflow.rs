@@ -1102,7 +1102,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             .filter(|&b| b != NONE)
     }
 
-    /// How many buffers there are.
+    /// How many buffers there are. A reducer's constant, which the
+    /// dataflow gives none, is not among them: the memory report counts
+    /// it as a buffer of its own (`memory::Report::buffer_count`).
     ///
     /// ```
     /// use xla_layout_hlo::{Module, dataflow::Dataflow};

@@ -1059,6 +1059,24 @@ pub struct Details<'a> {
     pub metadata_from: Option<&'a str>,
 }
 
+impl Details<'_> {
+    /// Details with nothing in them: of a row whose instruction the
+    /// dataflow does not have.
+    fn empty() -> Self {
+        Details {
+            computation: "",
+            instruction: "",
+            name: String::new(),
+            opcode: "",
+            shape: String::new(),
+            reasons: Vec::new(),
+            metadata: Metadata::default(),
+            location: None,
+            metadata_from: None,
+        }
+    }
+}
+
 /// Opcodes whose result is its first operand moved, reshaped or cut: an
 /// instruction of one of these that XLA inserts (a prefetch, a relayout)
 /// carries no metadata, and its operand's says where its bytes come from.
@@ -2260,49 +2278,88 @@ impl<'m, 'a> Report<'m, 'a> {
             .shape_text(row.value.instruction)
             .unwrap_or("");
         let (shape, text) = node_shape(whole, row.value.node);
-        self.details_with(row, shape, text)
+        let reasons = self.reasons(shape.as_ref());
+        self.details_with(row, text, reasons)
     }
 
-    /// [`Report::details`] of each of `rows`, in their order, reading
-    /// each instruction's shape text once for all its rows: one value
-    /// at a time, the rows of a tuple of `N` elements read its text `N`
-    /// times (20,000 elements took a minute).
+    /// [`Report::details`] of the rows numbered `rows` ([`Report::rows`]),
+    /// in their order, reading each instruction's shape text once for all
+    /// of them: one value at a time, the rows of a tuple of `N` elements
+    /// read its text `N` times (20,000 elements took a minute). The
+    /// shapes' texts and padding reasons are read first, all together;
+    /// the rest of each row's details as the iterator gets to it. A
+    /// number past the rows gets empty details.
     ///
     /// ```
     /// use xla_layout_hlo::{Module, memory::{Options, Report}};
     /// let m = Module::parse("ENTRY e {\n ROOT p = (f32[2]{0:T(128)}, s8[3]{0}) parameter(0)\n}").unwrap();
     /// let r = Report::new(&m, &Options::default());
-    /// let rows: Vec<&_> = r.rows.iter().collect();
-    /// let one_by_one: Vec<_> = rows.iter().map(|row| r.details(row)).collect();
-    /// assert_eq!(r.details_of(&rows), one_by_one);
+    /// let rows: Vec<usize> = (0..r.rows.len()).rev().collect();
+    /// let one_by_one: Vec<_> = rows.iter().map(|&k| r.details(&r.rows[k])).collect();
+    /// assert_eq!(r.details_of(&rows).collect::<Vec<_>>(), one_by_one);
     /// assert_eq!(one_by_one[1].shape, "f32[2]{0:T(128)}");
     /// ```
-    pub fn details_of(&self, rows: &[&Row]) -> Vec<Details<'a>> {
-        (rows.iter().zip(self.shapes_of(rows)))
-            .map(|(row, (shape, text))| self.details_with(row, shape, text))
-            .collect()
+    pub fn details_of<'r>(&'r self, rows: &'r [usize]) -> impl Iterator<Item = Details<'a>> + 'r {
+        let mut shapes: Vec<(String, Vec<String>)> = vec![Default::default(); rows.len()];
+        self.for_each_shape(rows, |at, shape, text| {
+            shapes[at] = (text, self.reasons(shape.as_ref()));
+        });
+        (rows.iter().zip(shapes)).map(|(&k, (text, reasons))| match self.rows.get(k) {
+            Some(row) => self.details_with(row, text, reasons),
+            None => Details::empty(),
+        })
     }
 
-    /// Each of `rows`' shape and its text, in their order, each
-    /// instruction's shape text read once ([`Report::details_of`]).
-    fn shapes_of(&self, rows: &[&Row]) -> Vec<(Option<Shape>, String)> {
-        // The rows by instruction, then node: one pass over each text.
-        let mut order: Vec<usize> = (0..rows.len()).collect();
-        order.sort_by_key(|&k| (rows[k].value.instruction, rows[k].value.node));
-        let mut shapes: Vec<Option<(Option<Shape>, String)>> = vec![None; rows.len()];
-        for group in order.chunk_by(|&a, &b| rows[a].value.instruction == rows[b].value.instruction)
-        {
-            let id = rows[group[0]].value.instruction;
+    /// Why `shape` pads on this report's backend (nothing for what is no
+    /// array).
+    fn reasons(&self, shape: Option<&Shape>) -> Vec<String> {
+        match shape {
+            Some(Shape::Array(a)) => padding_reasons(a, self.backend),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `f(position in rows, shape, its text)` for each of the rows
+    /// numbered `rows` (once each; none for a number past the rows), each
+    /// instruction's shape text read once.
+    fn for_each_shape(&self, rows: &[usize], mut f: impl FnMut(usize, Option<Shape>, String)) {
+        let value = |k: usize| self.rows.get(k).map(|r| r.value);
+        // By instruction, then node: one pass over each text.
+        let mut order: Vec<usize> = (0..rows.len())
+            .filter(|&i| value(rows[i]).is_some())
+            .collect();
+        order.sort_by_key(|&i| value(rows[i]).map(|v| (v.instruction, v.node)));
+        let same = |a: &usize, b: &usize| {
+            value(rows[*a]).map(|v| v.instruction) == value(rows[*b]).map(|v| v.instruction)
+        };
+        for group in order.chunk_by(same) {
+            let Some(id) = group
+                .first()
+                .and_then(|&i| value(rows[i]))
+                .map(|v| v.instruction)
+            else {
+                continue;
+            };
             let whole = self.dataflow.shape_text(id).unwrap_or("");
-            let mut nodes: Vec<u32> = group.iter().map(|&k| rows[k].value.node).collect();
+            let node = |i: usize| value(rows[i]).map_or(0, |v| v.node);
+            let mut nodes: Vec<u32> = group.iter().map(|&i| node(i)).collect();
             nodes.dedup();
-            let found = node_shapes(whole, &nodes);
-            for &k in group {
-                let at = nodes.partition_point(|&n| n < rows[k].value.node);
-                shapes[k] = found.get(at).cloned();
+            let mut found = node_shapes(whole, &nodes);
+            for (g, &i) in group.iter().enumerate() {
+                let at = nodes.partition_point(|&n| n < node(i));
+                let Some(slot) = found.get_mut(at) else {
+                    continue;
+                };
+                // Moved out at the node's last row, cloned before.
+                let again = group.get(g + 1).is_some_and(|&next| node(next) == node(i));
+                let (shape, text) = if again {
+                    slot.clone()
+                } else {
+                    core::mem::take(slot)
+                };
+                f(i, shape, text);
             }
         }
-        shapes.into_iter().map(Option::unwrap_or_default).collect()
     }
 
     /// The padding of the device buffers (as [`Report::padding_bytes`]
@@ -2311,8 +2368,8 @@ impl<'m, 'a> Report<'m, 'a> {
     /// padded (the same for all: the shape decides) and the largest of
     /// them; most padding first, ties by shape. What to change to save
     /// the most: a shape is one decision in the program. Post-condition:
-    /// the entries' padding adds up to [`Report::padding_bytes`] (below
-    /// [`SIZE_LIMIT`]).
+    /// the entries' padding adds up to [`Report::padding_bytes`] (each
+    /// sum stopping at [`SIZE_LIMIT`]).
     ///
     /// ```
     /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
@@ -2321,10 +2378,10 @@ impl<'m, 'a> Report<'m, 'a> {
     /// let by_shape = r.padding_by_shape();
     /// assert_eq!(by_shape.len(), 2); // c does not pad
     /// assert_eq!(by_shape[0].shape, "f32[2,4]{1,0:T(8,128)}");
-    /// assert_eq!((by_shape[0].buffers, by_shape[0].bytes, by_shape[0].data_bytes), (2, 8192, 64));
+    /// assert_eq!((by_shape[0].buffers, by_shape[0].buffer_bytes, by_shape[0].data_bytes), (2, 8192, 64));
     /// assert_eq!(by_shape[0].reasons, ["d0: 2 → 8 by T(8,128): 4×", "d1: 4 → 128 by T(8,128): 32×"]);
-    /// assert_eq!(by_shape[1].padding_bytes(), 512 - 12);
-    /// assert_eq!(by_shape.iter().map(|p| p.padding_bytes()).sum::<u64>(), r.padding_bytes());
+    /// assert_eq!(by_shape[1].padding_bytes, 512 - 12);
+    /// assert_eq!(by_shape.iter().map(|p| p.padding_bytes).sum::<u64>(), r.padding_bytes());
     /// ```
     pub fn padding_by_shape(&self) -> Vec<ShapePadding> {
         let device: HashSet<i64> = (self.spaces.iter())
@@ -2338,59 +2395,43 @@ impl<'m, 'a> Report<'m, 'a> {
             })
             .collect();
         let mut by_text: HashMap<String, ShapePadding> = HashMap::new();
-        // A batch at a time: the shapes' texts of every padded buffer at
-        // once would be as large as the module's.
-        for batch in padded.chunks(4096) {
-            let rows: Vec<&Row> = batch.iter().map(|&k| &self.rows[k]).collect();
-            for ((&k, row), (shape, text)) in batch.iter().zip(&rows).zip(self.shapes_of(&rows)) {
-                let entry = by_text.entry(text).or_insert_with_key(|text| ShapePadding {
-                    shape: text.clone(),
-                    buffers: 0,
-                    bytes: 0,
-                    data_bytes: 0,
-                    reasons: match &shape {
-                        Some(Shape::Array(a)) => padding_reasons(a, self.backend),
-                        _ => Vec::new(),
-                    },
-                    largest: k,
-                });
-                entry.buffers += 1;
-                entry.bytes = add_bytes(entry.bytes, row.bytes);
-                entry.data_bytes = add_bytes(entry.data_bytes, row.data_bytes);
-                if self.rows[entry.largest].bytes < row.bytes {
-                    entry.largest = k;
-                }
+        self.for_each_shape(&padded, |at, shape, text| {
+            let k = padded[at];
+            let row = &self.rows[k];
+            let entry = by_text.entry(text).or_insert_with_key(|text| ShapePadding {
+                shape: text.clone(),
+                buffers: 0,
+                buffer_bytes: 0,
+                data_bytes: 0,
+                padding_bytes: 0,
+                reasons: self.reasons(shape.as_ref()),
+                largest_row: k,
+            });
+            entry.buffers += 1;
+            entry.buffer_bytes = add_bytes(entry.buffer_bytes, row.bytes);
+            entry.data_bytes = add_bytes(entry.data_bytes, row.data_bytes);
+            // Buffer by buffer, as the spaces sum it: a difference of
+            // sums cut at the limit would not be the padding.
+            entry.padding_bytes = add_bytes(entry.padding_bytes, row.padding_bytes());
+            if self.rows[entry.largest_row].bytes < row.bytes {
+                entry.largest_row = k;
             }
-        }
+        });
         let mut out: Vec<ShapePadding> = by_text.into_values().collect();
         out.sort_by(|a, b| {
-            (b.padding_bytes().cmp(&a.padding_bytes())).then_with(|| a.shape.cmp(&b.shape))
+            (b.padding_bytes.cmp(&a.padding_bytes)).then_with(|| a.shape.cmp(&b.shape))
         });
         out
     }
 
-    /// A row's details, given its shape and the shape's text.
-    fn details_with(&self, row: &Row, shape: Option<Shape>, text: String) -> Details<'a> {
+    /// A row's details, given its shape's text and why it pads.
+    fn details_with(&self, row: &Row, text: String, reasons: Vec<String>) -> Details<'a> {
         let d = &self.dataflow;
         let m = d.module();
         let Some((k, i)) = d.instruction(row.value.instruction) else {
-            return Details {
-                computation: "",
-                instruction: "",
-                name: String::new(),
-                opcode: "",
-                shape: String::new(),
-                reasons: Vec::new(),
-                metadata: Metadata::default(),
-                location: None,
-                metadata_from: None,
-            };
+            return Details::empty();
         };
         let (metadata, metadata_from) = self.origin(row.value);
-        let mut reasons = Vec::new();
-        if let Some(Shape::Array(a)) = &shape {
-            reasons = padding_reasons(a, self.backend);
-        }
         Details {
             computation: m.computations()[k].name(),
             instruction: i.name(),
@@ -2540,11 +2581,18 @@ impl<'m, 'a> Report<'m, 'a> {
         let Some(row) = self.rows.get(k) else {
             return false;
         };
+        // Set once `Report::new` has found the representatives.
+        debug_assert_eq!(
+            self.representative.len(),
+            self.dataflow.buffer_count() as usize
+        );
+        // A buffer number past the dataflow's (a row edited by hand) is
+        // no buffer the totals count.
         row.buffer == NONE
             || self
                 .representative
                 .get(row.buffer as usize)
-                .is_none_or(|&r| r as usize == k)
+                .is_some_and(|&r| r as usize == k)
     }
 
     /// How many buffers the report counts: the dataflow's buffers that
@@ -2569,7 +2617,7 @@ impl<'m, 'a> Report<'m, 'a> {
 
     /// The buffers, each once, in the order `order` asks (largest first,
     /// ties by position): for each, the row it is counted by
-    /// ([`Listed::row`], the one every total and the peak count) and the
+    /// ([`ListedBuffer::row`], the one every total and the peak count) and the
     /// other values that share its memory. Post-condition: every row is
     /// in exactly one entry, and the entries' bytes add up to the spaces'
     /// [`Space::buffer_bytes`].
@@ -2584,7 +2632,7 @@ impl<'m, 'a> Report<'m, 'a> {
     /// assert_eq!((listed[0].row, listed[0].shared.as_slice()), (0, &[2][..]));
     /// assert_eq!((listed[1].row, listed[1].shared.len()), (1, 0));
     /// ```
-    pub fn by_buffer(&self, order: Order) -> Vec<Listed> {
+    pub fn by_buffer(&self, order: Order) -> Vec<ListedBuffer> {
         let mut shared: Vec<Vec<usize>> = vec![Vec::new(); self.representative.len()];
         for (k, row) in self.rows.iter().enumerate() {
             if !self.stands_for_buffer(k)
@@ -2593,9 +2641,9 @@ impl<'m, 'a> Report<'m, 'a> {
                 others.push(k);
             }
         }
-        let mut listed: Vec<Listed> = (0..self.rows.len())
+        let mut listed: Vec<ListedBuffer> = (0..self.rows.len())
             .filter(|&k| self.stands_for_buffer(k))
-            .map(|k| Listed {
+            .map(|k| ListedBuffer {
                 row: k,
                 shared: match self.rows[k].buffer {
                     NONE => Vec::new(),
@@ -2606,7 +2654,7 @@ impl<'m, 'a> Report<'m, 'a> {
                 },
             })
             .collect();
-        let key = |l: &Listed| self.order_key(&self.rows[l.row], order);
+        let key = |l: &ListedBuffer| self.order_key(&self.rows[l.row], order);
         listed.sort_by(|a, b| key(b).cmp(&key(a)).then(a.row.cmp(&b.row)));
         listed
     }
@@ -2771,7 +2819,7 @@ pub enum Order {
 /// let m = Module::parse("ENTRY e {\n ROOT p = f32[3]{0:T(128)} parameter(0)\n}").unwrap();
 /// let r = Report::new(&m, &Options::default());
 /// let p = &r.padding_by_shape()[0];
-/// assert_eq!((p.shape.as_str(), p.buffers, p.padding_bytes(), p.largest), ("f32[3]{0:T(128)}", 1, 500, 0));
+/// assert_eq!((p.shape.as_str(), p.buffers, p.padding_bytes, p.largest_row), ("f32[3]{0:T(128)}", 1, 500, 0));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -2782,27 +2830,18 @@ pub struct ShapePadding {
     /// for it, as every total counts them).
     pub buffers: usize,
     /// Their bytes.
-    pub bytes: u64,
+    pub buffer_bytes: u64,
     /// The bytes their elements need.
     pub data_bytes: u64,
+    /// The bytes padding costs them, summed buffer by buffer (as
+    /// [`Space::padding_bytes`]: each sum stops at [`SIZE_LIMIT`]).
+    pub padding_bytes: u64,
     /// Why each is padded, one reason per rounding (the shape decides).
     pub reasons: Vec<String>,
-    /// The row of the largest of them (its name, `op_name` and source
-    /// say where in the program the shape comes from).
-    pub largest: usize,
-}
-
-impl ShapePadding {
-    /// The bytes padding costs the buffers of this shape.
-    ///
-    /// ```
-    /// # use xla_layout_hlo::{Module, memory::{Options, Report}};
-    /// let m = Module::parse("ENTRY e {\n ROOT p = f32[3]{0:T(128)} parameter(0)\n}").unwrap();
-    /// assert_eq!(Report::new(&m, &Options::default()).padding_by_shape()[0].padding_bytes(), 512 - 12);
-    /// ```
-    pub fn padding_bytes(&self) -> u64 {
-        self.bytes.saturating_sub(self.data_bytes)
-    }
+    /// The row ([`Report::rows`]) of the largest of them: its name,
+    /// `op_name` and source say where in the program the shape comes
+    /// from.
+    pub largest_row: usize,
 }
 
 /// One buffer in [`Report::by_buffer`]'s list.
@@ -2815,7 +2854,7 @@ impl ShapePadding {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Listed {
+pub struct ListedBuffer {
     /// The row the buffer is counted by ([`Report::rows`]): its bytes,
     /// memory space and role are the buffer's.
     pub row: usize,
@@ -3153,6 +3192,10 @@ fn node_shape(text: &str, node: u32) -> (Option<Shape>, String) {
 /// over `text`; a node the text does not have gets `(None, "")`.
 fn node_shapes(text: &str, nodes: &[u32]) -> Vec<(Option<Shape>, String)> {
     use core::fmt::Write as _;
+    debug_assert!(
+        nodes.windows(2).all(|w| w[0] < w[1]),
+        "ascending, no repeats"
+    );
     let mut out: Vec<(Option<Shape>, String)> = vec![(None, String::new()); nodes.len()];
     let (mut count, mut depth, mut next) = (0u32, 0usize, 0usize);
     // The tuples being printed: each one's slot in `out`, and the depth

@@ -8,7 +8,7 @@ use xla_layout_core::Shape;
 use xla_layout_core::text::parse_shape;
 use xla_layout_core::tpu::Generation;
 use xla_layout_hlo::memory::{
-    Backend, Listed, MemoryAnalysis, Options, Order, Report, Role, Source,
+    Backend, ListedBuffer, MemoryAnalysis, Options, Order, Report, Role, Source,
 };
 use xla_layout_hlo::{BufferAssignment, Module, memory_space_labels};
 
@@ -514,7 +514,7 @@ fn a_buffer_of_unequal_values_is_counted_by_one_everywhere() {
     let listed = r.by_buffer(Order::Bytes);
     let names: Vec<String> = r.rows.iter().map(|x| r.details(x).name).collect();
     assert_eq!(names, ["n", "t", "p"]);
-    let shared: Vec<&Listed> = listed.iter().filter(|l| !l.shared.is_empty()).collect();
+    let shared: Vec<&ListedBuffer> = listed.iter().filter(|l| !l.shared.is_empty()).collect();
     assert_eq!(shared.len(), 1, "{listed:?}");
     let (row, others) = (&r.rows[shared[0].row], &shared[0].shared);
     // Counted by the parameter (its role is the buffer's: passed through
@@ -551,14 +551,13 @@ fn details_of_many_rows_are_each_rows_own() {
                     ..Options::default()
                 },
             );
-            // In an order that is not the instructions': largest first.
-            let rows: Vec<&_> = r
-                .sorted(Order::Bytes)
-                .into_iter()
-                .map(|k| &r.rows[k])
-                .collect();
+            // In an order that is not the instructions': largest first,
+            // and some rows twice.
+            let mut numbers = r.sorted(Order::Bytes);
+            numbers.extend(numbers.clone().into_iter().step_by(3));
+            let rows: Vec<&_> = numbers.iter().map(|&k| &r.rows[k]).collect();
             let one_by_one: Vec<_> = rows.iter().map(|row| r.details(row)).collect();
-            assert_eq!(r.details_of(&rows), one_by_one);
+            assert_eq!(r.details_of(&numbers).collect::<Vec<_>>(), one_by_one);
             // Each is the part of its instruction's whole shape at its
             // index, as the core's parser and printer give it.
             let d = r.dataflow();
@@ -588,8 +587,8 @@ fn details_of_many_rows_are_each_rows_own() {
             ..Options::default()
         },
     );
-    let rows: Vec<&_> = r.rows.iter().collect();
-    let shapes: Vec<String> = r.details_of(&rows).into_iter().map(|d| d.shape).collect();
+    let numbers: Vec<usize> = (0..r.rows.len()).collect();
+    let shapes: Vec<String> = r.details_of(&numbers).map(|d| d.shape).collect();
     assert!(shapes.contains(&"(s8[3]{0}, ())".to_string()), "{shapes:?}");
     assert!(shapes.contains(&"(pred[7]{0})".to_string()), "{shapes:?}");
     assert!(
@@ -612,7 +611,7 @@ fn padding_by_shape_adds_up() {
         let m = Module::parse(&f.text).unwrap();
         let r = Report::new(&m, &on(generation(&f.program)));
         let by_shape = r.padding_by_shape();
-        let sum: u64 = by_shape.iter().map(|p| p.padding_bytes()).sum();
+        let sum: u64 = by_shape.iter().map(|p| p.padding_bytes).sum();
         assert_eq!(sum, r.padding_bytes(), "{}", f.name);
         // The padded device buffers, from the list of buffers.
         let device: Vec<i64> = r
@@ -638,21 +637,53 @@ fn padding_by_shape_adds_up() {
             assert_eq!(of_shape.len(), p.buffers, "{} {}", f.name, p.shape);
             let most = of_shape.iter().map(|&k| r.rows[k].bytes).max().unwrap();
             assert!(
-                of_shape.contains(&p.largest) && r.rows[p.largest].bytes == most,
+                of_shape.contains(&p.largest_row) && r.rows[p.largest_row].bytes == most,
                 "{} {}",
                 f.name,
                 p.shape
             );
-            assert!(p.padding_bytes() > 0);
+            assert!(p.padding_bytes > 0);
         }
         assert!(
             by_shape
                 .windows(2)
-                .all(|w| w[0].padding_bytes() >= w[1].padding_bytes())
+                .all(|w| w[0].padding_bytes >= w[1].padding_bytes)
         );
         shapes += by_shape.len();
     }
     assert!(shapes > 50, "{shapes}");
+}
+
+/// A shape whose buffers add up past int64 has its padding summed buffer
+/// by buffer, as the spaces sum it (a difference of sums cut at the
+/// limit said 0 here).
+#[test]
+fn padding_by_shape_past_int64_is_each_buffers_padding() {
+    // Four arrays of 2^59 + 1 f32 (2^61 + 4 bytes each, in 1024-element
+    // tiles 2^61 + 4096: 4092 bytes of padding each), and one f32[8]
+    // padded to 4096.
+    let big = "f32[576460752303423489]{0:T(1024)}";
+    let text = format!(
+        "ENTRY e {{\n a = {big} parameter(0)\n b = {big} parameter(1)\n c = {big} parameter(2)\n d = {big} parameter(3)\n ROOT s = f32[8]{{0:T(1024)}} parameter(4)\n}}"
+    );
+    let m = Module::parse(&text).unwrap();
+    let r = Report::new(
+        &m,
+        &Options {
+            backend: Some(Backend::Tpu),
+            ..Options::default()
+        },
+    );
+    let by_shape = r.padding_by_shape();
+    let padding: Vec<(&str, usize, u64)> = (by_shape.iter())
+        .map(|p| (p.shape.as_str(), p.buffers, p.padding_bytes))
+        .collect();
+    assert_eq!(
+        padding,
+        [(big, 4, 4 * 4092), ("f32[8]{0:T(1024)}", 1, 4096 - 32)]
+    );
+    assert_eq!(r.padding_bytes(), 4 * 4092 + 4096 - 32);
+    assert_eq!(by_shape[0].buffer_bytes, i64::MAX as u64);
 }
 
 /// An allocation line whose last part is its color (`color 5:`, as XLA
