@@ -640,6 +640,7 @@ pub const fn default_layout_of(
 /// assert_eq!(err("tpu(f32[4], v9)"), RequestError::UnknownGeneration);
 /// assert_eq!(err("tpu((f32[4], s32[]))"), RequestError::NotAnArray);
 /// assert_eq!(err("tpu(f32[4]"), RequestError::Unclosed);
+/// assert_eq!(err("tpu(f32[4]) junk"), RequestError::Trailing);
 /// assert_eq!(
 ///     err("tpu(f32[4], v9)").to_string(),
 ///     "after the shape comes a TPU generation: v4, v5e, v5p or v6e"
@@ -660,6 +661,8 @@ pub enum RequestError {
     UnknownGeneration,
     /// `tpu(` without its closing `)`.
     Unclosed,
+    /// Text after the `)` that closes `tpu(`.
+    Trailing,
 }
 
 impl core::fmt::Display for RequestError {
@@ -717,6 +720,9 @@ impl RequestError {
                 )
             }
             RequestError::Unclosed => f.write_str("`tpu(` is not closed: expected `)` at the end"),
+            RequestError::Trailing => {
+                f.write_str("text follows the `)` that closes `tpu(`: nothing may come after it")
+            }
         })
     }
 }
@@ -778,7 +784,12 @@ pub fn parse_request(text: &str) -> Option<Result<ArrayShape, RequestError>> {
     let inner = text.trim().strip_prefix("tpu")?.trim_start();
     let inner = inner.strip_prefix('(')?;
     let Some(inner) = inner.strip_suffix(')') else {
-        return Some(Err(RequestError::Unclosed));
+        // Closed before the end (`tpu(f32[3]) junk`), or not at all.
+        return Some(Err(if closes_before_end(inner) {
+            RequestError::Trailing
+        } else {
+            RequestError::Unclosed
+        }));
     };
     // Parse errors count bytes from the start of `text`, not of `inner`.
     let at = inner.as_ptr() as usize - text.as_ptr() as usize;
@@ -786,6 +797,21 @@ pub fn parse_request(text: &str) -> Option<Result<ArrayShape, RequestError>> {
         RequestError::Parse(e) => RequestError::Parse(e.shifted(at)),
         other => other,
     }))
+}
+
+/// Whether a `)` outside every bracket of `inner` (the text after
+/// `tpu(`) closes it before the text ends.
+fn closes_before_end(inner: &str) -> bool {
+    let mut depth = 0usize;
+    for b in inner.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' if depth == 0 => return true,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn request(inner: &str) -> Result<ArrayShape, RequestError> {

@@ -20,8 +20,9 @@ struct TextVisitor<T> {
     parse: fn(&str) -> Result<T, ParseFailure>,
 }
 
-/// A parse or validation failure, as its message.
-struct ParseFailure(&'static str, Option<crate::text::Error>);
+/// A parse or validation failure, as its message: what failed and why,
+/// or (`true`) that the text names no element type.
+struct ParseFailure(&'static str, Option<crate::text::Error>, bool);
 
 impl<'de, T> Visitor<'de> for TextVisitor<T> {
     type Value = T;
@@ -31,9 +32,15 @@ impl<'de, T> Visitor<'de> for TextVisitor<T> {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {
-        (self.parse)(text).map_err(|ParseFailure(what, cause)| match cause {
-            Some(e) => E::custom(format_args!("{what} `{text}`: {}", e.with_source(text))),
-            None => E::custom(format_args!("{what} `{text}`")),
+        (self.parse)(text).map_err(|ParseFailure(what, cause, unknown_type)| {
+            match (cause, unknown_type) {
+                (Some(e), _) => E::custom(format_args!("{what} `{text}`: {}", e.with_source(text))),
+                // As the shape parser says it.
+                (None, true) => {
+                    E::custom(fmt::from_fn(|f| crate::text::unknown_element_type(f, text)))
+                }
+                (None, false) => E::custom(format_args!("{what} `{text}`")),
+            }
         })
     }
 }
@@ -73,7 +80,7 @@ macro_rules! as_text {
 /// the text says, so it is refused, as `layout!` refuses it.
 fn strictly(text: &str, what: &'static str) -> Result<Shape, ParseFailure> {
     let strict = crate::text::ParseOptions::default().with_strict(true);
-    let fail = |e: crate::text::Error| ParseFailure(what, Some(e));
+    let fail = |e: crate::text::Error| ParseFailure(what, Some(e), false);
     let shape =
         crate::text::parse_shape_with(text.as_bytes(), strict).map_err(|e| fail(e.into()))?;
     crate::validate(&shape).map_err(|e| fail(e.into()))?;
@@ -87,7 +94,7 @@ as_text! {
             match strictly(t, what)? {
                 Shape::Array(a) => Ok(a),
                 // Not an array: the array parser says why.
-                _ => Err(ParseFailure(what, ArrayShape::parse(t).err().map(Into::into))),
+                _ => Err(ParseFailure(what, ArrayShape::parse(t).err().map(Into::into), false)),
             }
         };
     Shape, "an XLA shape such as \"(f32[2]{0}, s32[])\"",
@@ -95,9 +102,10 @@ as_text! {
     Layout, "an XLA layout such as \"{1,0:T(8,128)}\"",
         // Strictly, as shapes: not validated (most rules need the shape).
         |t| crate::text::parse_layout_with(t.as_bytes(), crate::text::ParseOptions::default().with_strict(true))
-            .map_err(|e| ParseFailure("invalid layout", Some(e.into())));
+            .map_err(|e| ParseFailure("invalid layout", Some(e.into()), false));
     ElementType, "an XLA element type name such as \"bf16\"",
         // Every type by its name, `tuple` and the like included (those are
         // not element-type tokens of shape text, but are still types).
-        |t| ElementType::ALL.into_iter().find(|ty| ty.name() == t).ok_or(ParseFailure("unknown element type", None));
+        |t| ElementType::ALL.into_iter().find(|ty| ty.name() == t)
+            .ok_or(ParseFailure("unknown element type", None, true));
 }

@@ -209,6 +209,18 @@ fn token_text(src: &[u8], start: usize, end: usize) -> &str {
     }
 }
 
+/// "unknown element type `name`", then the type meant, or what the
+/// types are: the words of the parser's hint and of serde's error.
+pub(crate) fn unknown_element_type(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
+    write!(f, "unknown element type `{name}`")?;
+    match ElementType::closest_name(name) {
+        Some(t) => write!(f, "; did you mean `{t}`?"),
+        None => f.write_str(
+            "; element types are pred, s1..s64, u1..u64, f16, bf16, f32, f64, the f8/f6/f4 types, c64, c128",
+        ),
+    }
+}
+
 impl Display for Explained<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let d = self.diagnostic;
@@ -217,13 +229,7 @@ impl Display for Explained<'_> {
         let lexed = Lexer::at(self.src, d.start).next_token();
         match &d.kind {
             ParseErrorKind::ExpectedPrimitiveType(TokenKind::Ident) => {
-                write!(f, "unknown element type `{token}`")?;
-                match ElementType::closest_name(token) {
-                    Some(t) => write!(f, "; did you mean `{t}`?"),
-                    None => f.write_str(
-                        "; element types are pred, s1..s64, u1..u64, f16, bf16, f32, f64, the f8/f6/f4 types, c64, c128",
-                    ),
-                }
+                unknown_element_type(f, token)
             }
             ParseErrorKind::ExpectedPrimitiveType(_) if d.start < self.src.len() => {
                 write!(

@@ -38,6 +38,9 @@ use crate::{ArrayShape, CapacityError, Layout};
 /// use xla_layout_core::Layout;
 /// use xla_layout_core::text::{JaxLayoutError, parse_jax_layout};
 /// assert_eq!(parse_jax_layout("Layout(tiling=())").unwrap_err(), JaxLayoutError::NoMajorToMinor);
+/// // Python's tuple of one: `(0,)`; and integers of 64 bits at most.
+/// assert_eq!(parse_jax_layout("Layout(major_to_minor=(0))").unwrap_err(), JaxLayoutError::LoneItem(24));
+/// assert_eq!(parse_jax_layout("Layout(major_to_minor=(0,), tiling=((99999999999999999999,),))").unwrap_err(), JaxLayoutError::IntegerTooLarge(37));
 /// assert_eq!(parse_jax_layout("Layout(major_to_minor=(0,), major_to_minor=(0,))").unwrap_err(), JaxLayoutError::Field(28));
 /// let combined: Layout = "{1,0:T(*,128)}".parse().unwrap();
 /// assert_eq!(combined.jax().unwrap_err(), JaxLayoutError::CombineTileEntry);
@@ -59,6 +62,11 @@ pub enum JaxLayoutError {
     Unrepresentable(&'static str),
     /// A tile has a `*` entry: JAX's tiling holds numbers only.
     CombineTileEntry,
+    /// An integer past 64 bits, at this byte offset.
+    IntegerTooLarge(usize),
+    /// A tuple of one item without the comma Python writes after it
+    /// (`(0)` for `(0,)`): the byte offset of its `)`.
+    LoneItem(usize),
     /// A tile entry below 0 (XLA's text parser refuses it, and XLA
     /// aborts on one): the value and the byte offset where it is written.
     NegativeTileEntry {
@@ -91,6 +99,8 @@ impl JaxLayoutError {
         match self {
             JaxLayoutError::Syntax(at)
             | JaxLayoutError::Field(at)
+            | JaxLayoutError::IntegerTooLarge(at)
+            | JaxLayoutError::LoneItem(at)
             | JaxLayoutError::NegativeTileEntry { at, .. } => Some(*at),
             _ => None,
         }
@@ -113,6 +123,13 @@ impl JaxLayoutError {
             JaxLayoutError::Syntax(_) => f.write_str(SYNTAX),
             JaxLayoutError::Field(_) => f.write_str("an unknown or repeated field of JAX's Layout"),
             JaxLayoutError::NoMajorToMinor => f.write_str("JAX's Layout needs major_to_minor"),
+            JaxLayoutError::IntegerTooLarge(_) => {
+                f.write_str("an integer past the largest XLA reads (64 bits)")
+            }
+            JaxLayoutError::LoneItem(_) => f.write_str(
+                "a tuple of one item needs a comma after it, as Python prints it: `(0,)`, \
+                 `tiling=((8, 128),)`",
+            ),
             JaxLayoutError::Capacity(c) => write!(f, "{c}"),
             JaxLayoutError::Unrepresentable(name) => {
                 let field = super::attribute_index(name).map_or("", |i| super::ATTRIBUTES[i].field);
@@ -136,6 +153,10 @@ impl JaxLayoutError {
         match self {
             JaxLayoutError::Syntax(at) => JaxLayoutError::Syntax(at.saturating_add(by)),
             JaxLayoutError::Field(at) => JaxLayoutError::Field(at.saturating_add(by)),
+            JaxLayoutError::IntegerTooLarge(at) => {
+                JaxLayoutError::IntegerTooLarge(at.saturating_add(by))
+            }
+            JaxLayoutError::LoneItem(at) => JaxLayoutError::LoneItem(at.saturating_add(by)),
             JaxLayoutError::NegativeTileEntry { value, at } => JaxLayoutError::NegativeTileEntry {
                 value,
                 at: at.saturating_add(by),
@@ -200,7 +221,7 @@ impl<'a> Cursor<'a> {
             v = v
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(i64::from(c - b'0')))
-                .ok_or(JaxLayoutError::Syntax(start))?;
+                .ok_or(JaxLayoutError::IntegerTooLarge(start))?;
             self.at += 1;
         }
         if self.at == digits_at {
@@ -237,7 +258,12 @@ impl<'a> Cursor<'a> {
             if !self.eat(b',') {
                 self.space();
                 if tuple && count == 1 {
-                    return Err(JaxLayoutError::Syntax(self.at));
+                    // `(8, 128))`: the item closed with no comma after it.
+                    return Err(if self.s.get(self.at) == Some(&b')') {
+                        JaxLayoutError::LoneItem(self.at)
+                    } else {
+                        JaxLayoutError::Syntax(self.at)
+                    });
                 }
                 return self.expect(b')');
             }

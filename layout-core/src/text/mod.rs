@@ -15,6 +15,8 @@ mod error;
 mod forms;
 mod grid;
 mod hint;
+#[cfg(feature = "serde")]
+pub(crate) use hint::unknown_element_type;
 mod human;
 mod jax;
 mod lexer;

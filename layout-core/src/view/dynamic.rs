@@ -215,7 +215,11 @@ impl<T: Element> Copy for DynView<'_, T> {}
 impl<'a, T: Element> DynView<'a, T> {
     /// Views `data` through `shape`: `T` must hold the layout's elements
     /// slot for slot, and `data` must have every slot
-    /// ([`TiledShape::physical_slots`]).
+    /// ([`TiledShape::physical_slots`]). The view borrows `shape` as well
+    /// as `data` (a tiled shape holds its whole tiling program: views stay
+    /// two pointers and a length), so bind the shape to a name first: a
+    /// temporary (`DynView::new(&tiled("…"), …)`) is dropped while the
+    /// view needs it.
     ///
     /// ```
     /// use xla_layout_core::{ArrayShape, DynView, ViewError};

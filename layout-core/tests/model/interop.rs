@@ -243,7 +243,19 @@ mod serde_text {
         assert!(serde_json::from_str::<ArrayShape>("\"f32[2\"").is_err());
         assert!(serde_json::from_str::<ArrayShape>("17").is_err());
         let e = serde_json::from_str::<ElementType>("\"f33\"").unwrap_err();
-        assert!(e.to_string().contains("unknown element type `f33`"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("unknown element type `f33`; did you mean `f32`?"),
+            "{e}"
+        );
+        // In the shape parser's words, whatever the name.
+        for name in ["f33", "bfloat16", "F32"] {
+            let e = serde_json::from_str::<ElementType>(&format!("\"{name}\"")).unwrap_err();
+            let text = format!("{name}[2]");
+            let parser = ArrayShape::parse(&text).unwrap_err();
+            let said = parser.primary().explain(text.as_bytes()).to_string();
+            assert!(e.to_string().starts_with(&said), "{e} / {said}");
+        }
         // Text XLA's parser reads past, into another shape (`S(300)` kept
         // in 8 bits is `S(44)`): refused, not read as that other shape.
         for text in ["f32[3,5]{1,0:S(300)}", "(f32[2]{0:S(300)}, s32[])"] {

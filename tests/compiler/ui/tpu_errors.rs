@@ -6,6 +6,7 @@ layout! {
     type Unsupported = tpu(f6e2m3fn[2]);
     type Typo = tpu(f33[2]);
     type TooLarge = tpu(pred[9223372036854775807]);
+    type Trailing = "tpu(f32[2]) junk";
 }
 
 fn main() {}
