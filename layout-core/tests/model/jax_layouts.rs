@@ -95,7 +95,7 @@ fn older_and_hand_written_forms_read() {
     // which JAX would not take for a tile (a call's lone argument needs none).
     assert_eq!(
         read("Layout(major_to_minor=(0), tiling=None)"),
-        Err(xla_layout_core::text::JaxLayoutError::Syntax(24)) // at the `)` that needs a comma before it
+        Err(xla_layout_core::text::JaxLayoutError::LoneItem(24)) // at the `)` that needs a comma before it
     );
     assert!(read("Layout(major_to_minor=(1, 0), tiling=((8, 128), (2)))").is_err());
     assert!(read("Layout(major_to_minor=(0,), tiling=((128,)))").is_err());
