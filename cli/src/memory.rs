@@ -781,9 +781,13 @@ const TRUNCATED: &str = "the module has more shape nodes or positions than this 
                          numbers (2^32 - 1 of each): the instructions past them define no \
                          value, are left out, and the figures are estimates";
 
+/// Where the text and HTML reports say a warning's details are.
+const TOLD_BELOW: &str = "below, on stderr";
+
 /// What the reader should know before trusting the figures, in the order
-/// the text report prints them (each after "warning: ").
-fn warnings(report: &Report, cx: &Context) -> Vec<String> {
+/// the text report prints them (each after "warning: "); `told_at`: where
+/// the details of one told on stderr are, as the format reads.
+fn warnings(report: &Report, cx: &Context, told_at: &str) -> Vec<String> {
     let mut out = Vec::new();
     // A module dumped before memory-space assignment.
     let unplaced: Vec<String> = (report.spaces_without_values())
@@ -841,7 +845,7 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
     }
     if let Some(why) = report.assignment_unused {
         out.push(format!(
-            "XLA's buffer assignment is not used: {why} (below, on stderr), and a part would \
+            "XLA's buffer assignment is not used: {why} ({told_at}), and a part would \
              pass for the whole; the figures come from the module alone"
         ));
     }
@@ -853,43 +857,48 @@ fn warnings(report: &Report, cx: &Context) -> Vec<String> {
             "arrays have shapes",
         );
         out.push(format!(
-            "{count} that XLA's validator rejects, counted as 0 bytes (below, on stderr; the \
+            "{count} that XLA's validator rejects, counted as 0 bytes ({told_at}; the \
              first: {} {}: {e}): XLA would refuse the module, and the figures are estimates",
             d.name, d.shape
         ));
     }
     // What was left out of the figures or read as written, each also
-    // told on stderr: (how many, one, several, then).
+    // told on stderr: (how many, one, several, then before and after
+    // where it is told).
     let told = [
         (
             cx.unread,
             "part of the module did not read and is",
             "parts of the module did not read and are",
-            "left out (below, on stderr): the figures are estimates",
+            "left out ",
+            ": the figures are estimates",
         ),
         (
             report.unshaped_instructions,
             "instruction has",
             "instructions have",
-            "no shape written and none inferred (below, on stderr): left out, and the figures \
-             are estimates",
+            "no shape written and none inferred ",
+            ": left out, and the figures are estimates",
         ),
         (
             report.misnamed_instructions,
             "instruction names an operand or computation that does not exist or repeats a name",
             "instructions name operands or computations that do not exist or repeat names",
-            "(below, on stderr): XLA's parser refuses such a module, and the figures are \
-             estimates",
+            "",
+            ": XLA's parser refuses such a module, and the figures are estimates",
         ),
     ];
-    for (n, one, many, then) in told {
+    for (n, one, many, before, after) in told {
         if n > 0 {
-            out.push(format!("{} {then}", counted(n as u64, one, many)));
+            out.push(format!(
+                "{} {before}({told_at}){after}",
+                counted(n as u64, one, many)
+            ));
         }
     }
     if !report.spaces_disagree.is_empty() {
         out.push(format!(
-            "{} written in different memory spaces (below, on stderr): XLA keeps a buffer in \
+            "{} written in different memory spaces ({told_at}): XLA keeps a buffer in \
              one, so the module's shapes disagree; each is counted in the space of the value \
              that stands for it",
             counted(
@@ -1014,7 +1023,7 @@ fn text_report(report: &Report, cx: &Context, out: &mut impl Write) -> std::io::
             );
         }
     }
-    for w in warnings(report, cx) {
+    for w in warnings(report, cx, TOLD_BELOW) {
         let _ = writeln!(o, "warning: {w}");
     }
     let _ = writeln!(
@@ -1376,10 +1385,8 @@ fn json_head(report: &Report, cx: &Context) -> Value {
             .map(|&(a, b)| [d.value_name(report.rows[a].value), d.value_name(b)])
             .collect::<Vec<_>>(),
         "sizes_past_int64": report.sizes_past_int64,
-        // "Below" is where the text report's reader finds them.
-        "warnings": (warnings(report, cx).into_iter())
-            .map(|w| w.replace("below, on stderr", "on stderr"))
-            .collect::<Vec<_>>(),
+        // Below the text report; beside the JSON.
+        "warnings": warnings(report, cx, "on stderr"),
         "memory_analysis": ma,
         "memory_analysis_source": src,
         "padding": {
@@ -1703,7 +1710,7 @@ fn html(report: &Report, cx: &Context) -> String {
             None => "no buffer assignment: sizes from the module alone".into(),
         })
     );
-    for w in warnings(report, cx) {
+    for w in warnings(report, cx, TOLD_BELOW) {
         let _ = writeln!(o, "<p class=\"warn\">warning: {}</p>", escape(&w));
     }
 
