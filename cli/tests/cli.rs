@@ -579,7 +579,7 @@ fn scan_reads_a_dump_directory() {
     assert_eq!(vague.status.code(), Some(2));
     let err = String::from_utf8_lossy(&vague.stderr);
     assert!(
-        err.contains("--module 'tpu_v6e' matches 3 modules"),
+        err.contains("--module 'tpu_v6e' matches 5 modules"),
         "{err}"
     );
     assert!(err.contains("tpu_v6e_scan.hlo"), "{err}");

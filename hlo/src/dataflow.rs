@@ -78,8 +78,8 @@ pub enum Rule {
     /// Defines every tuple node and `{k≥2, …}` (contexts); `{0, j, q…}`
     /// holds operand `j`'s `q`; `{1, q…}` holds the wrapped computation
     /// root's `q` (`async-start`, and `X-start` for an async-wrapped `X`).
-    /// When the wrapped computation runs on another execution thread,
-    /// `{1, …}` is defined here too.
+    /// When the wrapped computation runs on another execution thread (not
+    /// in [`ANALYZED_THREADS`]), `{1, …}` is defined here too.
     AsyncStart,
     /// Defines every tuple node; each array node holds operand 0's
     /// (`async-update`).
@@ -288,10 +288,28 @@ pub enum CallContext {
     Embedded,
     /// Not called from the entry computation.
     Uncalled,
-    /// Runs on another execution thread (`execution_thread="…"`), outside
-    /// the main thread's buffers.
+    /// Runs on another execution thread (`execution_thread="…"`, one not
+    /// in [`ANALYZED_THREADS`]), outside the main thread's buffers.
     OtherThread,
 }
+
+/// The execution threads whose values XLA's buffer assignment holds
+/// with the main thread's: a computation on any other thread
+/// ([`CallContext::OtherThread`]) has none here. `host`: TPU dumps of
+/// host computation (`async_execution_thread="host"`, a `HostExecute`
+/// custom call) list the wrapped root as the async op's output and the
+/// host computation's values as thread-local allocations.
+///
+/// ```
+/// use xla_layout_hlo::{Module, dataflow::{CallContext, Dataflow}};
+/// let text = |thread: &str| format!("w {{\n p = f32[4]{{0}} parameter(0)\n ROOT n = f32[4]{{0}} negate(p)\n}}, execution_thread=\"{thread}\"\nENTRY e {{\n x = f32[4]{{0}} parameter(0)\n s = ((f32[4]{{0}}), f32[4]{{0}}, u32[]) async-start(x), async_execution_thread=\"{thread}\", calls=w\n ROOT d = f32[4]{{0}} async-done(s)\n}}");
+/// let (host, sparsecore) = (text("host"), text("sparsecore"));
+/// let host = Module::parse(&host).unwrap();
+/// assert_eq!(Dataflow::new(&host).context(0), CallContext::ControlFlow); // its values are here
+/// let other = Module::parse(&sparsecore).unwrap();
+/// assert_eq!(Dataflow::new(&other).context(0), CallContext::OtherThread);
+/// ```
+pub const ANALYZED_THREADS: &[&str] = &["main", "host"];
 
 /// Which instruction: its position in [`Module::instructions`] order.
 ///
@@ -1548,7 +1566,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     };
                     let context = if target
                         .execution_thread()
-                        .is_some_and(|t| t != "main" && t != "\"main\"")
+                        .is_some_and(|t| !ANALYZED_THREADS.contains(&t.trim_matches('"')))
                     {
                         CallContext::OtherThread
                     } else if opcode == "fusion" && callee.role == Role::Calls {
@@ -2016,8 +2034,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// Outputs of `i` that overwrite one of its operands (XLA's in-place
     /// pairs, `HloDataflowAnalysis::GetInPlaceInputOutputPairs`): the
     /// operand 0 of `dynamic-update-slice`, the operands of `scatter`,
-    /// `output_to_operand_aliasing`, and a fusion whose root updates one
-    /// of its parameters in place. `(output index, operand, operand index)`.
+    /// `output_to_operand_aliasing`, a fusion whose root updates one of
+    /// its parameters in place, and the short form of an async op that
+    /// wraps one of these. `(output index, operand, operand index)`.
     fn in_place_pairs(
         &self,
         id: InstructionId,
@@ -2033,16 +2052,31 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
             return pairs;
         }
-        match i.opcode() {
-            "dynamic-update-slice" => pairs.push((Vec::new(), 0, Vec::new())),
+        // An async op in the short form (`dynamic-update-slice-start`, no
+        // wrapped computation: XLA's printer writes the long form so) updates
+        // in place as the op it wraps, at `{1}`, as the long form's wrapped
+        // root does through its parameters.
+        let (opcode, at) = match i.opcode().strip_suffix("-start") {
+            Some(wrapped)
+                if rule(i.opcode()) == Rule::AsyncStart
+                    && i.opcode() != "async-start"
+                    && self.control_flow_callees(id).next().is_none() =>
+            {
+                (wrapped, &[1][..])
+            }
+            _ => (i.opcode(), &[][..]),
+        };
+        let output = |index: &[u32]| [at, index].concat();
+        match opcode {
+            "dynamic-update-slice" => pairs.push((output(&[]), 0, Vec::new())),
             "scatter" => {
                 let n = self.operand_count(i);
                 let inputs = n.saturating_sub(1) / 2;
                 if inputs <= 1 {
-                    pairs.push((Vec::new(), 0, Vec::new()));
+                    pairs.push((output(&[]), 0, Vec::new()));
                 } else {
                     for j in 0..inputs {
-                        pairs.push((vec![index_in_instruction(j)], j, Vec::new()));
+                        pairs.push((output(&[index_in_instruction(j)]), j, Vec::new()));
                     }
                 }
             }

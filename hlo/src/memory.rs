@@ -600,7 +600,7 @@ impl Space {
 
 /// Whether `row` counts toward the peak (and the live bytes it is the
 /// most of): jax's TPU peak (`tpu`) leaves out the index tables of
-/// temporary tuples. With them out it is met exactly on 8 of the 18 TPU
+/// temporary tuples. With them out it is met exactly on 8 of the 20 TPU
 /// fixtures (3 with them in), and no estimate moves by more than 0.1% the
 /// other way (docs/memory-report.md §4).
 fn counts_toward_peak(tpu: bool, row: &Row) -> bool {

@@ -868,7 +868,7 @@ def copy_fixtures(results, out_root, fixtures, merge):
     man_path = os.path.join(fixtures, "manifest.json")
     if not merge:
         for fn in os.listdir(fixtures):
-            if fn.endswith(FIXTURE_SUFFIXES):
+            if fn.endswith(FIXTURE_SUFFIXES) and not fn.endswith(".short.hlo"):  # short_form.py's
                 os.remove(os.path.join(fixtures, fn))
     manifest = json.load(open(man_path)) if os.path.exists(man_path) else {"programs": {}}
     for r in results:
@@ -1068,6 +1068,23 @@ def tpu_v5e_debug_print():
 
     g = jax.jit(f, in_shardings=(rep,), out_shardings=rep)
     c = _compile(g.lower(_sds((8, 128), jnp.float32)))
+    return c, _mesh_info(mesh)
+
+
+# ---- 23. an output computed on the host -------------------------------------
+@program("tpu_v6e_host_compute", "tpu", "v6e:2x2", keep=True,
+         note="an output computed on the host from a pinned_host argument: an async-start on "
+              "execution thread \"host\" wrapping a HostExecute custom call, whose root XLA's "
+              "buffer assignment lists as the output")
+def tpu_v6e_host_compute():
+    import jax, jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = _tpu_mesh("v6e:2x2", (4,), ("d",))
+    dev = NamedSharding(mesh, P("d", None))
+    host = NamedSharding(mesh, P("d", None), memory_kind="pinned_host")
+    g = jax.jit(lambda sc, x: (sc * 2, x + 1), out_shardings=(host, dev))
+    c = _compile(g.lower(_sds((4000, 3), jnp.float32, host), _sds((4000, 3), jnp.float32, dev)))
     return c, _mesh_info(mesh)
 
 if __name__ == "__main__":
