@@ -347,9 +347,10 @@ fn value(text: &str) -> Option<AssignedValue<'_>> {
 
 /// Which of XLA's other dump files `text` is, when it is one rather than
 /// an HLO module: its buffer assignment (`…-buffer-assignment.txt`, which
-/// starts `BufferAssignment:`) or its memory-usage report
-/// (`…-memory-usage-report.txt`, `Memory Space: …`). Given where a module
-/// is expected, each reads as a cascade of syntax errors; this names it.
+/// starts `BufferAssignment:`), its memory-usage report
+/// (`…-memory-usage-report.txt`, `Memory Space: …`), and the rest of a
+/// dump directory's files ([`OTHER_DUMP_FILES`]). Given where a module is
+/// expected, each reads as a cascade of syntax errors; this names it.
 ///
 /// ```
 /// use xla_layout_hlo::other_dump_file;
@@ -357,16 +358,67 @@ fn value(text: &str) -> Option<AssignedValue<'_>> {
 /// assert_eq!(other_dump_file("BufferAssignment:\nallocation 0: size 16"), Some("XLA's buffer assignment"));
 /// assert_eq!(other_dump_file("Memory Space: default (color=0)\n"), Some("XLA's memory-usage report"));
 /// assert_eq!(other_dump_file("HloModule m\nENTRY e {\n}"), None);
+/// // `…hlo_module_config.txt`: a protocol buffer in text form.
+/// assert!(other_dump_file("entry_computation_layout {\n  parameters {\n    element_type: S4\n").is_some());
+/// // A module of one computation with no header line is still a module.
+/// assert_eq!(other_dump_file("f {\n ROOT p = f32[] parameter(0)\n}"), None);
 /// ```
 pub fn other_dump_file(text: &str) -> Option<&'static str> {
-    let first = text.trim_start().lines().next().unwrap_or("");
-    if first.starts_with("BufferAssignment:") {
-        Some("XLA's buffer assignment")
-    } else if first.starts_with("Memory Space: ") {
-        Some("XLA's memory-usage report")
-    } else {
-        None
+    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines().next().unwrap_or("");
+    if let Some((_, kind)) = OTHER_DUMP_FILES
+        .iter()
+        .find(|(start, _)| first.starts_with(start))
+    {
+        return Some(kind);
     }
+    protocol_buffer_text(lines().take(8)).then_some(
+        "a protocol buffer in text form (one of the dump's options, configuration or \
+         statistics files)",
+    )
+}
+
+/// How each of XLA's other dump files starts (its first line that is not
+/// blank), and what it is.
+///
+/// ```
+/// use xla_layout_hlo::OTHER_DUMP_FILES;
+/// assert!(OTHER_DUMP_FILES.iter().any(|(start, _)| *start == "HloLiveRange"));
+/// ```
+pub const OTHER_DUMP_FILES: &[(&str, &str)] = &[
+    ("BufferAssignment:", "XLA's buffer assignment"),
+    ("Memory Space: ", "XLA's memory-usage report"),
+    (
+        "Total bytes used:",
+        "the values of XLA's buffer assignment (`…-buffer-assignment-values.txt`)",
+    ),
+    ("HloLiveRange", "XLA's live ranges (`…-live-range.txt`)"),
+    ("--xla_", "a file of XLA's flags (`…flagfile`)"),
+];
+
+/// Whether `lines` (trimmed, not blank) read as a protocol buffer's text
+/// form: each a field (`name: value`), a message opening (`name {`) or a
+/// closing `}`, with at least one field. An HLO computation's header
+/// (`name {`) is followed by instructions (`x = …`), which are none of
+/// these.
+fn protocol_buffer_text<'t>(lines: impl Iterator<Item = &'t str>) -> bool {
+    let name = |s: &str| {
+        s.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let mut fields = 0;
+    for line in lines {
+        if let Some((key, _)) = line.split_once(": ")
+            && name(key)
+        {
+            fields += 1;
+        } else if !(line == "}" || line.strip_suffix(" {").is_some_and(name)) {
+            return false;
+        }
+    }
+    fields > 0
 }
 
 /// The memory spaces a memory-usage report names: `(color, label)` for

@@ -56,8 +56,8 @@ pub mod opcodes;
 mod reader;
 
 pub use assignment::{
-    Allocation, AssignedValue, BufferAssignment, memory_space_labels, other_dump_file,
-    topology_generation,
+    Allocation, AssignedValue, BufferAssignment, OTHER_DUMP_FILES, memory_space_labels,
+    other_dump_file, topology_generation,
 };
 pub use error::{HloError, HloErrorKind, LookupError};
 pub use items::{
