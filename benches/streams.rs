@@ -138,6 +138,8 @@ fn run(pattern: Pattern, g: Geometry, src: &[u8], dst: &mut [u8]) {
     assert!((d as usize).is_multiple_of(16));
     // Two stages of a band, rows a line longer than the source's.
     let mut bands = vec![0u8; 2 * r * (pitch + 64)];
+    // `Staged`'s two stages of a tile (tiles of any width).
+    let mut tile_stages = [vec![0u8; tile], vec![0u8; tile]];
     let stage = bands.as_mut_ptr();
     if let Pattern::BandStage = pattern {
         for i in 0..r {
@@ -189,8 +191,7 @@ fn run(pattern: Pattern, g: Geometry, src: &[u8], dst: &mut [u8]) {
                 }
                 Pattern::Staged { overlap } => {
                     let share = (band / (tiles * r)).next_multiple_of(64);
-                    let mut stages = [[0u8; 4096]; 2];
-                    assert!(tile <= 4096);
+                    let stages = &mut tile_stages;
                     let mut last: Option<usize> = None;
                     for j in 0..tiles {
                         let (a, z) = stages.split_at_mut(1);
