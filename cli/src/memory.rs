@@ -1586,6 +1586,8 @@ code { font-size: 12px; }
 svg { max-width: 100%; height: auto; }
 .wide { overflow-x: auto; }
 td.reason { min-width: 14em; }
+/* op_name paths and source lines run long: wrapped, not past the page. */
+td.src { max-width: 36em; overflow-wrap: anywhere; }
 svg text { font: 12px -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; fill: #1d2330; }
 "#;
 
@@ -1598,10 +1600,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Per space, the share of padding in each role's bytes (arguments,
-/// outputs, constants, temporaries), one buffer counted once. Keyed by
-/// space (a search per row and per space was quadratic), the sums
-/// saturate (sizes past u64 are refused elsewhere, but must not wrap).
-fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [f64; 4]> {
+/// outputs, constants, temporaries) and that padding, one buffer counted
+/// once. Keyed by space (a search per row and per space was quadratic),
+/// the sums saturate (sizes past u64 are refused elsewhere, but must not
+/// wrap).
+fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [(f64, u64); 4]> {
     let mut sums: std::collections::BTreeMap<i64, [(u64, u64); 4]> = Default::default();
     let mut seen = std::collections::HashSet::new();
     for row in &report.rows {
@@ -1617,7 +1620,7 @@ fn padding_shares(report: &Report) -> std::collections::BTreeMap<i64, [f64; 4]> 
         .map(|(s, parts)| {
             (
                 s,
-                parts.map(|(b, p)| if b == 0 { 0.0 } else { p as f64 / b as f64 }),
+                parts.map(|(b, p)| (if b == 0 { 0.0 } else { p as f64 / b as f64 }, p)),
             )
         })
         .collect()
@@ -1630,7 +1633,8 @@ fn timeline(o: &mut String, report: &Report) {
     if series.is_empty() {
         return;
     }
-    let (w, h, left, top) = (1000.0, 160.0, 60.0, 10.0);
+    // The peak's label goes in the band above the plot, clear of the area.
+    let (w, h, left, top) = (1000.0, 160.0, 60.0, 26.0);
     let max = series.iter().copied().max().unwrap_or(1).max(1) as f64;
     // At most one point per pixel: the largest of the steps it covers.
     let points = series.len().min(w as usize);
@@ -1663,7 +1667,7 @@ fn timeline(o: &mut String, report: &Report) {
         } else {
             px + 6.0
         },
-        top + 12.0,
+        top - 10.0,
         if px > left + w / 2.0 { "end" } else { "start" },
         human(peak.bytes),
         peak.at + 1,
@@ -1710,7 +1714,8 @@ fn html(report: &Report, cx: &Context) -> String {
             None => "no buffer assignment: sizes from the module alone".into(),
         })
     );
-    for w in warnings(report, cx, TOLD_BELOW) {
+    // The page has no stderr below it: the details went to the command's.
+    for w in warnings(report, cx, "on the command's stderr") {
         let _ = writeln!(o, "<p class=\"warn\">warning: {}</p>", escape(&w));
     }
 
@@ -1798,13 +1803,25 @@ fn html(report: &Report, cx: &Context) -> String {
         let y = 8.0 + k as f64 * row_h;
         let parts = bar_parts(s);
         let total: u64 = parts.iter().copied().fold(0, add_bytes);
-        let share = shares.get(&s.space).copied().unwrap_or([0.0; 4]);
+        let shares = shares.get(&s.space).copied().unwrap_or([(0.0, 0); 4]);
         // The padding the bar hatches: each part's share of its bytes. A
         // temporary heap holds buffers in turn, so its share is of the
         // buffers', and the figure an estimate (the buffers' own padding,
-        // in the table, can exceed the heap).
-        let drawn: f64 = parts.iter().zip(share).map(|(&b, p)| b as f64 * p).sum();
-        let about = if share[3] > 0.0 && parts[3] != s.temporaries {
+        // in the table, can exceed the heap), never more than the
+        // buffers' own padding (a heap can be larger than its buffers:
+        // XLA's, rounded to pages or holding index tables).
+        let padded: Vec<f64> = parts
+            .iter()
+            .zip(shares)
+            .map(|(&b, (share, own))| (b as f64 * share).min(own as f64))
+            .collect();
+        let share: Vec<f64> = parts
+            .iter()
+            .zip(&padded)
+            .map(|(&b, &p)| if b == 0 { 0.0 } else { p / b as f64 })
+            .collect();
+        let drawn: f64 = padded.iter().sum();
+        let about = if shares[3].0 > 0.0 && parts[3] != s.temporaries {
             "≈ "
         } else {
             ""
@@ -1818,7 +1835,7 @@ fn html(report: &Report, cx: &Context) -> String {
             escape(&space_title(s))
         );
         let mut x = 250.0;
-        for ((part, (name, color)), pad) in parts.iter().zip(COLORS).zip(share) {
+        for ((part, (name, color)), &pad) in parts.iter().zip(COLORS).zip(&share) {
             if *part == 0 {
                 continue;
             }
@@ -1943,14 +1960,21 @@ fn html(report: &Report, cx: &Context) -> String {
         } else {
             w
         };
+        // Long names keep both ends: fusions share their start and differ
+        // by their number (`…_fusion.6`, `…_fusion.7`).
         let label = if det.name.len() > 34 {
-            format!("{}…", &det.name[..det.name.floor_char_boundary(33)])
+            let tail = det.name.ceil_char_boundary(det.name.len() - 14);
+            format!(
+                "{}…{}",
+                &det.name[..det.name.floor_char_boundary(19)],
+                &det.name[tail..]
+            )
         } else {
             det.name.clone()
         };
         let _ = writeln!(
             o,
-            "<g class=\"buffer\" data-bytes=\"{}\" data-padding=\"{}\"><text x=\"0\" y=\"{:.1}\">{}</text>\
+            "<g class=\"buffer\" data-bytes=\"{}\" data-padding=\"{}\"><text x=\"0\" y=\"{:.1}\">{}<title>{}</title></text>\
 <rect x=\"250\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"18\" fill=\"url(#hatch2)\"/>\
 <rect x=\"250\" y=\"{y:.1}\" width=\"{dw:.1}\" height=\"18\" fill=\"{}\"><title>{}: {} of elements, {} allocated</title></rect>\
 <text x=\"{:.1}\" y=\"{:.1}\">{} · {}{}</text></g>",
@@ -1958,6 +1982,7 @@ fn html(report: &Report, cx: &Context) -> String {
             row.padding_bytes(),
             y + 13.0,
             escape(&label),
+            escape(&det.name),
             role_color(row.role),
             escape(&det.name),
             human(row.data_bytes),
@@ -1998,11 +2023,16 @@ fn html(report: &Report, cx: &Context) -> String {
                 }
                 t.push_str(&l.to_string());
             }
+            // XLA writes no metadata for some instructions (async copies'
+            // starts, its own slices): said, not left blank.
+            if t.is_empty() {
+                t.push_str("none in the dump");
+            }
             t
         };
         let _ = writeln!(
             o,
-            "<tr class=\"buffer-row\"><td class=\"n\">{}</td><td><code>{}</code>{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"reason\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>",
+            "<tr class=\"buffer-row\"><td class=\"n\">{}</td><td><code>{}</code>{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"reason\">{}</td><td>{}</td><td class=\"reason src\">{}</td></tr>",
             n + 1,
             escape(&det.name),
             shared_html(report, l),

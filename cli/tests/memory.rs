@@ -397,6 +397,17 @@ fn a_damaged_module_is_reported_as_an_estimate_and_fails() {
     let out = run(&["memory", "-"], damaged.as_bytes());
     assert_eq!(out.status.code(), Some(1));
     estimated_with(&out, "1 part of the module did not read");
+    // A page has no stderr below it: it says the command's.
+    let out = run(&["memory", "-", "--html", "-"], damaged.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        page.contains(
+            "1 part of the module did not read and is left out (on the command&#39;s stderr)"
+        ),
+        "{page}"
+    );
+    assert!(!page.contains("below, on stderr"), "{page}");
 }
 
 /// `--tpu` naming another generation than the dump's: the buffer
@@ -1387,6 +1398,12 @@ fn html_space_bars_say_the_padding_they_draw() {
             let n = |k: &str| bar.attribute(k).unwrap().parse::<u64>().unwrap();
             let (total, padding) = (n("data-total"), n("data-padding"));
             assert!(padding <= total, "{name}: {s}");
+            // Never more than its buffers' own padding (a heap larger than
+            // its buffers drew more, in a trial's dump).
+            assert!(
+                padding <= s["padding_bytes"].as_u64().unwrap(),
+                "{name}: {s}"
+            );
             let label = bar.descendants().rfind(|t| t.is_text()).unwrap();
             assert!(label.text().unwrap().contains(" · padding "), "{name}");
             if s["xla_allocations"]["temp"] == 0 {
@@ -1640,4 +1657,70 @@ fn a_directory_where_the_buffer_assignment_belongs_is_an_error() {
         "{err}"
     );
     assert!(alone.status.success());
+}
+
+/// The page's buffer bars keep both ends of a long name (fusions differ by
+/// their number at the end: a trial saw two bars read alike), with the
+/// whole name as the label's title; a buffer with no metadata says so in
+/// the table; the peak's label sits above the plot, clear of its area.
+#[test]
+fn html_labels_tell_long_names_apart() {
+    let text = "HloModule m, is_scheduled=true\nENTRY e {\n  \
+                p = f32[64]{0} parameter(0)\n  \
+                constant_dynamic-update-slice_fusion.6 = f32[64]{0} negate(p), metadata={op_name=\"jit(f)/neg\"}\n  \
+                constant_dynamic-update-slice_fusion.7 = f32[64]{0} exponential(constant_dynamic-update-slice_fusion.6)\n  \
+                ROOT t = (f32[64]{0}, f32[64]{0}) tuple(constant_dynamic-update-slice_fusion.6, constant_dynamic-update-slice_fusion.7)\n}\n";
+    let out = run(&["memory", "-", "--html", "-"], text.as_bytes());
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    let doc = html_doc(&page);
+    let labels: Vec<(String, String)> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("buffer"))
+        .map(|g| {
+            let label = g.children().find(|c| c.has_tag_name("text")).unwrap();
+            let shown = label
+                .children()
+                .find(|c| c.is_text())
+                .unwrap()
+                .text()
+                .unwrap();
+            let title = label.children().find(|c| c.has_tag_name("title")).unwrap();
+            (shown.to_owned(), title.text().unwrap().to_owned())
+        })
+        .collect();
+    for name in [
+        "constant_dynamic-update-slice_fusion.6",
+        "constant_dynamic-update-slice_fusion.7",
+    ] {
+        let (shown, _) = labels.iter().find(|(_, full)| full == name).unwrap();
+        assert!(
+            shown.contains('…') && shown.ends_with(&name[name.len() - 9..]),
+            "{shown}"
+        );
+        assert!(shown.chars().count() <= 35, "{shown}");
+    }
+    let rows: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("buffer-row"))
+        .map(|r| r.descendants().filter_map(|t| t.text()).collect())
+        .collect();
+    let row = |name: &str| rows.iter().find(|r| r.contains(name)).unwrap().clone();
+    assert!(row("fusion.6").contains("jit(f)/neg"), "{rows:?}");
+    assert!(row("fusion.7").contains("none in the dump"), "{rows:?}");
+    // The peak's label above the plot's top (its dashed line's start).
+    let timeline = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("timeline"))
+        .unwrap();
+    let line = timeline
+        .children()
+        .find(|n| n.attribute("stroke-dasharray").is_some())
+        .unwrap();
+    let label = timeline
+        .children()
+        .find(|n| n.text().is_some_and(|t| t.starts_with("peak ")))
+        .unwrap();
+    let y = |n: roxmltree::Node, k: &str| n.attribute(k).unwrap().parse::<f64>().unwrap();
+    assert!(y(label, "y") < y(line, "y1"), "{page}");
 }
