@@ -420,12 +420,15 @@ impl Display for ValidationError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         use ValidationErrorKind as K;
         let s = Human(self);
+        // The checks of the array alone (`ValidateNonLayoutProperties`)
+        // see a buffer's array, and print it without `b(…)`.
+        let array = self.shape.without_layout();
         let ty = self.shape.element_type();
         let layout = self.shape.layout().copied().unwrap_or(Layout::EMPTY);
         let m2m = Braced(layout.minor_to_major());
         // `ShapeUtil::ShapeError`.
         let shape_error = |f: &mut Formatter<'_>, msg: &dyn Display| {
-            write!(f, "Shape Error: {msg} Shape({}): {s}", ty.name())
+            write!(f, "Shape Error: {msg} Shape({}): {array}", ty.name())
         };
         match self.kind {
             K::InvalidElementType => shape_error(f, &"Invalid element type."),
@@ -443,7 +446,7 @@ impl Display for ValidationError {
                 &format_args!("Negative dimension at index {index}: {size}."),
             ),
             K::DimensionsOverflow => shape_error(f, &"Dimensions overflow."),
-            K::SizeMayOverflow => write!(f, "Shape {s} size may overflow int64_t."),
+            K::SizeMayOverflow => write!(f, "Shape {array} size may overflow int64_t."),
             K::MissingLayout => write!(f, "shape {s} does not have a layout"),
             K::MinorToMajorLength => write!(
                 f,

@@ -236,6 +236,31 @@ fn rule05_size_may_overflow_rejected() {
     );
 }
 
+/// The array checks (rules 1–6) see a buffer's array and print it
+/// without `b(…)`; the layout checks keep it (XLA's messages, from its
+/// parser through jaxlib 0.10.2, found by a differential run).
+#[test]
+fn array_rules_print_a_buffers_array_without_b() {
+    use xla_layout_core::{Shape, validate};
+    for (text, message) in [
+        (
+            "b(f32[4611686018427387904,4])",
+            "Shape Error: Dimensions overflow. Shape(f32): f32[4611686018427387904,4]",
+        ),
+        (
+            "b(f32[2305843009213693952])",
+            "Shape f32[2305843009213693952] size may overflow int64_t.",
+        ),
+        (
+            "b(f32[2]{1})",
+            "layout minor_to_major field has out-of-bounds value: {1}; shape: b(f32[2])",
+        ),
+    ] {
+        let e = validate(&Shape::parse(text).unwrap()).unwrap_err();
+        assert_eq!(e.to_string(), message, "{text}");
+    }
+}
+
 #[test]
 fn rule05_bounds_count_and_unbounded_is_skipped() {
     let bounded = ArrayShape::from_dims(ElementType::F32, &[Dim::Bounded(1 << 62)]);
