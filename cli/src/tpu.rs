@@ -224,7 +224,12 @@ fn json_lines(
                     "expansion": s.expansion(),
                     "metadata_bytes": s.metadata_bytes,
                 }),
-                Err(e) => json!({ "input": text, "error": e.xla, "hint": e.people }),
+                // A request XLA has no words for (a shape with a layout, a
+                // tuple) is told once: no hint repeating the error.
+                Err(e) => {
+                    let hint = (e.people != e.xla).then_some(e.people);
+                    json!({ "input": text, "error": e.xla, "hint": hint })
+                }
             },
         };
         *lines += 1;

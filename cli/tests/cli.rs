@@ -19,6 +19,28 @@ fn check(lines: &str) -> Vec<Value> {
         .collect()
 }
 
+/// NumPy's and JAX's dtype names, copied from Python, are told by XLA's
+/// name (a user's trial: `float32` and `int4` got the list of types).
+#[test]
+fn numpy_names_are_told_by_their_xla_names() {
+    let out = check("float32[3,4]\nint4[8,8]\nbfloat16[2]\nfloat8_e5m2[2]\nbool[3]\n");
+    let hints: Vec<&str> = out.iter().map(|o| o["hint"].as_str().unwrap()).collect();
+    for (hint, (numpy, xla)) in hints.iter().zip([
+        ("float32", "f32"),
+        ("int4", "s4"),
+        ("bfloat16", "bf16"),
+        ("float8_e5m2", "f8e5m2"),
+        ("bool", "pred"),
+    ]) {
+        assert_eq!(
+            *hint,
+            format!(
+                "unknown element type `{numpy}`; that is NumPy's and JAX's name for XLA's `{xla}` (at byte 0)"
+            )
+        );
+    }
+}
+
 #[test]
 fn check_reports_every_field_in_order() {
     // An invalid line: XLA's message, and the same as `explain` words it.
@@ -1250,11 +1272,31 @@ fn tpu_tells_a_bad_shape_as_explain_does() {
         tpu.contains(words) && explain.contains(words),
         "{tpu}{explain}"
     );
-    let line = stdout(&run(&["tpu"], "f32[3\nbf17[2]\n"));
+    let line = stdout(&run(&["tpu"], "f32[3\nbf17[2]\nf32[2]{0}\n(f32[2])\n"));
     let lines: Vec<Value> = line
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // A request in plain words already: no hint repeating it.
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the shape has a layout"),
+        "{line}"
+    );
+    assert!(
+        lines[3]["error"]
+            .as_str()
+            .unwrap()
+            .contains("for array shapes"),
+        "{line}"
+    );
+    assert_eq!(
+        (&lines[2]["hint"], &lines[3]["hint"]),
+        (&Value::Null, &Value::Null),
+        "{line}"
+    );
     assert_eq!(
         lines[0]["error"], "'f32[3': expects a list to end with kRsquare (at byte 5)",
         "{line}"

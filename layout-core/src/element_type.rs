@@ -511,6 +511,49 @@ impl ElementType {
         matches!(self.kind(), Kind::Float)
     }
 
+    /// The type NumPy and JAX call `name` (`float32`, `int4`, `bfloat16`,
+    /// `float8_e4m3fn`, `bool`, `complex64`): their names for XLA's types,
+    /// which people copy from Python into shape text.
+    ///
+    /// ```
+    /// # use xla_layout_core::ElementType;
+    /// assert_eq!(ElementType::from_numpy_name("float32"), Some(ElementType::F32));
+    /// assert_eq!(ElementType::from_numpy_name("int4"), Some(ElementType::S4));
+    /// assert_eq!(ElementType::from_numpy_name("uint8"), Some(ElementType::U8));
+    /// assert_eq!(ElementType::from_numpy_name("bfloat16"), Some(ElementType::BF16));
+    /// assert_eq!(ElementType::from_numpy_name("float8_e4m3fn"), Some(ElementType::F8E4M3FN));
+    /// assert_eq!(ElementType::from_numpy_name("bool"), Some(ElementType::PRED));
+    /// assert_eq!(ElementType::from_numpy_name("complex128"), Some(ElementType::C128));
+    /// assert_eq!(ElementType::from_numpy_name("f32"), None); // XLA's own name
+    /// assert_eq!(ElementType::from_numpy_name("int3"), None);
+    /// ```
+    pub fn from_numpy_name(name: &str) -> Option<ElementType> {
+        // NumPy's and ml_dtypes' names, each an XLA name spelled out:
+        // `float8_e4m3fn` is `f8e4m3fn`, `int4` `s4`, `complex64` `c64`.
+        const SPELLED: [(&str, &str); 6] = [
+            ("bfloat", "bf"),
+            ("float", "f"),
+            ("uint", "u"),
+            ("int", "s"),
+            ("complex", "c"),
+            ("bool", "pred"),
+        ];
+        let (long, short) = SPELLED.iter().find(|(long, _)| name.starts_with(long))?;
+        let rest = &name[long.len()..];
+        let mut xla = [0u8; 32];
+        let mut n = 0;
+        for b in short.bytes().chain(rest.bytes().filter(|&b| b != b'_')) {
+            *xla.get_mut(n)? = b;
+            n += 1;
+        }
+        // `bool` is the whole name; the others need their bits.
+        let whole = *long == "bool";
+        if whole != rest.is_empty() {
+            return None;
+        }
+        Self::from_name_bytes(&xla[..n]).filter(|t| t.is_type_token())
+    }
+
     /// The type-token name closest to `name` by edit distance, for
     /// "did you mean" hints. `None` when nothing is within distance 2.
     ///

@@ -213,6 +213,9 @@ fn token_text(src: &[u8], start: usize, end: usize) -> &str {
 /// types are: the words of the parser's hint and of serde's error.
 pub(crate) fn unknown_element_type(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
     write!(f, "unknown element type `{name}`")?;
+    if let Some(t) = ElementType::from_numpy_name(name) {
+        return write!(f, "; that is NumPy's and JAX's name for XLA's `{t}`");
+    }
     match ElementType::closest_name(name) {
         Some(t) => write!(f, "; did you mean `{t}`?"),
         None => f.write_str(
