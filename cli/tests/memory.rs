@@ -1373,6 +1373,22 @@ fn the_generation_comes_from_the_dumps_topology() {
         text.contains("from the dump's topology.textproto"),
         "{text}"
     );
+    // The TPU's module after codegen takes the optimized module's
+    // topology and buffer assignment (it read neither: a trial).
+    let codegen = dir.join(format!("{stem}.after_codegen.txt"));
+    std::fs::copy(&module, &codegen).unwrap();
+    std::fs::copy(
+        format!("{DUMPS}/tpu_v6e_many_outputs.buffer-assignment.txt"),
+        dir.join(format!("{stem}.after_optimizations-buffer-assignment.txt")),
+    )
+    .unwrap();
+    let v = json(&["memory", codegen.to_str().unwrap(), "--json"]);
+    assert_eq!(v["tpu_generation"], "v6e");
+    assert_eq!(v["buffer_assignment_used"], true);
+    assert_eq!(
+        v["memory_analysis_source"]["temp_size_in_bytes"],
+        json(&["memory", m, "--json"])["memory_analysis_source"]["temp_size_in_bytes"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -89,13 +89,23 @@ pub fn names_module(name: &str, query: &str) -> bool {
 ///     Some("m.after_optimizations-memory-usage-report.txt")
 /// );
 /// assert_eq!(sibling("tpu_odd_shapes.hlo", Sibling::BufferAssignment).as_deref(), Some("tpu_odd_shapes.buffer-assignment.txt"));
+/// // The TPU's module after codegen takes the optimized module's files.
+/// assert_eq!(
+///     sibling("m.after_codegen.txt", Sibling::BufferAssignment).as_deref(),
+///     Some("m.after_optimizations-buffer-assignment.txt")
+/// );
 /// assert_eq!(sibling("notes.md", Sibling::BufferAssignment), None);
 /// ```
 pub fn sibling(path: &str, sibling: Sibling) -> Option<String> {
     let base = [BEFORE, "_after_buffer_assignment.txt"]
         .iter()
         .find_map(|suffix| path.strip_suffix(suffix))
-        .map(|stem| format!("{stem}.txt"));
+        .map(|stem| format!("{stem}.txt"))
+        .or_else(|| {
+            // A TPU's module after codegen: the same instructions, the
+            // richer backend configs, and no files of its own.
+            (path.strip_suffix(CODEGEN)).map(|stem| format!("{stem}.after_optimizations.txt"))
+        });
     let path = base.as_deref().unwrap_or(path);
     if let Some(stem) = path.strip_suffix(".txt") {
         Some(format!("{stem}-{}", sibling.suffix()))
@@ -122,16 +132,22 @@ pub fn is_before_buffer_assignment(path: &str) -> bool {
 /// The suffix of the module dumped just before buffer assignment.
 const BEFORE: &str = "_before_buffer_assignment.txt";
 
+/// The suffix of a TPU's module after codegen.
+const CODEGEN: &str = ".after_codegen.txt";
+
 /// The name of the directory beside module file `name` that holds a TPU
 /// program's `topology.textproto`: the file's name up to
-/// `.after_optimizations`; `None` for a name without it.
+/// `.after_optimizations` (or `.after_codegen`); `None` for a name
+/// without it.
 ///
 /// ```
 /// use xla_layout_hlo::dump::topology_dir;
 /// assert_eq!(topology_dir("module_0001.jit_f.cl_7.after_optimizations.txt"), Some("module_0001.jit_f.cl_7"));
+/// assert_eq!(topology_dir("module_0001.jit_f.cl_7.after_codegen.txt"), Some("module_0001.jit_f.cl_7"));
 /// assert_eq!(topology_dir("tpu_odd_shapes.hlo"), None);
 /// ```
 pub fn topology_dir(name: &str) -> Option<&str> {
-    name.split_once(".after_optimizations")
+    (name.split_once(".after_optimizations"))
+        .or_else(|| name.split_once(".after_codegen"))
         .map(|(stem, _)| stem)
 }
