@@ -569,6 +569,17 @@ pub fn module_in_dir(
             return Ok(one.clone());
         }
     }
+    // A TPU or GPU program's host computations are CPU modules beside it
+    // (`…called_computation…cpu_after_optimizations.txt`): the one
+    // device module is the program.
+    if module.is_none() && found.len() > 1 {
+        let device: Vec<&PathBuf> = (found.iter())
+            .filter(|p| !xla_layout_hlo::dump::is_cpu_module(&p.to_string_lossy()))
+            .collect();
+        if let [one] = device[..] {
+            return Ok(one.clone());
+        }
+    }
     match found.len() {
         1 => Ok(found.remove(0)),
         0 => Err(Failure::Input(format!(

@@ -623,6 +623,32 @@ fn scan_reads_a_dump_directory() {
         Some(2)
     );
     std::fs::remove_dir_all(&dir).unwrap();
+    // A TPU program with its host computation's CPU module beside it (as
+    // jax dumps a program that computes on the host): the device module
+    // is the program; --module still picks the other.
+    let dir = std::env::temp_dir().join(format!("xla-layout-host-module-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        &file,
+        dir.join("module_0000.jit_f.cl_1.after_optimizations.txt"),
+    )
+    .unwrap();
+    let host = dir.join("module_0003.called_computation.cl_1.cpu_after_optimizations.txt");
+    std::fs::copy(format!("{dumps}/cpu_linalg.hlo"), &host).unwrap();
+    let d = dir.to_str().unwrap();
+    assert_eq!(stdout(&run(&["scan", d], "")), direct);
+    assert_eq!(
+        stdout(&run(&["scan", d, "--module", "called_computation"], "")),
+        stdout(&run(&["scan", host.to_str().unwrap()], ""))
+    );
+    // Two device modules are still the user's choice.
+    std::fs::copy(
+        &file,
+        dir.join("module_0001.jit_g.cl_1.after_optimizations.txt"),
+    )
+    .unwrap();
+    assert_eq!(run(&["scan", d], "").status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         run(&["scan", &file, "--module", "x"], "").status.code(),
         Some(2)

@@ -55,6 +55,19 @@ pub fn is_optimized_module(name: &str) -> bool {
         && !name.ends_with(".before.hlo")
 }
 
+/// Whether the module file `name` is one XLA's CPU compiler wrote
+/// (`…cpu_after_optimizations.txt`): a CPU program's, or a TPU or GPU
+/// program's host computation, dumped beside it.
+///
+/// ```
+/// use xla_layout_hlo::dump::is_cpu_module;
+/// assert!(is_cpu_module("module_0003.called_computation.cl_1.cpu_after_optimizations.txt"));
+/// assert!(!is_cpu_module("module_0000.jit_f.cl_1.after_optimizations.txt"));
+/// ```
+pub fn is_cpu_module(name: &str) -> bool {
+    name.ends_with(".cpu_after_optimizations.txt")
+}
+
 /// Whether `query` is the whole name of the module in file `name` (with
 /// or without its `.hlo` or `.after_optimizations.txt`), as a user picks
 /// one among several whose names contain it.
