@@ -394,7 +394,19 @@ pub enum TpuError {
     /// size type) can count, or fails XLA's own size check: XLA cannot
     /// hold it, whatever its layout.
     TooLarge,
+    /// The array, padded to its tiles, passes [`MEASURED_BYTES`]: there
+    /// libtpu's own choice departs from its rule (its size arithmetic
+    /// overflows), so no layout is given. No TPU holds such an array.
+    PastMeasured,
 }
+
+/// The padded size up to which [`default_layout`] is measured to be
+/// libtpu's choice: 2^47 bytes (128 TiB). A differential run of 541,846
+/// shapes against libtpu 0.0.52 found every disagreement at 2^48 bytes
+/// or more (1-bit types from 2^48, 8-bit and wider from 2^53: libtpu
+/// puts size-1 dimensions minor-most, the most padded order there is),
+/// none below (docs/tpu-default-layouts.md, "Limits").
+pub const MEASURED_BYTES: u64 = 1 << 47;
 
 impl core::fmt::Display for TpuError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -409,6 +421,10 @@ impl core::fmt::Display for TpuError {
             TpuError::TooManyDimensions => write!(f, "more than {MAX_RANK} dimensions"),
             TpuError::TooLarge => f.write_str(
                 "the array, padded to its tiles, needs more bytes than int64 (XLA's size type) can count",
+            ),
+            TpuError::PastMeasured => f.write_str(
+                "the array, padded to its tiles, passes 2^47 bytes (128 TiB), where libtpu's own choice \
+                 departs from its rule (its size arithmetic overflows): no layout is given",
             ),
         }
     }
@@ -505,6 +521,9 @@ pub const fn tiling_bits(ty: ElementType) -> Option<u32> {
 /// // 2^63 - 1 bytes of data, 2^63 once padded to whole tiles.
 /// let big = default_layout(T::PRED, &[i64::MAX], V4);
 /// assert_eq!(big.unwrap_err(), xla_layout_core::tpu::TpuError::TooLarge);
+/// // Past 2^47 bytes libtpu departs from its rule: no answer.
+/// let huge = default_layout(T::S8, &[1, 1, 8388608, 1073741825], V4);
+/// assert_eq!(huge.unwrap_err(), xla_layout_core::tpu::TpuError::PastMeasured);
 /// ```
 pub const fn default_layout(
     ty: ElementType,
@@ -587,7 +606,8 @@ pub const fn default_layout(
     // XLA counts an allocation's bytes in int64; the padding can push an
     // array that passes validation (`pred[2^63-1]`) past it.
     match out.tiled() {
-        Ok(t) if t.exact_bytes() <= i64::MAX as u64 => Ok(out),
+        Ok(t) if t.exact_bytes() <= MEASURED_BYTES => Ok(out),
+        Ok(t) if t.exact_bytes() <= i64::MAX as u64 => Err(TpuError::PastMeasured),
         _ => Err(TpuError::TooLarge),
     }
 }
