@@ -64,7 +64,9 @@ pub fn read_past_warning(e: &xla_layout_core::text::ParseError) -> String {
 }
 
 /// The failure for a file given as a module that is another of XLA's dump
-/// files (its buffer assignment, its memory-usage report), if it is one.
+/// files (its buffer assignment, memory-usage report, options and
+/// configuration, live ranges…: `other_dump_file`), or StableHLO, if it is
+/// one.
 pub fn not_a_module(path: &str, text: &str) -> Result<(), Failure> {
     match xla_layout_hlo::other_dump_file(text) {
         Some(kind) => Err(Failure::Input(format!(
@@ -535,7 +537,8 @@ pub fn invalid_layouts(n: usize, path: &str) -> Result<(), Failure> {
 /// The optimized module of dump directory `dir` (`…after_optimizations.txt`,
 /// or a fixture's `NAME.hlo`), the one whose file name contains `module`
 /// when given: for `command`'s error. Several is a usage error (which is
-/// the caller's to say), none a failure.
+/// the caller's to say), unless all but one are the program's host
+/// computations (`dump::program_among`); none is a failure.
 pub fn module_in_dir(
     dir: &Path,
     module: Option<&str>,
@@ -569,15 +572,15 @@ pub fn module_in_dir(
             return Ok(one.clone());
         }
     }
-    // A TPU or GPU program's host computations are CPU modules beside it
-    // (`…called_computation…cpu_after_optimizations.txt`): the one
-    // device module is the program.
-    if module.is_none() && found.len() > 1 {
-        let device: Vec<&PathBuf> = (found.iter())
-            .filter(|p| !xla_layout_hlo::dump::is_cpu_module(&p.to_string_lossy()))
+    // A TPU or GPU program's host computations are CPU modules beside it:
+    // the one device module is the program.
+    if module.is_none() {
+        let names: Vec<String> = found
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
             .collect();
-        if let [one] = device[..] {
-            return Ok(one.clone());
+        if let Some(k) = xla_layout_hlo::dump::program_among(&names) {
+            return Ok(found.swap_remove(k));
         }
     }
     match found.len() {

@@ -781,7 +781,7 @@ const TRUNCATED: &str = "the module has more shape nodes or positions than this 
                          numbers (2^32 - 1 of each): the instructions past them define no \
                          value, are left out, and the figures are estimates";
 
-/// Where the text and HTML reports say a warning's details are.
+/// Where the text report says a warning's details are.
 const TOLD_BELOW: &str = "below, on stderr";
 
 /// What the reader should know before trusting the figures, in the order

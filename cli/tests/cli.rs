@@ -23,8 +23,11 @@ fn check(lines: &str) -> Vec<Value> {
 /// name (a user's trial: `float32` and `int4` got the list of types).
 #[test]
 fn numpy_names_are_told_by_their_xla_names() {
-    let out = check("float32[3,4]\nint4[8,8]\nbfloat16[2]\nfloat8_e5m2[2]\nbool[3]\n");
+    let out = check("float32[3,4]\nint4[8,8]\nbfloat16[2]\nfloat8_e5m2[2]\nbool[3]\nfloat_32[2]\n");
     let hints: Vec<&str> = out.iter().map(|o| o["hint"].as_str().unwrap()).collect();
+    assert_eq!(hints.len(), 6);
+    // Not a name NumPy has: no claim that it is.
+    assert!(!hints[5].contains("NumPy"), "{}", hints[5]);
     for (hint, (numpy, xla)) in hints.iter().zip([
         ("float32", "f32"),
         ("int4", "s4"),

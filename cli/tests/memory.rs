@@ -575,6 +575,10 @@ fn another_dump_file_given_as_the_module_is_named() {
             "--xla_all_gather_combiner_threshold_count=256\n",
             "a file of XLA's flags",
         ),
+        (
+            "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n  func.func public @main() {\n",
+            "StableHLO",
+        ),
     ] {
         for command in ["memory", "scan"] {
             let out = run(&[command, "-"], text.as_bytes());

@@ -383,7 +383,7 @@ pub fn other_dump_file(text: &str) -> Option<&'static str> {
 ///
 /// ```
 /// use xla_layout_hlo::OTHER_DUMP_FILES;
-/// assert!(OTHER_DUMP_FILES.iter().any(|(start, _)| *start == "HloLiveRange"));
+/// assert!(OTHER_DUMP_FILES.iter().any(|(start, _)| *start == "HloLiveRange ("));
 /// ```
 pub const OTHER_DUMP_FILES: &[(&str, &str)] = &[
     ("BufferAssignment:", "XLA's buffer assignment"),
@@ -392,7 +392,11 @@ pub const OTHER_DUMP_FILES: &[(&str, &str)] = &[
         "Total bytes used:",
         "the values of XLA's buffer assignment (`…-buffer-assignment-values.txt`)",
     ),
-    ("HloLiveRange", "XLA's live ranges (`…-live-range.txt`)"),
+    ("HloLiveRange (", "XLA's live ranges (`…-live-range.txt`)"),
+    (
+        "module @",
+        "StableHLO (`lowered.as_text()`, before XLA compiles it), whose memory is not laid out yet",
+    ),
     ("--xla_", "a file of XLA's flags (`…flagfile`)"),
 ];
 

@@ -33,6 +33,7 @@ use xla_layout_core::{Shape, tpu, validate};
 use crate::infer::Shapes;
 use crate::items::{Instruction, Module};
 use crate::names::{Misnaming, Names, operands_are_names};
+use crate::opcodes::{AsyncPart, wrapped};
 
 /// What an opcode's result holds at each position: values it defines, or
 /// values that flow in from elsewhere. "Tuple nodes" are positions whose
@@ -178,15 +179,21 @@ pub fn rule(opcode: &str) -> Rule {
     if let Some(r) = listed_rule(opcode) {
         return r;
     }
-    match opcode {
-        // An opcode of its own (`all-reduce-start`, `send-done`) is no
-        // async wrapper, whatever its suffix.
-        _ if crate::opcodes::OPCODES.binary_search(&opcode).is_ok() => Rule::Defines,
-        _ if opcode.ends_with("-start") => Rule::AsyncStart,
-        _ if opcode.ends_with("-update") => Rule::AsyncUpdate,
-        _ if opcode.ends_with("-done") => Rule::AsyncDone,
-        _ => Rule::Defines,
+    // An opcode of its own (`all-reduce-start`, `send-done`) is no async
+    // wrapper, whatever its suffix (`wrapped` tells).
+    match wrapped(opcode) {
+        Some((_, AsyncPart::Start)) => Rule::AsyncStart,
+        Some((_, AsyncPart::Update)) => Rule::AsyncUpdate,
+        Some((_, AsyncPart::Done)) => Rule::AsyncDone,
+        None => Rule::Defines,
     }
+}
+
+/// Whether `opcode` is a fusion, run synchronously (`fusion`) or in the
+/// short form of an async one (`fusion-start`, `fusion-update`,
+/// `fusion-done`): its `calls=` is a fusion body either way.
+fn is_fusion(opcode: &str) -> bool {
+    opcode == "fusion" || wrapped(opcode).is_some_and(|(x, _)| x == "fusion")
 }
 
 /// What [`Rule::defines_at`] needs to know beyond the position.
@@ -1522,11 +1529,12 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     pub fn control_flow_callees(&self, id: InstructionId) -> impl Iterator<Item = usize> + '_ {
         let callees = self.callees_of(id);
         // Most instructions call nothing: no rule to look up.
-        let r = if callees.is_empty() {
-            Rule::Defines
+        let opcode = if callees.is_empty() {
+            ""
         } else {
-            rule(self.instruction(id).map_or("", |(_, i)| i.opcode()))
+            self.instruction(id).map_or("", |(_, i)| i.opcode())
         };
+        let (r, wraps_fusion) = (rule(opcode), is_fusion(opcode));
         let mut list: Vec<(u8, usize)> = callees
             .iter()
             .filter_map(move |(_, c)| {
@@ -1535,7 +1543,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                     (Rule::While, Role::Body) => 1,
                     (Rule::Conditional, Role::Branch(j)) => 2 + j.min(250) as u8,
                     (Rule::Call, Role::ToApply) => 0,
-                    (Rule::AsyncStart | Rule::AsyncUpdate | Rule::AsyncDone, Role::Calls) => 0,
+                    // The short form of an async fusion (`fusion-start`,
+                    // `calls=`) calls its fusion body, which runs inside.
+                    (Rule::AsyncStart | Rule::AsyncUpdate | Rule::AsyncDone, Role::Calls)
+                        if !wraps_fusion =>
+                    {
+                        0
+                    }
                     _ => return None,
                 };
                 Some((order, c.computation as usize))
@@ -1569,7 +1583,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                         .is_some_and(|t| !ANALYZED_THREADS.contains(&t.trim_matches('"')))
                     {
                         CallContext::OtherThread
-                    } else if opcode == "fusion" && callee.role == Role::Calls {
+                    } else if is_fusion(opcode) && callee.role == Role::Calls {
                         // A fusion body is one wherever the fusion is
                         // (fusions nest inside fusions).
                         CallContext::Fusion
@@ -2021,10 +2035,18 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             if o == NONE {
                 continue;
             }
+            // Alike only: a tuple's index table is never an array's
+            // buffer (a module that pairs them, which XLA refuses, keeps
+            // them apart).
+            let array = |x: InstructionId, n: u32| {
+                (self.nodes(x).get(n as usize))
+                    .is_some_and(|n| !matches!(n.kind, NodeKind::Tuple { .. }))
+            };
             if let (Some(a), Some(b)) = (
                 self.node_at(id, 0, &output),
                 self.node_at(o, 0, &operand_index),
-            ) {
+            ) && array(id, a) == array(o, b)
+            {
                 let (pa, pb) = (self.position(id, a), self.position(o, b));
                 self.join(pa, pb);
             }
@@ -2035,8 +2057,9 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// pairs, `HloDataflowAnalysis::GetInPlaceInputOutputPairs`): the
     /// operand 0 of `dynamic-update-slice`, the operands of `scatter`,
     /// `output_to_operand_aliasing`, a fusion whose root updates one of
-    /// its parameters in place, and the short form of an async op that
-    /// wraps one of these. `(output index, operand, operand index)`.
+    /// its parameters in place, and the short form of an async
+    /// `dynamic-update-slice`, `scatter` or `fusion` (`X-start`, at
+    /// `{1}`). `(output index, operand, operand index)`.
     fn in_place_pairs(
         &self,
         id: InstructionId,
@@ -2052,17 +2075,23 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
             return pairs;
         }
-        // An async op in the short form (`dynamic-update-slice-start`, no
-        // wrapped computation: XLA's printer writes the long form so) updates
-        // in place as the op it wraps, at `{1}`, as the long form's wrapped
-        // root does through its parameters.
-        let (opcode, at) = match i.opcode().strip_suffix("-start") {
-            Some(wrapped)
-                if rule(i.opcode()) == Rule::AsyncStart
-                    && i.opcode() != "async-start"
-                    && self.control_flow_callees(id).next().is_none() =>
+        // XLA's printer writes the long form of an async op
+        // (`async-start(…), calls=%wrapped`) in the short form
+        // (`dynamic-update-slice-start(…)`, no wrapped computation). The
+        // short form updates in place as the op it wraps, at `{1}`, as the
+        // long form's wrapped root does through its parameters: when the
+        // op runs on a thread whose values are analysed (else the long
+        // form's wrapped computation is left out, and its output is the
+        // start's own).
+        let analysed = || {
+            i.attribute("async_execution_thread")
+                .is_none_or(|t| ANALYZED_THREADS.contains(&t.trim().trim_matches('"')))
+        };
+        let (opcode, at) = match wrapped(i.opcode()) {
+            Some((x, AsyncPart::Start))
+                if self.control_flow_callees(id).next().is_none() && analysed() =>
             {
-                (wrapped, &[1][..])
+                (x, &[1][..])
             }
             _ => (i.opcode(), &[][..]),
         };
@@ -2117,11 +2146,11 @@ impl<'m, 'a> Dataflow<'m, 'a> {
                             continue;
                         }
                         if let Some(p) = updated(o) {
-                            pairs.push((vec![index_in_instruction(j)], p, Vec::new()));
+                            pairs.push((output(&[index_in_instruction(j)]), p, Vec::new()));
                         }
                     }
                 } else if let Some(p) = updated(root) {
-                    pairs.push((Vec::new(), p, Vec::new()));
+                    pairs.push((output(&[]), p, Vec::new()));
                 }
             }
             _ => {}

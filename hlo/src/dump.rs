@@ -6,7 +6,10 @@
 //! with `…after_optimizations-buffer-assignment.txt` and
 //! `…after_optimizations-memory-usage-report.txt` beside it, and a TPU
 //! program's `topology.textproto` in the directory `module_NNNN.NAME…`
-//! (the module's name without `.after_optimizations…`). This project's
+//! (the module's name without `.after_optimizations…`). A TPU's module
+//! after codegen, `….after_codegen.txt`, has the optimized module's files;
+//! XLA's CPU compiler writes `….cpu_after_optimizations.txt` (a CPU
+//! program, or a TPU or GPU program's host computation). This project's
 //! fixtures are `NAME.hlo`, `NAME.buffer-assignment.txt` and
 //! `NAME.memory-usage-report.txt`.
 
@@ -68,6 +71,29 @@ pub fn is_cpu_module(name: &str) -> bool {
     name.ends_with(".cpu_after_optimizations.txt")
 }
 
+/// Among the module files of one dump directory, the program's: the one
+/// module that is not a CPU module ([`is_cpu_module`]) when all the others
+/// are, as a TPU or GPU program's host computations are dumped beside it.
+/// `None` when that does not pick one.
+///
+/// ```
+/// use xla_layout_hlo::dump::program_among;
+/// let names = [
+///     "module_0000.jit_f.cl_1.after_optimizations.txt",
+///     "module_0003.called_computation.cl_1.cpu_after_optimizations.txt",
+/// ];
+/// assert_eq!(program_among(&names), Some(0));
+/// assert_eq!(program_among(&[names[1]]), None); // a CPU program alone is no device program
+/// assert_eq!(program_among(&[names[0], names[0]]), None); // two device modules
+/// ```
+pub fn program_among<S: AsRef<str>>(names: &[S]) -> Option<usize> {
+    let mut device = (0..names.len()).filter(|&k| !is_cpu_module(names[k].as_ref()));
+    match (device.next(), device.next()) {
+        (Some(k), None) if names.len() > 1 => Some(k),
+        _ => None,
+    }
+}
+
 /// Whether `query` is the whole name of the module in file `name` (with
 /// or without its `.hlo` or `.after_optimizations.txt`), as a user picks
 /// one among several whose names contain it.
@@ -77,11 +103,17 @@ pub fn is_cpu_module(name: &str) -> bool {
 /// assert!(names_module("f.hlo", "f"));
 /// assert!(!names_module("jit_f.hlo", "f"));
 /// assert!(names_module("module_0001.jit_f.after_optimizations.txt", "module_0001.jit_f"));
+/// assert!(names_module("module_0003.called_computation.cpu_after_optimizations.txt", "module_0003.called_computation"));
 /// ```
 pub fn names_module(name: &str, query: &str) -> bool {
     name == query
-        || name.strip_suffix(".hlo") == Some(query)
-        || name.strip_suffix(".after_optimizations.txt") == Some(query)
+        || [
+            ".hlo",
+            ".after_optimizations.txt",
+            ".cpu_after_optimizations.txt",
+        ]
+        .iter()
+        .any(|suffix| name.strip_suffix(suffix) == Some(query))
 }
 
 /// The path of `sibling` beside the module at `path` (a path, or a file

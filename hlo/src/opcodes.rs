@@ -162,9 +162,53 @@ pub const OPCODES: [&str; 136] = [
 /// assert!(!is_known("quantum-transpose") && !is_known("quantum-transpose-done"));
 /// ```
 pub fn is_known(opcode: &str) -> bool {
-    let listed = |op: &str| OPCODES.binary_search(&op).is_ok();
-    listed(opcode)
-        || ["-start", "-update", "-done"]
-            .iter()
-            .any(|suffix| opcode.strip_suffix(suffix).is_some_and(listed))
+    listed(opcode) || wrapped(opcode).is_some_and(|(x, _)| listed(x))
+}
+
+/// Whether [`OPCODES`] lists `opcode`.
+fn listed(opcode: &str) -> bool {
+    OPCODES.binary_search(&opcode).is_ok()
+}
+
+/// Which part of an asynchronously wrapped operation an opcode names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AsyncPart {
+    /// `X-start`.
+    Start,
+    /// `X-update`.
+    Update,
+    /// `X-done`.
+    Done,
+}
+
+/// The operation `opcode` wraps asynchronously in XLA's short text form,
+/// and which part of the async op it is: `slice-start` is the start of an
+/// async `slice`, `fusion-done` the end of an async `fusion`. `None` for
+/// an opcode of its own, whatever its suffix (`all-reduce-start`,
+/// `copy-done`, `async-start`), and for the rest. The wrapped name is not
+/// looked up: a newer XLA's opcode wraps as well ([`is_known`] tells).
+///
+/// ```
+/// use xla_layout_hlo::opcodes::{AsyncPart, wrapped};
+/// assert_eq!(wrapped("dynamic-update-slice-start"), Some(("dynamic-update-slice", AsyncPart::Start)));
+/// assert_eq!(wrapped("fusion-done"), Some(("fusion", AsyncPart::Done)));
+/// assert_eq!(wrapped("all-reduce-start"), None); // an opcode of its own
+/// assert_eq!(wrapped("async-start"), None);
+/// assert_eq!(wrapped("add"), None);
+/// ```
+pub fn wrapped(opcode: &str) -> Option<(&str, AsyncPart)> {
+    if listed(opcode) {
+        return None;
+    }
+    [
+        ("-start", AsyncPart::Start),
+        ("-update", AsyncPart::Update),
+        ("-done", AsyncPart::Done),
+    ]
+    .into_iter()
+    .find_map(|(suffix, part)| {
+        (opcode.strip_suffix(suffix))
+            .filter(|x| !x.is_empty())
+            .map(|x| (x, part))
+    })
 }

@@ -524,32 +524,47 @@ impl ElementType {
     /// assert_eq!(ElementType::from_numpy_name("float8_e4m3fn"), Some(ElementType::F8E4M3FN));
     /// assert_eq!(ElementType::from_numpy_name("bool"), Some(ElementType::PRED));
     /// assert_eq!(ElementType::from_numpy_name("complex128"), Some(ElementType::C128));
+    /// assert_eq!(ElementType::from_numpy_name("bool_"), Some(ElementType::PRED));
     /// assert_eq!(ElementType::from_numpy_name("f32"), None); // XLA's own name
-    /// assert_eq!(ElementType::from_numpy_name("int3"), None);
+    /// for garbage in ["int3", "float_32", "int__4", "float8e4m3fn", "int64_", "bfloat_16", "float"] {
+    ///     assert_eq!(ElementType::from_numpy_name(garbage), None, "{garbage}");
+    /// }
     /// ```
     pub fn from_numpy_name(name: &str) -> Option<ElementType> {
-        // NumPy's and ml_dtypes' names, each an XLA name spelled out:
-        // `float8_e4m3fn` is `f8e4m3fn`, `int4` `s4`, `complex64` `c64`.
-        const SPELLED: [(&str, &str); 6] = [
+        // NumPy's and ml_dtypes' names, each an XLA name spelled out: a
+        // kind, its bits, and for the small floats `_` and their format
+        // (`float8_e4m3fn` is `f8e4m3fn`, `int4` `s4`, `complex64` `c64`).
+        const SPELLED: [(&str, &str); 5] = [
             ("bfloat", "bf"),
             ("float", "f"),
             ("uint", "u"),
             ("int", "s"),
             ("complex", "c"),
-            ("bool", "pred"),
         ];
+        if matches!(name, "bool" | "bool_") {
+            return Some(ElementType::PRED);
+        }
         let (long, short) = SPELLED.iter().find(|(long, _)| name.starts_with(long))?;
         let rest = &name[long.len()..];
+        let bits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let format = match &rest[bits..] {
+            "" => "",
+            f => f
+                .strip_prefix('_')
+                .filter(|f| *long == "float" && f.bytes().all(|b| b.is_ascii_alphanumeric()))?,
+        };
+        if bits == 0 || rest.starts_with('0') {
+            return None;
+        }
         let mut xla = [0u8; 32];
         let mut n = 0;
-        for b in short.bytes().chain(rest.bytes().filter(|&b| b != b'_')) {
+        for b in short
+            .bytes()
+            .chain(rest[..bits].bytes())
+            .chain(format.bytes())
+        {
             *xla.get_mut(n)? = b;
             n += 1;
-        }
-        // `bool` is the whole name; the others need their bits.
-        let whole = *long == "bool";
-        if whole != rest.is_empty() {
-            return None;
         }
         Self::from_name_bytes(&xla[..n]).filter(|t| t.is_type_token())
     }
