@@ -56,7 +56,7 @@ const FIELDS: [&str; 9] = [
 fn memory_analysis_matches_jax_on_every_fixture() {
     let manifest = manifest();
     let programs = manifest["programs"].as_object().unwrap();
-    assert_eq!(programs.len(), 25);
+    assert_eq!(programs.len(), 27);
     let mut table = String::new();
     for (name, program) in programs {
         let file = format!("{DUMPS}/{name}.hlo");

@@ -26,7 +26,7 @@ fn fixtures() -> Vec<(String, String, String)> {
         out.push((stem.to_owned(), std::fs::read_to_string(&p).unwrap(), ba));
     }
     out.sort();
-    assert_eq!(out.len(), 25);
+    assert_eq!(out.len(), 27);
     out
 }
 

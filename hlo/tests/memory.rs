@@ -41,7 +41,7 @@ fn fixtures() -> Vec<Fixture> {
         })
         .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    assert_eq!(out.len(), 25);
+    assert_eq!(out.len(), 27);
     out
 }
 
@@ -243,7 +243,7 @@ fn with_the_buffer_assignment_more_fields_are_exact() {
 fn estimates_stay_within_their_stated_error() {
     // The peak's error where it is more than a scalar (docs/memory-report.md
     // §4, "The peak estimate's error").
-    const OFF: [(&str, f64); 8] = [
+    const OFF: [(&str, f64); 9] = [
         ("tpu_bounded_dynamic", 0.0160),
         ("tpu_v6e_many_outputs", -0.0614),
         ("tpu_v5p_donated_loop", -0.1097),
@@ -252,6 +252,7 @@ fn estimates_stay_within_their_stated_error() {
         ("tpu_remat_offload_scan", -0.1194),
         ("tpu_v6e_offload_scan_outputs", 0.3889),
         ("tpu_v6e_host_compute", 0.1987),
+        ("tpu_v5e_host_round_trip", 0.3333),
     ];
     let (mut close_peaks, mut exact_peaks, mut exact_temps) = (0, 0, 0);
     for f in fixtures() {
@@ -283,9 +284,9 @@ fn estimates_stay_within_their_stated_error() {
         let temp = r.memory_analysis.temp_size_in_bytes;
         exact_temps += usize::from(temp.bytes == expected(&f.program, "temp_size_in_bytes"));
     }
-    assert_eq!((close_peaks, exact_peaks), (12, 8));
+    assert_eq!((close_peaks, exact_peaks), (13, 9));
     // 13 before a heap of tuple tables alone counted as 0 (as jax does).
-    assert_eq!(exact_temps, 17);
+    assert_eq!(exact_temps, 19);
 }
 
 #[test]

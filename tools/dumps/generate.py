@@ -1087,5 +1087,35 @@ def tpu_v6e_host_compute():
     c = _compile(g.lower(_sds((4000, 3), jnp.float32, host), _sds((4000, 3), jnp.float32, dev)))
     return c, _mesh_info(mesh)
 
+
+# ---- 24. only empty arrays ------------------------------------------------
+@program("tpu_v5e_empty_arrays", "tpu", "v5e:2x2", keep=True,
+         note="every array has a 0 dimension, so none is tiled (`u32[0,129]{1,0}`): nothing in the "
+              "module says TPU but the dump's files; the output's tuple table is a TPU's 512 bytes")
+def tpu_v5e_empty_arrays():
+    import jax, jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = _tpu_mesh("v5e:2x2", (2, 2), ("x", "y"))
+    g = jax.jit(lambda a: (a, a + 1))
+    c = _compile(g.lower(_sds((0, 129), jnp.uint32, NamedSharding(mesh, P()))))
+    return c, _mesh_info(mesh)
+
+
+# ---- 25. a small host heap ------------------------------------------------
+@program("tpu_v5e_host_round_trip", "tpu", "v5e:2x2", keep=True,
+         note="a value sent to pinned host memory and back inside jit: a 512-byte host "
+              "temporary heap, which jax reports as 4096 (whole 4 KiB pages)")
+def tpu_v5e_host_round_trip():
+    import jax, jax.numpy as jnp
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = _tpu_mesh("v5e:2x2", (2, 2), ("x", "y"))
+    dev = NamedSharding(mesh, P())
+    host = NamedSharding(mesh, P(), memory_kind="pinned_host")
+    g = jax.jit(lambda a: jax.device_put(jax.device_put(a * 2, host), dev) + 1)
+    c = _compile(g.lower(_sds((64,), jnp.float32)))
+    return c, _mesh_info(mesh)
+
 if __name__ == "__main__":
     sys.exit(main())
