@@ -761,20 +761,72 @@ mod tests {
     }
 }
 
-/// A name that is not an element-type token ([`ElementType::from_name`]).
+/// A name that is not an element-type token ([`ElementType::from_name`]),
+/// with the type it likely means: NumPy's and JAX's name for it
+/// (`float32`), or the nearest token (`F32`, `bf61`).
 ///
 /// ```
 /// use xla_layout_core::{ElementType, UnknownElementType};
 /// assert_eq!("bf16".parse::<ElementType>(), Ok(ElementType::BF16));
-/// assert_eq!("F32".parse::<ElementType>(), Err(UnknownElementType));
-/// assert_eq!(UnknownElementType.to_string(), "not an XLA element type name (such as f32, bf16, s4, pred)");
+/// let e: UnknownElementType = "F32".parse::<ElementType>().unwrap_err();
+/// assert_eq!(e.meant(), Some(ElementType::F32));
+/// assert_eq!(e.to_string(), "not an XLA element type name; did you mean `f32`?");
+/// let e = "bfloat16".parse::<ElementType>().unwrap_err();
+/// assert_eq!(e.to_string(), "not an XLA element type name; that is NumPy's and JAX's name for XLA's `bf16`");
+/// let e = "matrix".parse::<ElementType>().unwrap_err();
+/// assert_eq!((e.meant(), e.to_string().as_str()), (None, "not an XLA element type name (such as f32, bf16, s4, pred)"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct UnknownElementType;
+pub struct UnknownElementType {
+    meant: Option<ElementType>,
+    numpy: bool,
+}
+
+impl UnknownElementType {
+    /// What `name`, which is no element-type token, likely means.
+    pub(crate) fn of(name: &str) -> UnknownElementType {
+        match ElementType::from_numpy_name(name) {
+            Some(t) => UnknownElementType {
+                meant: Some(t),
+                numpy: true,
+            },
+            None => UnknownElementType {
+                meant: ElementType::closest_name(name),
+                numpy: false,
+            },
+        }
+    }
+
+    /// The type the name likely means, if any.
+    ///
+    /// ```
+    /// use xla_layout_core::ElementType;
+    /// assert_eq!("int4".parse::<ElementType>().unwrap_err().meant(), Some(ElementType::S4));
+    /// ```
+    pub const fn meant(&self) -> Option<ElementType> {
+        self.meant
+    }
+
+    /// `; ` and the type meant, in the words of every message that names
+    /// one (this error's, the parser's hint, serde's); nothing when none.
+    pub(crate) fn suggest(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.meant, self.numpy) {
+            (Some(t), true) => write!(f, "; that is NumPy's and JAX's name for XLA's `{t}`"),
+            (Some(t), false) => write!(f, "; did you mean `{t}`?"),
+            (None, _) => Ok(()),
+        }
+    }
+}
 
 impl core::fmt::Display for UnknownElementType {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("not an XLA element type name (such as f32, bf16, s4, pred)")
+        match self.meant {
+            Some(_) => {
+                f.write_str("not an XLA element type name")?;
+                self.suggest(f)
+            }
+            None => f.write_str("not an XLA element type name (such as f32, bf16, s4, pred)"),
+        }
     }
 }
 
@@ -785,6 +837,6 @@ impl core::str::FromStr for ElementType {
 
     /// [`ElementType::from_name`], as `str::parse` does it.
     fn from_str(name: &str) -> Result<ElementType, UnknownElementType> {
-        ElementType::from_name(name).ok_or(UnknownElementType)
+        ElementType::from_name(name).ok_or_else(|| UnknownElementType::of(name))
     }
 }

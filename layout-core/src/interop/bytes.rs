@@ -95,8 +95,15 @@ impl<'a, T: Element + Pod> DynView<'a, T> {
     /// let bytes: [u8; 8] = bytemuck::cast([1.5f32, -2.0]);
     /// assert_eq!(DynView::<f32>::from_bytes(&t, &bytes).unwrap().get(&[1]), Ok(-2.0));
     /// assert_eq!(DynView::<f32>::from_bytes(&t, &bytes[..7]).unwrap_err(), ViewError::TooFewBytes { needed: 8, got: 7 });
+    /// // The wrong element type is named as such, not as a length.
+    /// let e = DynView::<u16>::from_bytes(&t, &bytes).unwrap_err();
+    /// assert!(matches!(e, ViewError::ElementType { .. }), "{e}");
     /// ```
     pub fn from_bytes(shape: &'a TiledShape, bytes: &'a [u8]) -> Result<Self, ViewError> {
+        // The element type first: bytes of the right length for the
+        // layout are the wrong length for the wrong `T`, and that is the
+        // mistake to name.
+        crate::view::check_element::<T>(shape.element_type(), shape.element_bits())?;
         DynView::new(shape, cast(bytes, shape.physical_slots())?)
     }
 }
@@ -115,6 +122,7 @@ impl<'a, T: Element + Pod> DynViewMut<'a, T> {
     /// assert_eq!(words[1], 1.0f32.to_bits());
     /// ```
     pub fn from_bytes_mut(shape: &'a TiledShape, bytes: &'a mut [u8]) -> Result<Self, ViewError> {
+        crate::view::check_element::<T>(shape.element_type(), shape.element_bits())?;
         DynViewMut::new(shape, cast_mut(bytes, shape.physical_slots())?)
     }
 }

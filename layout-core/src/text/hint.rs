@@ -8,7 +8,6 @@ use core::fmt::{self, Display, Formatter};
 use super::attributes::{AttributeOrder, attribute_index};
 use super::error::{Diagnostic, ParseErrorKind};
 use super::lexer::{Lexer, TokenKind};
-use crate::ElementType;
 
 /// A diagnostic explained against its source; see [`Diagnostic::explain`].
 #[derive(Clone, Copy, Debug)]
@@ -213,11 +212,9 @@ fn token_text(src: &[u8], start: usize, end: usize) -> &str {
 /// types are: the words of the parser's hint and of serde's error.
 pub(crate) fn unknown_element_type(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
     write!(f, "unknown element type `{name}`")?;
-    if let Some(t) = ElementType::from_numpy_name(name) {
-        return write!(f, "; that is NumPy's and JAX's name for XLA's `{t}`");
-    }
-    match ElementType::closest_name(name) {
-        Some(t) => write!(f, "; did you mean `{t}`?"),
+    let unknown = crate::UnknownElementType::of(name);
+    match unknown.meant() {
+        Some(_) => unknown.suggest(f),
         None => f.write_str(
             "; element types are pred, s1..s64, u1..u64, f16, bf16, f32, f64, the f8/f6/f4 types, c64, c128",
         ),

@@ -149,8 +149,8 @@ macro_rules! dyn_reads {
 
         /// The elements of first-level tile `k` with their indices, in
         /// memory order ([`TiledShape::tile_slots`]); `None` without tiles,
-        /// past the last tile, or when tiles are not runs of slots (a `*`
-        /// in the first tile, or a later tile longer than it).
+        /// past the last tile, or when tiles are not runs of slots (a later
+        /// tile longer than the first, one that pads it, or one with `*`).
         #[doc = concat!("```\n", $example, "\nassert!(v.tile(0).is_none()); // no tiles\n```")]
         pub fn tile(&self, k: usize) -> Option<impl Iterator<Item = (PerDim, T)> $($bound)*> {
             let v = self.capture();
@@ -507,8 +507,11 @@ fn check_bytes<T: Element>(shape: &TiledShape, len: usize) -> Result<(), ViewErr
         return Err(wrong);
     }
     let Some(bits) = shape.total_bits() else {
+        // Bits past 64 bits of count: no buffer holds them; the error
+        // names the layout's bytes (2^62 for `s4[2^63 - 1]`), saturated
+        // only where they pass `usize`.
         return Err(ViewError::TooFewBytes {
-            needed: usize::MAX,
+            needed: usize::try_from(shape.exact_bytes()).unwrap_or(usize::MAX),
             got: len,
         });
     };
@@ -551,6 +554,10 @@ impl<'a, T: Element> DynBitsView<'a, T> {
     /// // 3 elements of 4 bits: 2 bytes.
     /// assert_eq!(DynBitsView::<i8>::new(&t, &[0x21]).unwrap_err(), ViewError::TooFewBytes { needed: 2, got: 1 });
     /// assert!(matches!(DynBitsView::<f32>::new(&t, &[0; 2]), Err(ViewError::ElementType { .. })));
+    /// // Bits past a 64-bit count: the bytes needed are still the layout's.
+    /// let huge = ArrayShape::parse_validated("s4[9223372036854775807]{0:E(4)}").unwrap().tiled().unwrap();
+    /// let needed = usize::try_from(huge.exact_bytes()).unwrap_or(usize::MAX);
+    /// assert_eq!(DynBitsView::<i8>::new(&huge, &[]).unwrap_err(), ViewError::TooFewBytes { needed, got: 0 });
     /// ```
     pub fn new(shape: &'a TiledShape, bytes: &'a [u8]) -> Result<Self, ViewError> {
         check_bytes::<T>(shape, bytes.len())?;

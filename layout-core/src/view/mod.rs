@@ -184,7 +184,7 @@ impl<S: StaticLayout, D: StaticLayout> Plan<S, D> {
 /// one per byte (`s4[…]{0}`) is refused: XLA leaves the byte's upper bits
 /// unspecified, so only the bit views, which read the low bits, see its
 /// value.
-fn check_element<T: Element>(ty: ElementType, slot_bits: u64) -> Result<(), ViewError> {
+pub(crate) fn check_element<T: Element>(ty: ElementType, slot_bits: u64) -> Result<(), ViewError> {
     if !holds_slots::<T>(ty, slot_bits) {
         return Err(ViewError::element_type::<T>(ty, slot_bits));
     }
@@ -822,8 +822,8 @@ macro_rules! bits_reads {
         /// The elements of first-level tile `k` (see
         /// [`crate::TiledShape::tile_slots`]), with their indices, in memory
         /// order; `None` without tiles, past the last tile, or when tiles
-        /// are not runs of slots (a `*` in the first tile, or a later tile
-        /// longer than it).
+        /// are not runs of slots (a later tile longer than the first, one
+        /// that pads it, or one with `*`).
         ///
         /// ```
         /// use xla_layout::{layout, BitsView, BitsViewMut};
