@@ -344,6 +344,9 @@ fn a_stray_closing_brace_costs_its_line_only() {
 /// errors; before those unnamed computations the 4,701 joined the
 /// computation before (misfiled); before the reader's recovery between
 /// computations, [9586, 22402, 17897, 31760, 22331, 4701] and 201,863.
+/// Measured again 2026-11-28 over five more modules (three fixtures, two
+/// short forms): [0, 0, 0, 1033, 110, 0], [5184, 0, 0, 0, 0, 0], 33,541
+/// errors; the bounds grew with the corpus.
 #[test]
 #[ignore]
 fn damage_sweep() {
@@ -404,7 +407,7 @@ fn damage_sweep() {
     // A deleted header's body keeps together, unnamed, never under the
     // computation before.
     assert_eq!(lost[0], 0, "{lost:?}");
-    assert!(lost.iter().sum::<usize>() <= 1_200, "{lost:?}");
-    assert!(unnamed.iter().sum::<usize>() <= 5_000, "{unnamed:?}");
-    assert!(errors <= 31_000, "{errors}");
+    assert!(lost.iter().sum::<usize>() <= 1_300, "{lost:?}");
+    assert!(unnamed.iter().sum::<usize>() <= 5_600, "{unnamed:?}");
+    assert!(errors <= 36_000, "{errors}");
 }
