@@ -61,6 +61,10 @@ pub enum HloErrorKind {
     /// it goes on in the computation before when that one had no `ROOT`
     /// yet, else in a computation of its own with no name.
     InstructionOutsideComputation,
+    /// A name followed by `[` where a shape or an opcode goes: a shape
+    /// whose element type XLA does not know (`bf61[8]`), with the type it
+    /// likely means.
+    UnknownElementType(xla_layout_core::UnknownElementType),
 }
 
 /// An error of the HLO reader: what, and where (byte offsets into the
@@ -146,10 +150,21 @@ impl HloError {
     ///     e.message(text).to_string(),
     ///     "bad shape: Layout has physical shape, but is not for a sparse array: {0:P(f32[4]{0})}"
     /// );
+    /// // A type XLA does not know reads as a shape, not as an opcode.
+    /// let text = "ENTRY e {\n  ROOT p = bf61[8]{0} parameter(0)\n}\n";
+    /// let e = Module::parse(text).unwrap_err();
+    /// assert_eq!(
+    ///     e.message(text).to_string(),
+    ///     "unknown element type `bf61`: not an XLA element type name; did you mean `bf16`?"
+    /// );
     /// ```
     pub fn message<'a>(&'a self, src: &'a str) -> impl fmt::Display + 'a {
         fmt::from_fn(move |f| match &self.kind {
             HloErrorKind::Shape(e) => write!(f, "bad shape: {}", e.primary().message(src)),
+            HloErrorKind::UnknownElementType(e) => {
+                let name = src.get(self.span.start..self.span.end).unwrap_or("");
+                write!(f, "unknown element type `{name}`: {e}")
+            }
             _ => fmt::Display::fmt(self, f),
         })
     }
@@ -176,6 +191,9 @@ impl fmt::Display for HloError {
                 }
             }
             HloErrorKind::Shape(e) => write!(f, "bad shape: {}", e.kind()),
+            HloErrorKind::UnknownElementType(e) => {
+                write!(f, "a shape with an unknown element type: {e}")
+            }
             HloErrorKind::Unbalanced => f.write_str(
                 "a bracket, string or comment is not closed, or closed by the wrong bracket",
             ),

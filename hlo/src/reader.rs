@@ -864,9 +864,18 @@ impl<'a> Reader<'a> {
         if self.tok.kind != K::Ident {
             return self.expected("an opcode");
         }
-        let opcode = self.lex();
-        let opcode = self.token_text(opcode);
+        let opcode_token = self.lex();
+        let opcode = self.token_text(opcode_token);
         if self.tok.kind != K::Lparen {
+            // `bf61[8]`: a shape whose type is no type, not an opcode.
+            if self.tok.kind == K::Lsquare
+                && let Err(e) = opcode.parse::<xla_layout_core::ElementType>()
+            {
+                return Err(HloError {
+                    span: span(opcode_token),
+                    kind: HloErrorKind::UnknownElementType(e),
+                });
+            }
             return self.expected("'(' after the opcode");
         }
         let operands = self.group()?;
