@@ -2030,7 +2030,7 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             }
         }
         // In place: an output that overwrites an operand is its buffer.
-        for (output, operand, operand_index) in self.in_place_pairs(id, i) {
+        for (output, operand, operand_index) in self.in_place_pairs(id, i, (r, wrapped_here)) {
             let o = op(operand);
             if o == NONE {
                 continue;
@@ -2059,11 +2059,14 @@ impl<'m, 'a> Dataflow<'m, 'a> {
     /// `output_to_operand_aliasing`, a fusion whose root updates one of
     /// its parameters in place, and the short form of an async
     /// `dynamic-update-slice`, `scatter` or `fusion` (`X-start`, at
-    /// `{1}`). `(output index, operand, operand index)`.
+    /// `{1}`). `(output index, operand, operand index)`. `(r, wrapped_here)`:
+    /// `i`'s rule and whether it calls a wrapped computation analysed
+    /// here, as [`Dataflow::instruction_values`] found them.
     fn in_place_pairs(
         &self,
         id: InstructionId,
         i: &Instruction<'a>,
+        (r, wrapped_here): (Rule, bool),
     ) -> Vec<(Vec<u32>, usize, Vec<u32>)> {
         let mut pairs = Vec::new();
         // Reading every attribute is slow; the name is looked for first.
@@ -2087,12 +2090,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             i.attribute("async_execution_thread")
                 .is_none_or(|t| ANALYZED_THREADS.contains(&t.trim().trim_matches('"')))
         };
-        let (opcode, at) = match wrapped(i.opcode()) {
-            Some((x, AsyncPart::Start))
-                if self.control_flow_callees(id).next().is_none() && analysed() =>
-            {
-                (x, &[1][..])
-            }
+        // Only an async start is looked up again, and only when it wraps
+        // no computation analysed here.
+        let short = (r == Rule::AsyncStart && !wrapped_here)
+            .then(|| wrapped(i.opcode()))
+            .flatten();
+        let (opcode, at) = match short {
+            Some((x, AsyncPart::Start)) if analysed() => (x, &[1][..]),
             _ => (i.opcode(), &[][..]),
         };
         let output = |index: &[u32]| [at, index].concat();
