@@ -12,13 +12,13 @@ use serde_json::{Value, json};
 use xla_layout_core::text::{ParseError, ParseEvent, ParseOptions, parse_shape_events};
 use xla_layout_core::{ArrayShape, validate};
 
-use crate::common::Failure;
+use crate::common::{Failure, Line, MAX_LINE_BYTES};
 
 /// Check shapes: one per line on stdin, one JSON object per line on stdout.
 ///
 /// Each object is {"input", "ok", "canonical", "error" (XLA's message),
 /// "hint" (the same as `explain` words it), "stage" ("parse",
-/// "validate" or null), "bytes", "xla_array_size", "xla_byte_size_of",
+/// "validate", "read" for a line too long to hold, or null), "bytes", "xla_array_size", "xla_byte_size_of",
 /// "physical_elements" (the slot count), "size_error", "warning" (what
 /// XLA's parser reads past in a line it accepts: `S(300)` it keeps as
 /// `S(44)`, an `E` with no `(n)` it drops)}, in input order;
@@ -72,9 +72,7 @@ fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Resu
         {
             break;
         }
-        line.clear();
-        input
-            .read_until(b'\n', &mut line)
+        let read = crate::common::read_line(&mut input, &mut line, MAX_LINE_BYTES)
             .map_err(crate::common::stdin_failed)?;
         if counts.lines == 0 {
             crate::common::strip_byte_order_mark(&mut line);
@@ -82,10 +80,16 @@ fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Resu
         let text = strip_newline(&line);
         // A blank line holds no shape: skipped, not an invalid one (a
         // stray empty line failed `--strict` pipelines).
-        if crate::common::is_blank(text) {
+        if read == Line::Read && crate::common::is_blank(text) {
             continue;
         }
-        let report = check_line(text);
+        let report = match read {
+            Line::TooLong {
+                bytes,
+                out_of_memory,
+            } => unread_line(text, bytes, out_of_memory),
+            _ => check_line(text),
+        };
         counts.lines += 1;
         if report["ok"] != true {
             counts.invalid += 1;
@@ -102,6 +106,16 @@ fn run(mut input: impl BufRead, output: impl Write, counts: &mut Counts) -> Resu
     }
     out.flush()?;
     Ok(())
+}
+
+/// The object for a line too long to hold (`bytes` of them), quoting its
+/// start (`start`): an error at the "read" stage, and the lines after it
+/// go on.
+fn unread_line(start: &[u8], bytes: u64, out_of_memory: bool) -> Value {
+    let quoted = format!("{}…", String::from_utf8_lossy(start));
+    let why = crate::common::too_long(bytes, out_of_memory);
+    let error = Error::new(why.clone(), why, "read");
+    report(&quoted, None, Some(error), Sizes::default())
 }
 
 fn strip_newline(line: &[u8]) -> &[u8] {

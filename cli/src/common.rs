@@ -266,6 +266,90 @@ pub fn is_blank(line: &[u8]) -> bool {
     String::from_utf8_lossy(line).trim().is_empty()
 }
 
+/// The longest line `check` and `tpu` hold: no shape comes near it
+/// (XLA's tests' longest is under 2 KiB, a 10⁵-element tuple a few MiB),
+/// and an endless line (`< /dev/zero`) must cost one error line, not the
+/// machine's memory.
+pub const MAX_LINE_BYTES: u64 = 1 << 30; // 1 GiB, as `too_long` says
+
+/// What [`read_line`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// The input had ended: no line.
+    End,
+    /// A whole line, in the buffer.
+    Read,
+    /// A line of this many bytes (its newline included) that was not held
+    /// (longer than the limit, or memory ran out first: `out_of_memory`);
+    /// the buffer holds its first bytes, at most [`SHOWN_BYTES`].
+    TooLong { bytes: u64, out_of_memory: bool },
+}
+
+/// How much of a line [`read_line`] could not hold it keeps, to quote.
+pub const SHOWN_BYTES: usize = 256;
+
+/// Reads one line (up to and with its `\n`) into `line`, cleared first.
+/// Post-condition: the input is past the line's end whatever happened,
+/// so the lines after it go on; a line past `max` bytes, or past what
+/// memory holds (the buffer grows by `try_reserve`, never aborting), is
+/// skipped to its end and told by its length ([`Line::TooLong`]).
+pub fn read_line(input: &mut impl io::BufRead, line: &mut Vec<u8>, max: u64) -> io::Result<Line> {
+    line.clear();
+    let (mut bytes, mut held, mut out_of_memory) = (0u64, true, false);
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let (n, ends) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (buf.len(), false),
+        };
+        if held {
+            let fits = bytes + n as u64 <= max;
+            if fits && line.try_reserve(n).is_ok() {
+                line.extend_from_slice(&buf[..n]);
+            } else {
+                // Keep the start to quote; give the rest back.
+                out_of_memory = fits;
+                held = false;
+                line.truncate(SHOWN_BYTES);
+                line.shrink_to_fit();
+                let more = (SHOWN_BYTES - line.len()).min(n);
+                if line.try_reserve(more).is_ok() {
+                    line.extend_from_slice(&buf[..more]);
+                }
+            }
+        }
+        bytes += n as u64;
+        input.consume(n);
+        if ends {
+            break;
+        }
+    }
+    Ok(match (bytes, held) {
+        (0, _) => Line::End,
+        (_, true) => Line::Read,
+        (bytes, false) => Line::TooLong {
+            bytes,
+            out_of_memory,
+        },
+    })
+}
+
+/// Why a line [`read_line`] could not hold is not read: the words of
+/// `check`'s and `tpu`'s error lines.
+pub fn too_long(bytes: u64, out_of_memory: bool) -> String {
+    match out_of_memory {
+        true => format!("a line of {bytes} bytes, more than memory could hold; skipped"),
+        false => format!("a line of {bytes} bytes, longer than the 1 GiB a line may be; skipped"),
+    }
+}
+
 /// How many parts that do not read are shown one by one on stderr (each
 /// quotes its line; `scan` lists every one in its output): a damaged file
 /// can have one on every line, and the failure gives the count.
@@ -619,5 +703,60 @@ pub fn module_in_dir(
             };
             Err(Failure::Usage { command, message })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each line of `input` as `read_line` reads it, through a reader
+    /// whose buffer holds `capacity` bytes (lines cross its refills).
+    fn lines(input: &[u8], capacity: usize, max: u64) -> Vec<(Line, Vec<u8>)> {
+        let mut reader = io::BufReader::with_capacity(capacity, input);
+        let (mut out, mut line) = (Vec::new(), Vec::new());
+        loop {
+            let read = read_line(&mut reader, &mut line, max).unwrap();
+            out.push((read, line.clone()));
+            if read == Line::End {
+                return out;
+            }
+        }
+    }
+
+    /// A line past the limit is told by its length and skipped to its
+    /// end, keeping its start to quote; the lines around it read whole,
+    /// the last one without a newline too.
+    #[test]
+    fn a_long_line_costs_only_itself() {
+        let long = vec![b'x'; 1000];
+        let input = [&b"f32[8]\n"[..], &long, b"\ns8[2]\r\nbf16[3]"].concat();
+        for capacity in [1, 3, 64, 4096] {
+            let got = lines(&input, capacity, 500);
+            let too_long = Line::TooLong {
+                bytes: 1001,
+                out_of_memory: false,
+            };
+            assert_eq!(
+                got,
+                [
+                    (Line::Read, b"f32[8]\n".to_vec()),
+                    (too_long, long[..SHOWN_BYTES].to_vec()),
+                    (Line::Read, b"s8[2]\r\n".to_vec()),
+                    (Line::Read, b"bf16[3]".to_vec()),
+                    (Line::End, vec![]),
+                ],
+                "reader capacity {capacity}"
+            );
+        }
+        // At the limit exactly, a line is held.
+        assert_eq!(lines(b"abcd\n", 2, 5)[0], (Line::Read, b"abcd\n".to_vec()));
+        assert_eq!(
+            lines(b"abcde\n", 2, 5)[0].0,
+            Line::TooLong {
+                bytes: 6,
+                out_of_memory: false
+            }
+        );
     }
 }

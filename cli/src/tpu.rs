@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use xla_layout_core::ArrayShape;
 use xla_layout_core::tpu::{Generation, default_layout_for};
 
-use crate::common::{Failure, bytes};
+use crate::common::{Failure, Line, bytes};
 
 /// The default TPU layout of a shape given without a layout.
 ///
@@ -176,12 +176,9 @@ fn json_lines(
     let mut out = std::io::BufWriter::new(output);
     let mut line = Vec::new();
     loop {
-        line.clear();
-        if input
-            .read_until(b'\n', &mut line)
-            .map_err(crate::common::stdin_failed)?
-            == 0
-        {
+        let read = crate::common::read_line(&mut input, &mut line, crate::common::MAX_LINE_BYTES)
+            .map_err(crate::common::stdin_failed)?;
+        if read == Line::End {
             break;
         }
         if *lines == 0 {
@@ -191,10 +188,22 @@ fn json_lines(
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
         // A blank line holds no shape: skipped, as `check` skips it.
-        if crate::common::is_blank(text.as_bytes()) {
+        if read == Line::Read && crate::common::is_blank(text.as_bytes()) {
             continue;
         }
         let value: Value = match std::str::from_utf8(&line) {
+            // A line too long to hold: an error line quoting its start.
+            _ if let Line::TooLong {
+                bytes,
+                out_of_memory,
+            } = read =>
+            {
+                json!({
+                    "input": format!("{text}…"),
+                    "error": crate::common::too_long(bytes, out_of_memory),
+                    "hint": null,
+                })
+            }
             // No shape holds such a byte: the parser, which reads bytes,
             // says where and why, in both voices, as `check` does.
             Err(e) => {
