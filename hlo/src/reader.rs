@@ -276,8 +276,9 @@ impl<'a> Reader<'a> {
     ///   or before any, they follow in a computation named `""`;
     /// * a header that opens a body (ends with `{`), or whose name was read
     ///   and whose next line is an instruction's: its instructions follow,
-    ///   under its name (with no name read, the body is skipped to its
-    ///   closing `}` or the next header);
+    ///   under its name (with no name read, under a computation named
+    ///   `""`, as when the header line is lost, when instructions follow;
+    ///   else the body is skipped to its closing `}` or the next header);
     /// * any other line (a stray line between computations): skipped,
     ///   with the lines after it, to the next header.
     fn resume_after_header(&mut self, (is_entry, name): (bool, Option<&'a str>)) {
@@ -328,9 +329,16 @@ impl<'a> Reader<'a> {
                     name, is_entry, "", span,
                 )));
             }
+            // Its name lost (`ENTRY 123 (…)`, `ROOT ENTRY %main …`) and
+            // instructions next: they follow in a computation with no
+            // name, as those of a header line lost whole do.
+            None if next_is_instruction => {
+                self.pending = Some(Event::Computation(Computation::new("", is_entry, "", span)));
+            }
             None => loop {
-                // Its body skipped: on after the first line that starts
-                // with `}`, or to a line that opens another computation.
+                // Anything else (a stray `{` line before a header): on
+                // after the first line that starts with `}`, or to a line
+                // that opens another computation.
                 let (_, end) = line_around(bytes, self.tok.start);
                 if opens_body(&bytes[self.tok.start.min(end)..end]) {
                     self.state = State::Computations;
@@ -581,6 +589,11 @@ impl<'a> Reader<'a> {
                 return self.expected("an attribute name followed by '='");
             }
             let name = self.lex();
+            // A value missing at a line's end: the next line's
+            // instruction (or the computation's `}`) is not taken for it.
+            if self.next_line_starts_item(name.end) {
+                return self.expected("an attribute value");
+            }
             let value = self.value()?;
             span = Some(ByteSpan {
                 start: span.map_or(name.start, |s| s.start),
@@ -588,6 +601,20 @@ impl<'a> Reader<'a> {
             });
         }
         Ok(span)
+    }
+
+    /// Whether the current token is on a later line than `end` and that
+    /// line is an instruction's (`name =`) or a lone `}`: an item of its
+    /// own, not the rest of what ends at `end`.
+    fn next_line_starts_item(&self, end: usize) -> bool {
+        let bytes = self.src.as_bytes();
+        let gap = bytes.get(end..self.tok.start).unwrap_or(&[]);
+        if !gap.contains(&b'\n') {
+            return false;
+        }
+        let (_, line_end) = line_around(bytes, self.tok.start);
+        let line = bytes[self.tok.start.min(line_end)..line_end].trim_ascii();
+        line == b"}" || is_instruction_line(line)
     }
 
     /// Whether the current token (after a value's part ending at `end`)
@@ -804,6 +831,8 @@ impl<'a> Reader<'a> {
             }
             self.seen_entry = true;
             self.lex();
+            // Marked ENTRY even when its name does not read.
+            self.header = Some((true, None));
         }
         let name = self.name("a computation name")?;
         self.header = Some((is_entry, Some(name)));
@@ -885,7 +914,9 @@ impl<'a> Reader<'a> {
         // instructions between for its text (XLA fails there too). They
         // are not lost in silence: this one fails, and a lenient read
         // resumes on its next line.
-        if runs_into_next_line(self.src.as_bytes(), start, end) {
+        if runs_into_next_line(self.src.as_bytes(), start, end)
+            || takes_the_closing_brace(self.src.as_bytes(), start, end)
+        {
             let (_, line_end) = line_around(self.src.as_bytes(), start);
             return Err(HloError {
                 span: ByteSpan {
@@ -1133,6 +1164,33 @@ fn runs_into_next_line(bytes: &[u8], start: usize, end: usize) -> bool {
         }
     }
     false
+}
+
+/// Whether an instruction read from `start` to `end` over more than one
+/// line (a block opened by a `{` that ends its line: an inline body, a
+/// literal) took its computation's `}` for the block's: no line after it
+/// starts with `}` before the next header or the text's end. A stray `{`
+/// at a line's end does that; the instructions it took are then read
+/// again (the instruction fails, and a lenient read resumes on its next
+/// line).
+fn takes_the_closing_brace(bytes: &[u8], start: usize, end: usize) -> bool {
+    if !bytes[start..end].contains(&b'\n') {
+        return false;
+    }
+    let (_, mut at) = line_around(bytes, end);
+    while at < bytes.len() {
+        at += 1;
+        let (_, line_end) = line_around(bytes, at);
+        let line = bytes[at.min(line_end)..line_end].trim_ascii();
+        if line.starts_with(b"}") {
+            return false;
+        }
+        if opens_body(line) && !is_instruction_line(line) {
+            return true;
+        }
+        at = line_end;
+    }
+    true
 }
 
 /// Whether the lines from `from` hold a `ROOT` instruction before their

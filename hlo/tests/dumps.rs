@@ -331,6 +331,64 @@ fn a_stray_closing_brace_costs_its_line_only() {
     }
 }
 
+/// A `{` left open at a line's end (stray, or an attribute's value cut
+/// there) and an attribute with no value at a line's end cost that line:
+/// the instructions after it read, in their own computation, and the
+/// error is on the damaged line (from an adversarial trial: the block
+/// took the computation's `}`, and the bare `backend_config=` the next
+/// line's `b`, with no error at all).
+#[test]
+fn a_value_left_open_at_a_line_end_costs_its_line_only() {
+    let call =
+        "HloModule m\n\nf {\n  p = f32[2]{0} parameter(0)\n  ROOT r = f32[2]{0} negate(p)\n}\n\n";
+    let body = "ENTRY e {\n  a = f32[2]{0} parameter(0)\n";
+    let tail = "  b = f32[2]{0} negate(x)\n  ROOT c = f32[2]{0} call(b), to_apply=f\n}\n";
+    for damaged in [
+        "  x = f32[2]{0} negate(a), metadata={op_name=\"x\"}{\n",
+        "  x = f32[2]{0} negate(a), frontend_attributes={\n",
+        "  x = f32[2]{0} negate(a), backend_config=\n",
+        "  x = f32[2]{0} negate(a), sharding=\n",
+    ] {
+        // The damaged computation first, then last.
+        for text in [
+            format!("HloModule m\n\n{body}{damaged}{tail}\n{}", &call[13..]),
+            format!("{call}{body}{damaged}{tail}"),
+        ] {
+            let (m, errors) = Module::parse_lenient(&text);
+            let homes: Vec<(&str, &str)> = m
+                .instructions()
+                .map(|(c, i)| (c.name(), i.name()))
+                .collect();
+            assert_eq!(
+                homes
+                    .iter()
+                    .filter(|h| h.0 == "e")
+                    .map(|h| h.1)
+                    .collect::<Vec<_>>(),
+                ["a", "b", "c"],
+                "{damaged:?} in\n{text}"
+            );
+            assert_eq!(
+                homes
+                    .iter()
+                    .filter(|h| h.0 == "f")
+                    .map(|h| h.1)
+                    .collect::<Vec<_>>(),
+                ["p", "r"],
+                "{damaged:?} in\n{text}"
+            );
+            let line = text.lines().position(|l| l == damaged.trim_end()).unwrap() + 1;
+            assert_eq!(errors.len(), 1, "{damaged:?}: {errors:?}");
+            let at = errors[0].line_column(&text).0;
+            // At the damaged line, or (a value missing) the next one.
+            assert!(
+                at == line || at == line + 1,
+                "{damaged:?}: {errors:?} at {at}, not {line}"
+            );
+        }
+    }
+}
+
 /// Every line of every dump damaged in six ways in turn (deleted; a `}`
 /// line or a stray line put before it; cut in half; cut with ` } ]`
 /// after; its `{` dropped), one at a time: how many instructions of the
@@ -346,7 +404,11 @@ fn a_stray_closing_brace_costs_its_line_only() {
 /// computations, [9586, 22402, 17897, 31760, 22331, 4701] and 201,863.
 /// Measured again 2026-11-28 over five more modules (three fixtures, two
 /// short forms): [0, 0, 0, 1033, 110, 0], [5184, 0, 0, 0, 0, 0], 33,541
-/// errors; the bounds grew with the corpus.
+/// errors; the bounds grew with the corpus. Measured 2026-11-28 after a
+/// `{` left open at a line's end stopped taking its computation's `}`
+/// and a header whose name does not read kept its body: [0, 0, 0, 36,
+/// 110, 0], [5184, 0, 0, 0, 0, 0], 33,594 errors (cut lines ending in a
+/// `{` had cost 997 instructions).
 #[test]
 #[ignore]
 fn damage_sweep() {
@@ -407,7 +469,7 @@ fn damage_sweep() {
     // A deleted header's body keeps together, unnamed, never under the
     // computation before.
     assert_eq!(lost[0], 0, "{lost:?}");
-    assert!(lost.iter().sum::<usize>() <= 1_300, "{lost:?}");
+    assert!(lost.iter().sum::<usize>() <= 300, "{lost:?}");
     assert!(unnamed.iter().sum::<usize>() <= 5_600, "{unnamed:?}");
     assert!(errors <= 36_000, "{errors}");
 }

@@ -637,12 +637,51 @@ fn a_second_entry_keeps_its_body_under_its_name() {
         names,
         [("c1", true, vec!["a", "b"]), ("c2", false, vec!["x", "y"])]
     );
-    // With no name after it, the body is skipped, as before.
+    // With no name after it, the body is kept under a computation with no
+    // name, as a body whose header line is lost (it was skipped: its
+    // instructions lost).
     let (m, errors) = Module::parse_lenient(
         "ENTRY c1 {\n  ROOT a = f32[] parameter(0)\n}\nENTRY {\n  x = f32[] parameter(0)\n}\n",
     );
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(m.computations().len(), 1);
+    let second = &m.computations()[1];
+    assert_eq!(m.computations().len(), 2);
+    assert_eq!((second.name(), second.is_entry()), ("", false));
+    assert_eq!(second.instructions()[0].name(), "x");
+}
+
+/// A header whose name does not read (`ENTRY 123 (…)`, `ROOT ENTRY …`,
+/// no name at all) keeps its body, under a computation with no name
+/// (marked ENTRY when its `ENTRY` read), one error for the header (from an
+/// adversarial trial: the body was skipped, every instruction lost).
+#[test]
+fn a_header_whose_name_does_not_read_keeps_its_body() {
+    let callee = "f {\n  p = f32[2]{0} parameter(0)\n  ROOT r = f32[2]{0} negate(p)\n}\n";
+    let body = " (x: f32[2]) -> f32[2] {\n  a = f32[2]{0} parameter(0)\n  ROOT c = f32[2]{0} call(a), to_apply=f\n}\n";
+    for (header, entry) in [
+        ("ENTRY 123", true),
+        ("ENTRY", true),
+        ("ENTRY ENTRY %main", true),
+        ("ROOT ENTRY %main", false),
+    ] {
+        let text = format!("HloModule m\n{callee}{header}{body}");
+        let (m, errors) = Module::parse_lenient(&text);
+        assert_eq!(errors.len(), 1, "{header}: {errors:?}");
+        assert_eq!(errors[0].line_column(&text).0, 6, "{header}: {errors:?}");
+        let kept: Vec<(&str, bool, Vec<&str>)> = m
+            .computations()
+            .iter()
+            .map(|c| {
+                let names = c.instructions().iter().map(|i| i.name()).collect();
+                (c.name(), c.is_entry(), names)
+            })
+            .collect();
+        assert_eq!(
+            kept,
+            [("f", false, vec!["p", "r"]), ("", entry, vec!["a", "c"])],
+            "{header}"
+        );
+    }
 }
 
 /// Reading stays linear where it used to look to the end of a line for
