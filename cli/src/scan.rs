@@ -193,15 +193,15 @@ fn write_json_lines(
                 // Written or inferred. The reader checked a written shape;
                 // its text is read again as a stream, so that no tuple is
                 // ever built.
-                let shape = shapes.instruction(&i);
-                let inferred = shape.as_ref().is_some_and(|s| s.is_inferred());
-                if shape.is_none() {
+                let found = shapes.instruction(&i);
+                let inferred = found.as_ref().is_some_and(|s| s.is_inferred());
+                if found.is_none() {
                     unshaped += 1;
                 }
-                if shape.is_none() && unshaped <= crate::common::MAX_UNSHAPED_TOLD {
+                if found.is_none() && unshaped <= crate::common::MAX_UNSHAPED_TOLD {
                     crate::common::tell_unshaped(&mut errors, &mut lines, path, &i)?;
                 }
-                let (shape, sum) = match shape.as_ref().and_then(|s| shape_text_and_bytes(s.text()))
+                let (shape, sum) = match found.as_ref().and_then(|s| shape_text_and_bytes(s.text()))
                 {
                     Some((text, sum)) => (Some(text), sum),
                     None => (None, None),
@@ -229,10 +229,11 @@ fn write_json_lines(
                         )?;
                     }
                 }
-                // A written shape XLA's validator rejects: XLA refuses
-                // the module. Listed, told, and the command fails.
-                let rejected = match i.shape_text() {
-                    Some(text) if sum.is_none() => first_invalid(text),
+                // A shape XLA's validator rejects, written or inferred
+                // (`f32[2^32,1]` dot `f32[1,2^32]`): XLA refuses the
+                // module. Listed, told, and the command fails.
+                let rejected = match &found {
+                    Some(s) if sum.is_none() => first_invalid(s.text()),
                     _ => None,
                 };
                 if let Some(why) = &rejected {

@@ -548,6 +548,40 @@ fn layouts_xla_rejects_fail_scan_and_memory() {
     assert!(run(&["memory", DUMP], "").status.success());
 }
 
+/// So is an inferred shape XLA's validator rejects (a shape left out,
+/// as hand-written HLO may: here a dot whose result overflows XLA's
+/// dimension product), which had `"invalid": null` and 0 bytes in
+/// `memory` with no warning, exit 0 (from an adversarial trial).
+#[test]
+fn inferred_shapes_xla_rejects_fail_scan_and_memory() {
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[4294967296,1]{1,0} parameter(0)\n  \
+                b = f32[1,4294967296]{1,0} parameter(1)\n  \
+                ROOT d = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    let out = run(&["scan", "-"], text);
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[2]["inferred"], true);
+    assert!(lines[2]["bytes"].is_null());
+    let why = lines[2]["invalid"].as_str().unwrap_or_default();
+    assert!(why.contains("overflow"), "{}", lines[2]);
+    let out = run(&["memory", "-", "--json"], text);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["warnings"].to_string().contains("validator rejects"),
+        "{}",
+        v["warnings"]
+    );
+    assert_eq!(
+        v["memory_analysis_source"]["output_size_in_bytes"],
+        "estimated"
+    );
+}
+
 #[test]
 fn scan_summarises_buffers_and_padding() {
     let text = stdout(&run(&["scan", DUMP, "--summary", "--top", "50"], ""));
