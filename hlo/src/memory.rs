@@ -1700,57 +1700,70 @@ impl<'m, 'a> Report<'m, 'a> {
         for (k, row) in self.rows.iter().enumerate() {
             by_name.insert(self.dataflow.value_name(row.value), k);
         }
-        for v in &ba.values {
-            let Some(a) = ba.allocations.get(v.allocation) else {
+        // The row each assigned value names.
+        let named: Vec<Option<usize>> = ba
+            .values
+            .iter()
+            .map(|v| {
+                let a = ba.allocations.get(v.allocation)?;
+                if v.phi || a.thread_local {
+                    return None;
+                }
+                let key = match v.index {
+                    Some(index) => format!("{}{index}", v.name),
+                    None => v.name.to_string(),
+                };
+                by_name.get(&key).copied()
+            })
+            .collect();
+        // Whether each names an array of the same type and dimensions,
+        // found an instruction at a time: each instruction's shape text is
+        // read once for all its values (once per value, a tuple parameter
+        // of n arrays cost n² — 6,000 arguments took 7.8 s).
+        let mut order: Vec<usize> = (0..named.len()).filter(|&j| named[j].is_some()).collect();
+        order.sort_by_key(|&j| named[j].map(|k| self.rows[k].value.instruction));
+        let mut same = vec![true; named.len()];
+        let mut arrays = InstructionArrays::default();
+        for j in order {
+            if let Some(k) = named[j] {
+                let value = self.rows[k].value;
+                same[j] = arrays.same(&self.dataflow, value, ba.values[j].shape);
+            }
+        }
+        for (j, v) in ba.values.iter().enumerate() {
+            let (Some(k), Some(a)) = (named[j], ba.allocations.get(v.allocation)) else {
+                if !v.phi
+                    && ba
+                        .allocations
+                        .get(v.allocation)
+                        .is_some_and(|a| !a.thread_local)
+                {
+                    self.unmatched_assigned_values += 1;
+                }
                 continue;
             };
-            if v.phi || a.thread_local {
+            // A name alone does not tell two compiles of one function
+            // apart (jax dumps each shape's compile beside the others).
+            if !same[j] {
+                self.shape_mismatched_assigned_values += 1;
                 continue;
             }
-            let key = match v.index {
-                Some(index) => format!("{}{index}", v.name),
-                None => v.name.to_string(),
-            };
-            match by_name.get(&key) {
-                // A name alone does not tell two compiles of one function
-                // apart (jax dumps each shape's compile beside the others).
-                Some(&k) if !self.same_array(self.rows[k].value, v.shape) => {
-                    self.shape_mismatched_assigned_values += 1;
-                }
-                Some(&k) => {
-                    self.matched_assigned_values += 1;
-                    let row = &mut self.rows[k];
-                    row.allocation = Some((a.index, v.offset));
-                    row.assigned_bytes = Some(v.size);
-                    if v.size != row.bytes {
-                        self.size_mismatches += 1;
-                    }
-                }
-                None => self.unmatched_assigned_values += 1,
+            self.matched_assigned_values += 1;
+            let row = &mut self.rows[k];
+            row.allocation = Some((a.index, v.offset));
+            row.assigned_bytes = Some(v.size);
+            if v.size != row.bytes {
+                self.size_mismatches += 1;
             }
         }
     }
 
-    /// Whether `assigned` (a buffer assignment's shape text) has the
-    /// element type and dimensions of `value`'s array. Yes when either
-    /// side cannot tell: a shape left out (inferred) or unread.
-    fn same_array(&self, value: Value, assigned: &str) -> bool {
-        let ours = self.written_array(value);
-        let theirs = match Shape::parse(assigned) {
-            Ok(Shape::Array(a)) => Some(a),
-            _ => None,
-        };
-        match (ours, theirs) {
-            (Some(a), Some(b)) => a.element_type() == b.element_type() && a.dims() == b.dims(),
-            _ => true,
-        }
-    }
-
-    /// The array `value` is, as its instruction's text writes it (`None`
-    /// for a shape left out, unread, or not an array there).
+    /// The array `value` is, as its instruction's shape text (written, or
+    /// inferred where left out) gives it (`None` for a shape unread, or
+    /// not an array there).
     fn written_array(&self, value: Value) -> Option<ArrayShape> {
-        let (_, i) = self.dataflow.instruction(value.instruction)?;
-        let shape = i.shape()?.ok()?;
+        let text = self.dataflow.shape_text(value.instruction)?;
+        let shape = Shape::parse(text).ok()?;
         let node = self
             .dataflow
             .nodes(value.instruction)
@@ -3360,6 +3373,52 @@ impl CallContext {
             CallContext::Embedded => "embedded",
             CallContext::Uncalled => "uncalled",
             CallContext::OtherThread => "other-thread",
+        }
+    }
+}
+
+/// The element type and dimensions of each node of one instruction's
+/// shape (preorder, `None` for a tuple), read from its text once and kept
+/// while the values asked about are that instruction's: what
+/// `Report::join_assignment` compares with a buffer assignment's shapes.
+#[derive(Default)]
+struct InstructionArrays {
+    instruction: Option<InstructionId>,
+    nodes: Vec<Option<(xla_layout_core::ElementType, Vec<i64>)>>,
+}
+
+impl InstructionArrays {
+    /// Whether `assigned` (a buffer assignment's shape text) has the
+    /// element type and dimensions of `value`'s array. Yes when either
+    /// side cannot tell: a shape unread, or not an array.
+    fn same(&mut self, dataflow: &Dataflow<'_, '_>, value: Value, assigned: &str) -> bool {
+        if self.instruction != Some(value.instruction) {
+            self.instruction = Some(value.instruction);
+            self.nodes.clear();
+            if let Some(text) = dataflow.shape_text(value.instruction) {
+                let nodes = &mut self.nodes;
+                let read =
+                    parse_shape_events(text.as_bytes(), ParseOptions::default(), |e| match e {
+                        ParseEvent::TupleStart { .. } => nodes.push(None),
+                        ParseEvent::Leaf { shape, .. } => nodes.push(match shape {
+                            Shape::Array(a) => Some((a.element_type(), a.dims().to_vec())),
+                            _ => None,
+                        }),
+                        ParseEvent::TupleEnd => {}
+                    });
+                if read.is_err() {
+                    self.nodes.clear();
+                }
+            }
+        }
+        let ours = self.nodes.get(value.node as usize).and_then(Option::as_ref);
+        let theirs = match Shape::parse(assigned) {
+            Ok(Shape::Array(a)) => Some(a),
+            _ => None,
+        };
+        match (ours, theirs) {
+            (Some((t, dims)), Some(b)) => *t == b.element_type() && dims[..] == *b.dims(),
+            _ => true,
         }
     }
 }
