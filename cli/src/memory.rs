@@ -806,6 +806,17 @@ fn warnings(report: &Report, cx: &Context, told_at: &str) -> Vec<String> {
             unplaced.join(", ")
         ));
     }
+    // --tpu for a module that is no TPU's (a CPU dump): not used.
+    if let Some(g) = cx.args.tpu
+        && report.generation.is_none()
+    {
+        out.push(format!(
+            "--tpu {} is not used: the module writes arrays with no tiles, which no TPU does, \
+             so it is sized as a {}'s (--backend tpu sizes it as a TPU's anyway)",
+            g.name(),
+            report.backend.name().to_uppercase()
+        ));
+    }
     // The buffer assignment knows the generation better than --tpu.
     if let Some((arity, bytes)) = report.tuples_fit_no_generation() {
         out.push(format!(

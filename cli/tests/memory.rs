@@ -1744,3 +1744,38 @@ fn html_labels_tell_long_names_apart() {
     let y = |n: roxmltree::Node, k: &str| n.attribute(k).unwrap().parse::<f64>().unwrap();
     assert!(y(label, "y") < y(line, "y1"), "{page}");
 }
+
+/// `--tpu` given for a CPU dump is not used, and says so: its figures are
+/// the CPU's (jax's `memory_analysis()` of it), with or without the
+/// buffer assignment. (It sized the module as a TPU's and called each
+/// figure exact: a JAX user's trial.)
+#[test]
+fn tpu_given_for_a_cpu_dump_is_not_used() {
+    let m = manifest();
+    let cpu: Vec<&str> = m["programs"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, p)| p["backend"] == "cpu")
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert!(cpu.len() >= 5, "{cpu:?}");
+    for name in cpu {
+        let path = format!("{DUMPS}/{name}.hlo");
+        for extra in [&[][..], &["--no-buffer-assignment"][..]] {
+            let plain = json(&[&["memory", &path, "--json"][..], extra].concat());
+            let given = json(&[&["memory", &path, "--json", "--tpu", "v5e"][..], extra].concat());
+            assert_eq!(given["backend"], "cpu", "{name}");
+            assert_eq!(
+                given["memory_analysis"], plain["memory_analysis"],
+                "{name} {extra:?}"
+            );
+            let warnings = given["warnings"].to_string();
+            assert!(
+                warnings.contains("--tpu v5e is not used"),
+                "{name}: {warnings}"
+            );
+            assert!(!plain["warnings"].to_string().contains("--tpu"), "{name}");
+        }
+    }
+}

@@ -173,15 +173,55 @@ impl Backend {
     pub fn detect_given(module: &Module<'_>, options: &Options<'_, '_>) -> Backend {
         match Backend::detect(module) {
             Backend::Cpu
-                if options.generation.is_some()
+                if (options.generation.is_some()
                     || options.topology.is_some()
-                    || (options.space_labels.iter()).any(|(_, l)| TPU_SPACE_LABELS.contains(l)) =>
+                    || (options.space_labels.iter())
+                        .any(|(_, l)| TPU_SPACE_LABELS.contains(l)))
+                    && !has_untiled_arrays(module) =>
             {
                 Backend::Tpu
             }
             b => b,
         }
     }
+}
+
+/// Whether `module` writes an array with elements and a layout that
+/// has no tiles and no memory space: a layout no TPU gives such an array
+/// (it tiles every one, scalars too: `f32[]{:T(128)}`), so not a TPU's
+/// module, whatever options say (`--tpu` given for a CPU dump sized it as
+/// a TPU's, each figure called exact; from a JAX user's trial).
+///
+/// ```
+/// # use xla_layout_hlo::{Module, memory::{Backend, Options}};
+/// # use xla_layout_core::tpu::Generation;
+/// let cpu = Module::parse("ENTRY e {\n ROOT p = f32[8,3]{1,0} parameter(0)\n}").unwrap();
+/// let on = Options { generation: Some(Generation::V5e), ..Options::default() };
+/// assert_eq!(Backend::detect_given(&cpu, &on), Backend::Cpu);
+/// ```
+fn has_untiled_arrays(module: &Module<'_>) -> bool {
+    module.computations().iter().any(|c| {
+        c.instructions().iter().any(|i| {
+            let Some(text) = i.shape_text() else {
+                return false;
+            };
+            let mut found = false;
+            let _ = parse_shape_events(text.as_bytes(), ParseOptions::default(), |e| {
+                if let ParseEvent::Leaf {
+                    shape: Shape::Array(a),
+                    ..
+                } = e
+                    && let Some(layout) = a.layout()
+                {
+                    found |= !a.dims().is_empty()
+                        && !a.dims().contains(&0)
+                        && layout.tiles().len() == 0
+                        && layout.memory_space() == 0;
+                }
+            });
+            found
+        })
+    })
 }
 
 /// XLA's labels of a TPU's memory spaces other than HBM, in its
@@ -1248,7 +1288,9 @@ impl<'m, 'a> Report<'m, 'a> {
         };
         let disputed =
             topology_conflict.is_some_and(|(g, t)| g.tuple_table_unit() != t.tuple_table_unit());
-        let generation = options.generation.or(options.topology);
+        // A generation sizes a TPU's values only.
+        let generation =
+            (options.generation.or(options.topology)).filter(|_| backend == Backend::Tpu);
         let tuple_tables = tuple_tables(backend, generation, &tuples, disputed);
         let conflict = |g: Generation| {
             tuples
