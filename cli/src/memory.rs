@@ -873,6 +873,23 @@ fn warnings(report: &Report, cx: &Context, told_at: &str) -> Vec<String> {
             d.name, d.shape
         ));
     }
+    // Arrays with no size (past the validator's rejections): unbounded.
+    let mut unsized_rows = (report.rows.iter().enumerate())
+        .filter(|(k, r)| !r.sized && !cx.invalid.iter().any(|(i, _)| i == k));
+    if let Some((_, first)) = unsized_rows.next() {
+        let d = report.details(first);
+        let count = counted(
+            1 + unsized_rows.count() as u64,
+            "array has no defined size",
+            "arrays have no defined size",
+        );
+        out.push(format!(
+            "{count} (the first: {} {}; an unbounded dimension, `?`, which no compiled program \
+             holds, or a tiled size past 64 bits), counted as 0 bytes or the bytes of its \
+             dimension sizes: the figures are estimates",
+            d.name, d.shape
+        ));
+    }
     // What was left out of the figures or read as written, each also
     // told on stderr: (how many, one, several, then before and after
     // where it is told).

@@ -1779,3 +1779,33 @@ fn tpu_given_for_a_cpu_dump_is_not_used() {
         }
     }
 }
+
+/// An array with no defined size (an unbounded dimension) makes every
+/// figure an estimate, with a warning naming it; it had the output
+/// called exact (an adversarial trial).
+#[test]
+fn an_unbounded_array_makes_the_figures_estimates() {
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[4,2]{1,0} parameter(0)\n  \
+                ROOT d = f32[?,2]{1,0} custom-call(a), custom_call_target=\"x\"\n}\n";
+    let out = run(&["memory", "-", "--json"], text.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in FIELDS {
+        assert_eq!(v["memory_analysis_source"][field], "estimated", "{field}");
+    }
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("1 array has no defined size (the first: d f32[?,2]{1,0}"),
+        "{warnings}"
+    );
+    // Written with its bound, the same module's figures are exact.
+    let bounded = text.replace("f32[?,2]", "f32[<=4,2]");
+    let out = run(&["memory", "-", "--json"], bounded.as_bytes());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["memory_analysis_source"]["output_size_in_bytes"], "exact");
+    assert!(!v["warnings"].to_string().contains("no defined size"));
+}

@@ -2263,13 +2263,10 @@ impl<'m, 'a> Report<'m, 'a> {
             _ => Field::new(peak_estimate, Source::Estimated),
         };
 
-        // Rows XLA's validator rejects are counted as 0 bytes.
-        let invalid = self.rows.iter().any(|row| {
-            matches!(
-                d.nodes(row.value.instruction).get(row.value.node as usize).map(|n| n.kind),
-                Some(NodeKind::Array(a)) if !a.valid
-            )
-        });
+        // Rows XLA's validator rejects are counted as 0 bytes, and an
+        // unbounded array (`f32[?,2]`, which no compiled program holds)
+        // as its sizes' bytes: neither is a size XLA gives.
+        let invalid = self.rows.iter().any(|row| !row.sized);
         if !self.layouts_assigned
             || self.entry_incomplete
             || !self.entry_marked
