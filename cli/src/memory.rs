@@ -873,6 +873,25 @@ fn warnings(report: &Report, cx: &Context, told_at: &str) -> Vec<String> {
             d.name, d.shape
         ));
     }
+    // Values XLA's buffer assignment sizes otherwise: the module's text
+    // does not write what XLA allocated (`compiled.as_text()` prints a
+    // TPU's SMEM flags as bare `u32[]`, which then count as 4 KiB of HBM).
+    let mut resized =
+        (report.rows.iter()).filter(|r| r.assigned_bytes.is_some_and(|b| b != r.bytes));
+    if let Some(first) = resized.next() {
+        let d = report.details(first);
+        let count = counted(1 + resized.count() as u64, "value is", "values are");
+        out.push(format!(
+            "{count} sized otherwise in XLA's buffer assignment (the first: {} {}, {} here, {} \
+             there): the module's text does not write what XLA allocated (as `compiled.as_text()` \
+             leaves out the layouts of some scalars: the dump's `…after_optimizations.txt` \
+             writes them), so the figures from the module are estimates",
+            d.name,
+            d.shape,
+            group(first.bytes),
+            group(first.assigned_bytes.unwrap_or_default()),
+        ));
+    }
     // Arrays with no size (past the validator's rejections): unbounded.
     let mut unsized_rows = (report.rows.iter().enumerate())
         .filter(|(k, r)| !r.sized && !cx.invalid.iter().any(|(i, _)| i == k));

@@ -1809,3 +1809,29 @@ fn an_unbounded_array_makes_the_figures_estimates() {
     assert_eq!(v["memory_analysis_source"]["output_size_in_bytes"], "exact");
     assert!(!v["warnings"].to_string().contains("no defined size"));
 }
+
+/// A value the module writes otherwise than XLA allocated it (here a
+/// constant's layout left out, as `compiled.as_text()` leaves out a TPU's
+/// SMEM flags') is warned about, with both sizes; the fixture as it is
+/// has none (every value's size is XLA's: `hlo/tests/memory.rs`). It was
+/// counted as 4 KiB of HBM in silence (a JAX user's trial).
+#[test]
+fn values_sized_otherwise_than_xla_are_warned_about() {
+    let path = format!("{DUMPS}/tpu_custom_calls.hlo");
+    let assignment = format!("{DUMPS}/tpu_custom_calls.buffer-assignment.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let damaged = text.replacen("%constant.115 = s32[]{:T(128)}", "%constant.115 = s32[]", 1);
+    assert_ne!(damaged, text);
+    let args = ["memory", "-", "--json", "--buffer-assignment", &assignment];
+    let v: Value = serde_json::from_slice(&run(&args, damaged.as_bytes()).stdout).unwrap();
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "1 value is sized otherwise in XLA's buffer assignment (the first: constant.115 \
+             s32[], 4,096 here, 512 there)"
+        ),
+        "{warnings}"
+    );
+    let v: Value = serde_json::from_slice(&run(&args, text.as_bytes()).stdout).unwrap();
+    assert!(!v["warnings"].to_string().contains("sized otherwise"));
+}
