@@ -28,7 +28,7 @@ const _: () = {
     use core::mem::size_of;
     use xla_layout::text::{Error, ParseError, ShapeSpans};
     use xla_layout::{
-        AddressError, ArrayShape, DynView, IndexError, Layout, Relayout, Shape, TiledShape,
+        AddressError, ArrayShape, DynView, DynViewMut, IndexError, Layout, Relayout, Shape, TiledShape,
         ValidationError,
     };
     const fn pick(wide: usize, narrow: usize) -> usize {
@@ -50,6 +50,7 @@ const _: () = {
     assert!(size_of::<AddressError>() == pick(32, 24));
     assert!(size_of::<IndexError>() == pick(32, 24));
     assert!(size_of::<DynView<'static, u8>>() == pick(24, 12));
+    assert!(size_of::<DynViewMut<'static, u8>>() == pick(24, 12));
 };
 
 /// The frame buffer: exactly the bytes the layout needs.
