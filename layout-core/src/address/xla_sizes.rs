@@ -120,14 +120,19 @@ impl ArrayShape {
     /// # use xla_layout_core::ArrayShape;
     /// let s = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(s.xla_byte_size_of(), Ok(60)); // docs/xla-layouts.md §d.3 example 1
+    /// // Past int64, XLA's size type: no size (XLA would overflow).
+    /// let huge = ArrayShape::parse_validated("u8[9]{0:E(9223372036854775807)}").unwrap();
+    /// assert!(huge.xla_byte_size_of().is_err());
     /// ```
     pub const fn xla_byte_size_of(&self) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {
             Ok(l) => l,
             Err(e) => return Err(e),
         };
+        // In int64, as XLA computes it: past it (`u8[9]{0:E(2^63-1)}`) XLA
+        // would overflow, so there is no size to give.
         match self.element_count() {
-            Ok(n) => bytes_of(self, layout, n),
+            Ok(n) => within_int64(bytes_of(self, layout, n)),
             Err(e) => Err(e),
         }
     }

@@ -1428,8 +1428,9 @@ proptest! {
         let fits = |v: Option<u128>| v.and_then(|v| u64::try_from(v).ok());
         let elems = spec.element_count128();
 
-        // ByteSizeOf = bytes(Elems).
-        match fits(elems.and_then(|n| spec.bytes128(n))) {
+        // ByteSizeOf = bytes(Elems), in XLA's int64.
+        let int64 = |v: Option<u128>| v.filter(|&v| v <= i64::MAX as u128);
+        match fits(int64(elems.and_then(|n| spec.bytes128(n)))) {
             Some(v) => prop_assert_eq!(shape.xla_byte_size_of(), Ok(v), "{}", shape),
             None => prop_assert_eq!(shape.xla_byte_size_of(), Err(AddressError::Overflow), "{}", shape),
         }
