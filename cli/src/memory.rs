@@ -806,16 +806,23 @@ fn warnings(report: &Report, cx: &Context, told_at: &str) -> Vec<String> {
             unplaced.join(", ")
         ));
     }
-    // --tpu for a module that is no TPU's (a CPU dump): not used.
+    // --tpu for a module sized as no TPU's: not used.
     if let Some(g) = cx.args.tpu
         && report.generation.is_none()
     {
-        out.push(format!(
-            "--tpu {} is not used: the module writes arrays with no tiles, which no TPU does, \
-             so it is sized as a {}'s (--backend tpu sizes it as a TPU's anyway)",
-            g.name(),
-            report.backend.name().to_uppercase()
-        ));
+        let backend = report.backend.name().to_uppercase();
+        out.push(match cx.args.backend {
+            Some(_) => format!(
+                "--tpu {} is not used: --backend {} sizes the module as a {backend}'s",
+                g.name(),
+                report.backend.name()
+            ),
+            None => format!(
+                "--tpu {} is not used: the module writes arrays with no tiles, which no TPU \
+                 does, so it is sized as a {backend}'s (--backend tpu sizes it as a TPU's anyway)",
+                g.name()
+            ),
+        });
     }
     // The buffer assignment knows the generation better than --tpu.
     if let Some((arity, bytes)) = report.tuples_fit_no_generation() {
@@ -881,11 +888,20 @@ fn warnings(report: &Report, cx: &Context, told_at: &str) -> Vec<String> {
     if let Some(first) = resized.next() {
         let d = report.details(first);
         let count = counted(1 + resized.count() as u64, "value is", "values are");
+        let why = match cx.args.backend {
+            Some(b) => format!(
+                "--backend {} sizes the values as that backend allocates them, not as the \
+                 dump's did",
+                b.name()
+            ),
+            None => "the module's text does not write what XLA allocated (as \
+                     `compiled.as_text()` leaves out the layouts of some scalars: the dump's \
+                     `…after_optimizations.txt` writes them)"
+                .to_string(),
+        };
         out.push(format!(
             "{count} sized otherwise in XLA's buffer assignment (the first: {} {}, {} here, {} \
-             there): the module's text does not write what XLA allocated (as `compiled.as_text()` \
-             leaves out the layouts of some scalars: the dump's `…after_optimizations.txt` \
-             writes them), so the figures from the module are estimates",
+             there): {why}, so the figures from the module are estimates",
             d.name,
             d.shape,
             group(first.bytes),
@@ -893,8 +909,9 @@ fn warnings(report: &Report, cx: &Context, told_at: &str) -> Vec<String> {
         ));
     }
     // Arrays with no size (past the validator's rejections): unbounded.
-    let mut unsized_rows = (report.rows.iter().enumerate())
-        .filter(|(k, r)| !r.sized && !cx.invalid.iter().any(|(i, _)| i == k));
+    let invalid: std::collections::HashSet<usize> = cx.invalid.iter().map(|&(k, _)| k).collect();
+    let mut unsized_rows =
+        (report.rows.iter().enumerate()).filter(|(k, r)| !r.sized && !invalid.contains(k));
     if let Some((_, first)) = unsized_rows.next() {
         let d = report.details(first);
         let count = counted(

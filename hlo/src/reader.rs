@@ -617,6 +617,29 @@ impl<'a> Reader<'a> {
         line == b"}" || is_instruction_line(line)
     }
 
+    /// Whether the instruction just read, from `start` to `end` over more
+    /// than one line, took its computation's `}` for a block of its own:
+    /// what follows it is neither an instruction's line nor a `}` (another
+    /// computation's header, or the text's end), as after a stray `{` at a
+    /// line's end, whose block then closed at the computation's `}`. The
+    /// instructions it took are read again (it fails, and a lenient read
+    /// resumes on its next line). A valid instruction over several lines
+    /// (a literal, an inline block) is followed by one of those two.
+    fn took_the_closing_brace(&self, start: usize, end: usize) -> bool {
+        let bytes = self.src.as_bytes();
+        if !bytes[start..end].contains(&b'\n') {
+            return false;
+        }
+        match self.tok.kind {
+            K::Eof => true,
+            K::Rbrace => false,
+            _ => {
+                let (_, line_end) = line_around(bytes, self.tok.start);
+                !is_instruction_line(&bytes[self.tok.start.min(line_end)..line_end])
+            }
+        }
+    }
+
     /// Whether the current token (after a value's part ending at `end`)
     /// continues the value: anything on the same line but a comma, a
     /// closer, and what starts an instruction (`%x`, `x =`, `ROOT`). So
@@ -915,7 +938,7 @@ impl<'a> Reader<'a> {
         // are not lost in silence: this one fails, and a lenient read
         // resumes on its next line.
         if runs_into_next_line(self.src.as_bytes(), start, end)
-            || takes_the_closing_brace(self.src.as_bytes(), start, end)
+            || self.took_the_closing_brace(start, end)
         {
             let (_, line_end) = line_around(self.src.as_bytes(), start);
             return Err(HloError {
@@ -1094,6 +1117,7 @@ fn is_instruction_line(line: &[u8]) -> bool {
 /// assert_eq!(defined_name(b"  ROOT %copy.1 = f32[2]{0} copy(p)"), Some(&b"%copy.1"[..]));
 /// assert_eq!(defined_name(b"x = f32[2]{0} nonsense((("), Some(&b"x"[..]));
 /// assert_eq!(defined_name(b"ENTRY main (p: f32[2]) -> f32[2] {"), None);
+/// assert_eq!(defined_name(b"    %add,dimensions={0}"), None); // a value's rest
 /// ```
 pub fn defined_name(line: &[u8]) -> Option<&[u8]> {
     let mut rest = line.trim_ascii_start();
@@ -1102,9 +1126,11 @@ pub fn defined_name(line: &[u8]) -> Option<&[u8]> {
     {
         rest = after.trim_ascii_start();
     }
+    // A name's characters (XLA's `[%]?[A-Za-z0-9_.-]+`): `%add,dimensions=`
+    // is a value and an attribute, not a name defined.
     let name = rest
         .iter()
-        .position(|&b| b.is_ascii_whitespace() || matches!(b, b'=' | b'(' | b'{'))
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'%' | b'_' | b'.' | b'-')))
         .unwrap_or(rest.len());
     (name > 0 && rest[name..].trim_ascii_start().starts_with(b"=")).then(|| &rest[..name])
 }
@@ -1164,33 +1190,6 @@ fn runs_into_next_line(bytes: &[u8], start: usize, end: usize) -> bool {
         }
     }
     false
-}
-
-/// Whether an instruction read from `start` to `end` over more than one
-/// line (a block opened by a `{` that ends its line: an inline body, a
-/// literal) took its computation's `}` for the block's: no line after it
-/// starts with `}` before the next header or the text's end. A stray `{`
-/// at a line's end does that; the instructions it took are then read
-/// again (the instruction fails, and a lenient read resumes on its next
-/// line).
-fn takes_the_closing_brace(bytes: &[u8], start: usize, end: usize) -> bool {
-    if !bytes[start..end].contains(&b'\n') {
-        return false;
-    }
-    let (_, mut at) = line_around(bytes, end);
-    while at < bytes.len() {
-        at += 1;
-        let (_, line_end) = line_around(bytes, at);
-        let line = bytes[at.min(line_end)..line_end].trim_ascii();
-        if line.starts_with(b"}") {
-            return false;
-        }
-        if opens_body(line) && !is_instruction_line(line) {
-            return true;
-        }
-        at = line_end;
-    }
-    true
 }
 
 /// Whether the lines from `from` hold a `ROOT` instruction before their
