@@ -122,6 +122,9 @@ pub struct Names<'a> {
     repeated: Option<&'a str>,
     next: u32,
     found: Vec<Misnamed<'a>>,
+    /// The instructions that call their own computation: misnamed even
+    /// when parts of the module did not read (the callee cannot be one).
+    own_calls: HashSet<u32>,
 }
 
 impl<'a> Names<'a> {
@@ -196,6 +199,11 @@ impl<'a> Names<'a> {
         let not_before =
             crate::calls::called_names(&i).find(|c| !self.computations.contains(c.name));
         if let Some(c) = not_before {
+            // Its own computation: not written before it, whatever part
+            // of the module did not read.
+            if self.current == Some(c.name) {
+                self.own_calls.insert(id);
+            }
             self.found.push(Misnamed {
                 id,
                 instruction: i,
@@ -247,7 +255,8 @@ impl<'a> Names<'a> {
     /// Every instruction found, in the order fed; one with several
     /// [`Misnaming`]s is listed once, for the first. `unread_parts` is how
     /// many parts of the module did not read: an operand or a callee may
-    /// name one of those, so then only repeated names are listed.
+    /// name one of those, so then only repeated names are listed, and calls
+    /// of an instruction's own computation (which no part can be).
     ///
     /// ```
     /// use xla_layout_hlo::{Module, names::{Misnaming, Names}};
@@ -262,12 +271,20 @@ impl<'a> Names<'a> {
     /// };
     /// assert_eq!(feed(0), [(1, Misnaming::Operand("gone"))]); // repeated too: listed once
     /// assert_eq!(feed(1), [(1, Misnaming::Repeated)]); // `gone` may be a part that did not read
+    /// // A computation that calls itself, whatever did not read.
+    /// let m = Module::parse("f {\n p = f32[] parameter(0)\n ROOT c = f32[] call(p), to_apply=f\n}").unwrap();
+    /// let mut names = Names::new();
+    /// names.computation("f");
+    /// for i in m.computations()[0].instructions() {
+    ///     names.instruction(*i);
+    /// }
+    /// assert_eq!(names.finish(1)[0].why, Misnaming::Computation("f"));
     /// ```
     pub fn finish(mut self, unread_parts: usize) -> Vec<Misnamed<'a>> {
         self.end_computation();
         let mut all = self.found;
         if unread_parts > 0 {
-            all.retain(|m| !m.why.is_dangling());
+            all.retain(|m| !m.why.is_dangling() || self.own_calls.contains(&m.id));
         }
         all.sort_unstable_by(|a, b| a.id.cmp(&b.id).then(a.why.cmp(&b.why)));
         all.dedup_by_key(|m| m.id);
