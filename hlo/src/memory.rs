@@ -141,7 +141,7 @@ impl Backend {
     /// ```
     pub fn detect(module: &Module<'_>) -> Backend {
         let text = module.source();
-        if text.contains(":T(") {
+        if writes_tiles(text) {
             Backend::Tpu
         } else if ["__cublas", "__cudnn", "__triton", "operation_queue_id"]
             .iter()
@@ -184,6 +184,26 @@ impl Backend {
             b => b,
         }
     }
+}
+
+/// Whether `text` writes a tile (`:T(`, or with blanks between, as XLA's
+/// parser reads `{0: T(128)}` too): XLA's print first, the rest only when
+/// that is not there.
+///
+/// ```
+/// # use xla_layout_hlo::{Module, memory::Backend};
+/// let spaced = Module::parse("ENTRY e {\n ROOT p = f32[8]{0: T (128)} parameter(0)\n}").unwrap();
+/// assert_eq!(Backend::detect(&spaced), Backend::Tpu);
+/// ```
+fn writes_tiles(text: &str) -> bool {
+    let b = text.as_bytes();
+    text.contains(":T(")
+        || (b.iter().enumerate()).any(|(k, &c)| {
+            c == b':' && {
+                let rest = b[k + 1..].trim_ascii_start();
+                rest.first() == Some(&b'T') && rest[1..].trim_ascii_start().first() == Some(&b'(')
+            }
+        })
 }
 
 /// Whether `module` writes an array with elements and a layout that

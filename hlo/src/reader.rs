@@ -619,7 +619,7 @@ impl<'a> Reader<'a> {
 
     /// Whether the instruction just read, from `start` to `end` over more
     /// than one line, took its computation's `}` for a block of its own:
-    /// what follows it is neither an instruction's line nor a `}` (another
+    /// what follows it is neither an instruction's start nor a `}` (another
     /// computation's header, or the text's end), as after a stray `{` at a
     /// line's end, whose block then closed at the computation's `}`. The
     /// instructions it took are read again (it fails, and a lenient read
@@ -630,19 +630,20 @@ impl<'a> Reader<'a> {
         if !bytes[start..end].contains(&b'\n') {
             return false;
         }
+        // By tokens, not lines: `ROOT` may stand alone on its line, and an
+        // instruction's `=` on the next.
         match self.tok.kind {
             K::Eof => true,
-            K::Rbrace => false,
-            _ => {
-                let (_, line_end) = line_around(bytes, self.tok.start);
-                !is_instruction_line(&bytes[self.tok.start.min(line_end)..line_end])
-            }
+            K::Rbrace | K::KwRoot | K::AttributeName => false,
+            K::Name | K::Ident => self.lexer.look_ahead().kind != K::Equal,
+            _ => true,
         }
     }
 
     /// Whether the current token (after a value's part ending at `end`)
     /// continues the value: anything on the same line but a comma, a
-    /// closer, and what starts an instruction (`%x`, `x =`, `ROOT`). So
+    /// closer, and what starts an instruction (`%x` after a blank, `x =`,
+    /// `x=`, `ROOT`). So
     /// `mesh['axis_0'=2] {'axis_0'}` and `literal=f32[] 0.1` are one value
     /// each, spaces and all.
     fn value_goes_on(&self, end: usize) -> bool {
@@ -652,12 +653,14 @@ impl<'a> Reader<'a> {
         if gap.contains(&b'\n') {
             return false;
         }
+        // What starts an instruction ends the value even with no blank
+        // before it (`sharding={replicated}%b = …`, `index=1n = …`, which
+        // XLA's parser reads as two items): `ROOT`, `name =`, `name=`.
         match self.tok.kind {
             K::Eof | K::Comma | K::Rbrace | K::Rparen | K::Rsquare => false,
-            K::Name | K::AttributeName | K::KwRoot | K::KwEntry => self.tok.start == end,
-            K::Ident | K::PrimitiveType => {
-                self.tok.start == end || self.lexer.look_ahead().kind != K::Equal
-            }
+            K::KwRoot | K::KwEntry | K::AttributeName => false,
+            K::Name => self.tok.start == end && self.lexer.look_ahead().kind != K::Equal,
+            K::Ident | K::PrimitiveType => self.lexer.look_ahead().kind != K::Equal,
             _ => true,
         }
     }

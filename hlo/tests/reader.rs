@@ -688,7 +688,8 @@ fn a_header_whose_name_does_not_read_keeps_its_body() {
 /// and XLA's parser reads them (checked with it): literals whose lines end
 /// with `{`, JSON in a `backend_config`, a computation's `}` after its
 /// last instruction on the same line, a value on the line after its
-/// attribute's `=`, an inline body for `to_apply`. None is an error (a
+/// attribute's `=`, an inline body for `to_apply`, and more below. None
+/// is an error (a
 /// review found the first three refused, and an instruction lost, by the
 /// recovery from a `{` left open).
 #[test]
@@ -699,6 +700,16 @@ fn valid_instructions_over_several_lines_read() {
         "ENTRY e {\n  a = f32[2]{0} constant({1,\n  2})\n  ROOT r = f32[2]{0} negate(a) }\n",
         "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), to_apply=\n    %add,dimensions={0}\n}\n",
         "ENTRY e {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply={\n    x = f32[] parameter(0)\n    y = f32[] parameter(1)\n    ROOT s = f32[] add(x, y)\n  }\n}\n",
+        // After an instruction over two lines, `ROOT` alone on its line,
+        // or an instruction's `=` on the next line (a whitespace
+        // differential against XLA's parser found these refused).
+        "ENTRY e {\n  a = f32[] parameter(0),\n    sharding={replicated}\n  ROOT\n  b = f32[] negate(a)\n}\n",
+        "ENTRY e {\n  a = f32[] parameter(0),\n    sharding={replicated}\n  ROOT b\n  = f32[] negate(a)\n}\n",
+        // No blank between a value and the next instruction (it was taken
+        // into the value, in silence).
+        "ENTRY e {\n  a = f32[2]{0} parameter(0), sharding={replicated}%b = f32[2]{0} negate(a)\n  ROOT c = f32[2]{0} negate(b)\n}\n",
+        "ENTRY e {\n  p = (f32[2]{0}, f32[2]{0}) parameter(0)\n  g = f32[2]{0} get-tuple-element(p), index=1n = f32[2]{0} negate(g)\n  ROOT r = f32[2]{0} negate(n)\n}\n",
+        "ENTRY e {\n  a = f32[2]{0} parameter(0), sharding={replicated}ROOT b = f32[2]{0} negate(a)\n}\n",
     ] {
         let (m, errors) = Module::parse_lenient(text);
         assert!(errors.is_empty(), "{errors:?} in\n{text}");
