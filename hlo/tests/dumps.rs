@@ -359,24 +359,10 @@ fn a_value_left_open_at_a_line_end_costs_its_line_only() {
                 .instructions()
                 .map(|(c, i)| (c.name(), i.name()))
                 .collect();
-            assert_eq!(
-                homes
-                    .iter()
-                    .filter(|h| h.0 == "e")
-                    .map(|h| h.1)
-                    .collect::<Vec<_>>(),
-                ["a", "b", "c"],
-                "{damaged:?} in\n{text}"
-            );
-            assert_eq!(
-                homes
-                    .iter()
-                    .filter(|h| h.0 == "f")
-                    .map(|h| h.1)
-                    .collect::<Vec<_>>(),
-                ["p", "r"],
-                "{damaged:?} in\n{text}"
-            );
+            let under =
+                |c: &str| -> Vec<&str> { homes.iter().filter(|h| h.0 == c).map(|h| h.1).collect() };
+            assert_eq!(under("e"), ["a", "b", "c"], "{damaged:?} in\n{text}");
+            assert_eq!(under("f"), ["p", "r"], "{damaged:?} in\n{text}");
             let line = text.lines().position(|l| l == damaged.trim_end()).unwrap() + 1;
             assert_eq!(errors.len(), 1, "{damaged:?}: {errors:?}");
             let at = errors[0].line_column(&text).0;

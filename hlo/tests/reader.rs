@@ -616,6 +616,18 @@ fn recovery_between_computations_survives_cut_characters() {
     }
 }
 
+/// Each computation's name, whether it is the entry, and its
+/// instructions' names.
+fn kept_under<'a>(m: &'a Module<'a>) -> Vec<(&'a str, bool, Vec<&'a str>)> {
+    m.computations()
+        .iter()
+        .map(|c| {
+            let names = c.instructions().iter().map(|i| i.name()).collect();
+            (c.name(), c.is_entry(), names)
+        })
+        .collect()
+}
+
 /// A second `ENTRY` is an error, and its body stays together under its
 /// name (as a computation's whose header does not read), not lost.
 #[test]
@@ -625,14 +637,7 @@ fn a_second_entry_keeps_its_body_under_its_name() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].kind, HloErrorKind::SecondEntry);
     assert_eq!(errors[0].line_column(text), (6, 1));
-    let names: Vec<(&str, bool, Vec<&str>)> = m
-        .computations()
-        .iter()
-        .map(|c| {
-            let names = c.instructions().iter().map(|i| i.name()).collect();
-            (c.name(), c.is_entry(), names)
-        })
-        .collect();
+    let names = kept_under(&m);
     assert_eq!(
         names,
         [("c1", true, vec!["a", "b"]), ("c2", false, vec!["x", "y"])]
@@ -668,14 +673,7 @@ fn a_header_whose_name_does_not_read_keeps_its_body() {
         let (m, errors) = Module::parse_lenient(&text);
         assert_eq!(errors.len(), 1, "{header}: {errors:?}");
         assert_eq!(errors[0].line_column(&text).0, 6, "{header}: {errors:?}");
-        let kept: Vec<(&str, bool, Vec<&str>)> = m
-            .computations()
-            .iter()
-            .map(|c| {
-                let names = c.instructions().iter().map(|i| i.name()).collect();
-                (c.name(), c.is_entry(), names)
-            })
-            .collect();
+        let kept = kept_under(&m);
         assert_eq!(
             kept,
             [("f", false, vec!["p", "r"]), ("", entry, vec!["a", "c"])],
