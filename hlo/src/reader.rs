@@ -1182,7 +1182,15 @@ fn runs_into_next_line(bytes: &[u8], start: usize, end: usize) -> bool {
                 let line_start = start + k + 1;
                 let (_, line_end) = line_around(bytes, line_start);
                 let line = bytes[line_start..line_end].trim_ascii();
-                if line == b"}"
+                // A `}` alone closes the computation, unless an
+                // instruction follows it: then it closed a value written
+                // over lines (`sharding={replicated⏎}`), as XLA reads it.
+                let closes = line == b"}" && {
+                    let (_, after) = line_around(bytes, (line_end + 1).min(bytes.len()));
+                    let next = bytes[(line_end + 1).min(after)..after].trim_ascii();
+                    !is_instruction_line(next)
+                };
+                if closes
                     || (line.starts_with(b"%") || line.starts_with(b"ROOT "))
                         && is_instruction_line(line)
                 {

@@ -708,6 +708,8 @@ fn valid_instructions_over_several_lines_read() {
         "ENTRY e {\n  a = f32[2]{0} parameter(0), sharding={replicated}%b = f32[2]{0} negate(a)\n  ROOT c = f32[2]{0} negate(b)\n}\n",
         "ENTRY e {\n  p = (f32[2]{0}, f32[2]{0}) parameter(0)\n  g = f32[2]{0} get-tuple-element(p), index=1n = f32[2]{0} negate(g)\n  ROOT r = f32[2]{0} negate(n)\n}\n",
         "ENTRY e {\n  a = f32[2]{0} parameter(0), sharding={replicated}ROOT b = f32[2]{0} negate(a)\n}\n",
+        // A value's `}` alone on its line, an instruction after it.
+        "ENTRY e {\n  a = f32[2]{0} parameter(0), sharding={replicated\n  }\n  ROOT b = f32[2]{0} negate(a)\n}\n",
     ] {
         let (m, errors) = Module::parse_lenient(text);
         assert!(errors.is_empty(), "{errors:?} in\n{text}");
