@@ -603,18 +603,22 @@ impl<'a> Reader<'a> {
         Ok(span)
     }
 
-    /// Whether the current token is on a later line than `end` and that
-    /// line is an instruction's (`name =`) or a lone `}`: an item of its
-    /// own, not the rest of what ends at `end`.
-    fn next_line_starts_item(&self, end: usize) -> bool {
-        let bytes = self.src.as_bytes();
-        let gap = bytes.get(end..self.tok.start).unwrap_or(&[]);
-        if !gap.contains(&b'\n') {
-            return false;
+    /// Whether the current token starts an instruction: `ROOT`, `name=`,
+    /// or a name followed by `=` (on the same line or the next).
+    fn starts_instruction(&self) -> bool {
+        match self.tok.kind {
+            K::KwRoot | K::AttributeName => true,
+            K::Name | K::Ident => self.lexer.look_ahead().kind == K::Equal,
+            _ => false,
         }
-        let (_, line_end) = line_around(bytes, self.tok.start);
-        let line = bytes[self.tok.start.min(line_end)..line_end].trim_ascii();
-        line == b"}" || is_instruction_line(line)
+    }
+
+    /// Whether the current token is on a later line than `end` and starts
+    /// an instruction: an item of its own, not the rest of what ends at
+    /// `end`.
+    fn next_line_starts_item(&self, end: usize) -> bool {
+        let gap = self.src.as_bytes().get(end..self.tok.start).unwrap_or(&[]);
+        gap.contains(&b'\n') && self.starts_instruction()
     }
 
     /// Whether the instruction just read, from `start` to `end` over more
@@ -632,12 +636,7 @@ impl<'a> Reader<'a> {
         }
         // By tokens, not lines: `ROOT` may stand alone on its line, and an
         // instruction's `=` on the next.
-        match self.tok.kind {
-            K::Eof => true,
-            K::Rbrace | K::KwRoot | K::AttributeName => false,
-            K::Name | K::Ident => self.lexer.look_ahead().kind != K::Equal,
-            _ => true,
-        }
+        self.tok.kind != K::Rbrace && !self.starts_instruction()
     }
 
     /// Whether the current token (after a value's part ending at `end`)
@@ -656,11 +655,13 @@ impl<'a> Reader<'a> {
         // What starts an instruction ends the value even with no blank
         // before it (`sharding={replicated}%b = …`, `index=1n = …`, which
         // XLA's parser reads as two items): `ROOT`, `name =`, `name=`.
+        if self.starts_instruction() {
+            return false;
+        }
         match self.tok.kind {
-            K::Eof | K::Comma | K::Rbrace | K::Rparen | K::Rsquare => false,
-            K::KwRoot | K::KwEntry | K::AttributeName => false,
-            K::Name => self.tok.start == end && self.lexer.look_ahead().kind != K::Equal,
-            K::Ident | K::PrimitiveType => self.lexer.look_ahead().kind != K::Equal,
+            K::Eof | K::Comma | K::Rbrace | K::Rparen | K::Rsquare | K::KwEntry => false,
+            K::Name => self.tok.start == end,
+            K::PrimitiveType => self.lexer.look_ahead().kind != K::Equal,
             _ => true,
         }
     }
