@@ -1762,8 +1762,9 @@ impl<'m, 'a> Report<'m, 'a> {
         for (k, row) in self.rows.iter().enumerate() {
             by_name.insert(self.dataflow.value_name(row.value), k);
         }
-        // The row each assigned value names.
-        let named: Vec<Option<usize>> = ba
+        // Each assigned value that counts (not a phi, not thread-local
+        // scratch): its allocation, and the row it names, if any.
+        let named: Vec<Option<(_, Option<usize>)>> = ba
             .values
             .iter()
             .map(|v| {
@@ -1775,34 +1776,32 @@ impl<'m, 'a> Report<'m, 'a> {
                     Some(index) => format!("{}{index}", v.name),
                     None => v.name.to_string(),
                 };
-                by_name.get(&key).copied()
+                Some((a, by_name.get(&key).copied()))
             })
             .collect();
         // Whether each names an array of the same type and dimensions,
         // found an instruction at a time: each instruction's shape text is
         // read once for all its values (once per value, a tuple parameter
         // of n arrays cost n² — 6,000 arguments took 7.8 s).
-        let mut order: Vec<usize> = (0..named.len()).filter(|&j| named[j].is_some()).collect();
-        order.sort_by_key(|&j| named[j].map(|k| self.rows[k].value.instruction));
+        let row_of = |j: usize| named[j].and_then(|(_, k)| k);
+        let mut order: Vec<usize> = (0..named.len()).filter(|&j| row_of(j).is_some()).collect();
+        order.sort_by_key(|&j| row_of(j).map(|k| self.rows[k].value.instruction));
         let mut same = vec![true; named.len()];
         let mut arrays = InstructionArrays::default();
         for j in order {
-            if let Some(k) = named[j] {
+            if let Some(k) = row_of(j) {
                 let value = self.rows[k].value;
                 same[j] = arrays.same(&self.dataflow, value, ba.values[j].shape);
             }
         }
         for (j, v) in ba.values.iter().enumerate() {
-            let (Some(k), Some(a)) = (named[j], ba.allocations.get(v.allocation)) else {
-                if !v.phi
-                    && ba
-                        .allocations
-                        .get(v.allocation)
-                        .is_some_and(|a| !a.thread_local)
-                {
+            let (a, k) = match named[j] {
+                None => continue,
+                Some((_, None)) => {
                     self.unmatched_assigned_values += 1;
+                    continue;
                 }
-                continue;
+                Some((a, Some(k))) => (a, k),
             };
             // A name alone does not tell two compiles of one function
             // apart (jax dumps each shape's compile beside the others).
@@ -2286,7 +2285,7 @@ impl<'m, 'a> Report<'m, 'a> {
         // Rows XLA's validator rejects are counted as 0 bytes, and an
         // unbounded array (`f32[?,2]`, which no compiled program holds)
         // as its sizes' bytes: neither is a size XLA gives.
-        let invalid = self.rows.iter().any(|row| !row.sized);
+        let unsized_rows = self.rows.iter().any(|row| !row.sized);
         if !self.layouts_assigned
             || self.entry_incomplete
             || !self.entry_marked
@@ -2295,7 +2294,7 @@ impl<'m, 'a> Report<'m, 'a> {
             || self.unshaped_instructions > 0
             || self.misnamed_instructions > 0
             || self.values_truncated
-            || invalid
+            || unsized_rows
         {
             for f in [
                 &mut ma.argument_size_in_bytes,
