@@ -159,7 +159,7 @@ pub fn check_line(text: &[u8]) -> Value {
         let mut lenient = Read::default();
         let again = lenient.parse(text, ParseOptions::default());
         if again.is_ok() {
-            warning = Some(crate::common::read_past_warning(e));
+            warning = Some(crate::common::read_past_warning(e, text));
         }
         (read, parsed) = (lenient, again);
     }

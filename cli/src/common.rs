@@ -54,13 +54,17 @@ pub fn array_argument(text: &str) -> Result<xla_layout_core::ArrayShape, Failure
 /// the text means what it says (and for the `tpu(…)` and JAX forms, which
 /// XLA's parser does not read at all).
 pub fn read_past(text: &str) -> Option<String> {
-    xla_layout_core::text::read_past(text.as_bytes()).map(|e| read_past_warning(&e))
+    xla_layout_core::text::read_past(text.as_bytes())
+        .map(|e| read_past_warning(&e, text.as_bytes()))
 }
 
-/// [`read_past`]'s words for `e`, the error a strict parse gave text that
-/// XLA's parser accepts.
-pub fn read_past_warning(e: &xla_layout_core::text::ParseError) -> String {
-    format!("XLA's parser reads past part of this text (the canonical text is what it keeps): {e}")
+/// [`read_past`]'s words for `e`, the error a strict parse gave `text`,
+/// which XLA's parser accepts.
+pub fn read_past_warning(e: &xla_layout_core::text::ParseError, text: &[u8]) -> String {
+    format!(
+        "XLA's parser reads past part of this text (the canonical text is what it keeps): {}",
+        e.explain(text)
+    )
 }
 
 /// The failure for a file given as a module that is another of XLA's dump

@@ -30,6 +30,8 @@ pub struct Attribute {
     pub field: &'static str,
     /// What it is, for people.
     pub about: &'static str,
+    /// How it is written with a value, for messages: `L(n)`.
+    pub written: &'static str,
     /// The validation rules about it (their spans point at it).
     pub rules: &'static [Rule],
     /// Reads the attribute's value after its name.
@@ -102,6 +104,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "D",
         field: "dim_level_types",
         about: "dimension level types (read and thrown away since XLA removed them)",
+        written: "D(D,C,…)",
         rules: &[],
         parse: parse_dim_level_types,
         is_set: |_| false,
@@ -113,6 +116,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "T",
         field: "tiles",
         about: "tiles",
+        written: "T(8,128)(2,1)",
         rules: &[
             Rule::EmptyTile,
             Rule::NonPositiveTileDimension,
@@ -133,6 +137,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "L",
         field: "tail_padding_alignment_in_elements",
         about: "tail padding: the element count rounded up to a multiple of n",
+        written: "L(n)",
         rules: &[Rule::TailPaddingNotPositive],
         parse: |p, d, start| {
             int_attribute(
@@ -162,6 +167,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "#",
         field: "index_primitive_type",
         about: "index type of a sparse array",
+        written: "#(u32)",
         rules: &[Rule::IndexPrimitiveType],
         parse: |p, d, _| {
             p.expect(K::Lparen, || {
@@ -183,6 +189,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "*",
         field: "pointer_primitive_type",
         about: "pointer type of a sparse array",
+        written: "*(u32)",
         rules: &[Rule::PointerPrimitiveType],
         parse: |p, d, _| {
             p.expect(K::Lparen, || {
@@ -203,6 +210,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "E",
         field: "element_size_in_bits",
         about: "storage bits per element",
+        written: "E(bits)",
         rules: &[Rule::NegativeElementSize],
         parse: |p, d, _| {
             int_attribute(
@@ -227,6 +235,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "S",
         field: "memory_space",
         about: "memory space",
+        written: "S(n)",
         rules: &[],
         parse: |p, d, start| {
             let mut space = 0;
@@ -259,6 +268,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "SC",
         field: "split_configs",
         about: "split configs",
+        written: "SC(dimension:index,…)",
         rules: &[
             Rule::SplitDimensionOutOfBounds,
             Rule::SplitDimensionDuplicate,
@@ -288,6 +298,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "P",
         field: "physical_shape",
         about: "physical shape of a sparse array",
+        written: "P(shape)",
         rules: &[Rule::PhysicalShape],
         parse: |p, d, _| {
             let text = p.physical_shape()?;
@@ -306,6 +317,7 @@ pub const ATTRIBUTES: [Attribute; 10] = [
         name: "M",
         field: "dynamic_shape_metadata_prefix_bytes",
         about: "bytes of dynamic-shape metadata before the data",
+        written: "M(bytes)",
         rules: &[],
         parse: |p, d, _| {
             int_attribute(

@@ -421,17 +421,32 @@ impl ParseError {
     /// ```
     pub fn explain<'a>(&'a self, src: &'a (impl AsRef<[u8]> + ?Sized)) -> impl Display + 'a {
         fmt::from_fn(move |f| {
-            // A later message at the same token is a consequence of the
-            // first there (`S(x)`: "expects integer", then the layout
-            // cannot go on): explain the first.
             let src = src.as_ref();
-            let last = self.primary();
-            let p = self
-                .diagnostics()
-                .find(|d| d.start == last.start && !d.is_noise(src))
-                .unwrap_or(last);
+            let p = self.cause(src);
             write!(f, "{} (at byte {})", p.explain(src), p.start)
         })
+    }
+
+    /// The diagnostic [`ParseError::explain`] explains, for `src` (the
+    /// text the error came from): the first at the token where the parse
+    /// failed, since a later message there is a consequence of it (`S(x)`:
+    /// "expects integer", then the layout cannot go on). Tools that show
+    /// the place otherwise (a span) word it with [`Diagnostic::explain`].
+    ///
+    /// ```
+    /// use xla_layout_core::text::parse_shape;
+    /// let text = "f32[2]{0:S(x)}";
+    /// let e = parse_shape(text.as_bytes()).unwrap_err();
+    /// let cause = e.cause(text);
+    /// assert_eq!(&text[cause.start..cause.end], "x");
+    /// assert_eq!(cause.explain(text.as_bytes()).to_string(), "expected an integer, found `x` (XLA: expects integer)");
+    /// ```
+    pub fn cause(&self, src: &(impl AsRef<[u8]> + ?Sized)) -> &Diagnostic {
+        let src = src.as_ref();
+        let last = self.primary();
+        self.diagnostics()
+            .find(|d| d.start == last.start && !d.is_noise(src))
+            .unwrap_or(last)
     }
 
     /// `Display`'s text, with what the message quotes from `src` (the text

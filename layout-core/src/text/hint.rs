@@ -5,7 +5,7 @@
 
 use core::fmt::{self, Display, Formatter};
 
-use super::attributes::{AttributeOrder, attribute_index};
+use super::attributes::{ATTRIBUTES, Attribute, AttributeOrder, attribute_index};
 use super::error::{Diagnostic, ParseErrorKind};
 use super::lexer::{Lexer, TokenKind};
 
@@ -170,6 +170,39 @@ fn open_before(src: &[u8], at: usize) -> Option<usize> {
     None
 }
 
+/// For a diagnostic about an attribute's parentheses: `true` when its
+/// `(` is missing, `false` when its `)` is.
+fn paren_of(kind: &ParseErrorKind) -> Option<bool> {
+    match kind {
+        ParseErrorKind::ExpectedAttributeStart(_) => Some(true),
+        ParseErrorKind::ExpectedAttributeEnd(_) => Some(false),
+        ParseErrorKind::ExpectedListStart(TokenKind::Lparen) => Some(true),
+        ParseErrorKind::ExpectedListEnd(TokenKind::Rparen) => Some(false),
+        // The attributes XLA reads with words of their own.
+        ParseErrorKind::Syntax(s) if s.ends_with("kLparen") => Some(true),
+        ParseErrorKind::Syntax(s) if s.ends_with("kRparen") => Some(false),
+        _ => None,
+    }
+}
+
+/// The layout attribute a parenthesis diagnostic at byte `at` is about:
+/// with `opening`, the one named just before `at` (`L}`: its `(` is
+/// missing); else the one named before the `(` open at `at` (`E(8}`).
+fn attribute_around(src: &[u8], at: usize, opening: bool) -> Option<&'static Attribute> {
+    let end = match opening {
+        true => at.min(src.len()),
+        false => open_before(src, at.min(src.len()))?,
+    };
+    let before = &src[..end];
+    let end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
+    let start = before[..end]
+        .iter()
+        .rposition(|&b| !(b.is_ascii_alphabetic() || b == b'#' || b == b'*'))
+        .map_or(0, |i| i + 1);
+    let name = core::str::from_utf8(&before[start..end]).ok()?;
+    attribute_index(name).map(|i| &ATTRIBUTES[i])
+}
+
 /// Whether the layout around byte `at` has its `:` before `at` (the text
 /// from the layout's `{` to `at`, brackets inside attributes aside, holds
 /// one).
@@ -316,6 +349,23 @@ impl Display for Explained<'_> {
                 "minor_to_major must have one entry per dimension: the shape has {} but the layout lists {minor_to_major} (XLA: {xla})",
                 crate::joined::Counted(*rank as u64, "dimension", "dimensions")
             ),
+            kind if let Some(a) =
+                paren_of(kind).and_then(|o| attribute_around(self.src, d.start, o)) =>
+            {
+                let paren = if paren_of(kind) == Some(true) {
+                    '('
+                } else {
+                    ')'
+                };
+                write!(
+                    f,
+                    "layout attribute `{}` ({}) is written `{}`: expected `{paren}`, found {} (XLA: {xla})",
+                    a.name,
+                    a.about,
+                    a.written,
+                    Described::at(self.src, d.start, token)
+                )
+            }
             ParseErrorKind::ExpectedListStart(kind) | ParseErrorKind::ExpectedListEnd(kind) => {
                 write!(
                     f,
@@ -329,6 +379,64 @@ impl Display for Explained<'_> {
                 "P(shape) physical shapes belong to sparse arrays, which XLA no longer has (XLA: {xla})"
             ),
             _ => write!(f, "{xla}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{ParseOptions, parse_shape_with};
+
+    /// An attribute written without its `(` or its `)` is named, with how
+    /// it is written, whatever words XLA's parser has for it: every row
+    /// of the table but `P`, whose every use fails first as a physical
+    /// shape on a dense array (what XLA says of it).
+    #[test]
+    fn a_missing_parenthesis_names_its_attribute() {
+        let strict = ParseOptions::default().with_strict(true);
+        for a in ATTRIBUTES.iter().filter(|a| a.name != "P") {
+            let open = format!("{}(", a.name);
+            for text in [
+                format!("f32[8]{{0:{}}}", a.name),
+                format!("f32[8]{{0:{} }}", a.name),
+                format!("f32[8]{{0:{} 7}}", a.name),
+            ] {
+                let e = parse_shape_with(text.as_bytes(), strict).unwrap_err();
+                let said = e.explain(&text).to_string();
+                let want = format!(
+                    "layout attribute `{}` ({}) is written `{}`: expected `(`",
+                    a.name, a.about, a.written
+                );
+                assert!(said.starts_with(&want), "{text}: {said}");
+                assert!(a.written.starts_with(&open), "{}", a.written);
+            }
+        }
+        // Its `)`: the attributes whose value is one number or type.
+        for (text, name) in [
+            ("f32[8]{0:L(2}", "L"),
+            ("f32[8]{0:E(8 }", "E"),
+            ("f32[8]{0:S(1,}", "S"),
+            ("f32[8]{0:M(4}", "M"),
+            ("f32[8]{0:#(u32}", "#"),
+            ("f32[8]{0:*(u32}", "*"),
+            ("f32[8]{0:T(8}", "T"),
+        ] {
+            let e = parse_shape_with(text.as_bytes(), strict).unwrap_err();
+            let said = e.explain(text).to_string();
+            let want = format!("layout attribute `{name}` (");
+            assert!(
+                said.starts_with(&want) && said.contains("expected `)`"),
+                "{text}: {said}"
+            );
+        }
+        // Not an attribute's own: XLA's words, explained as before.
+        for text in ["f32[8]{0:Q}", "f32[8]{0:T(8)(2}", "(f32[8]{0}"] {
+            let e = parse_shape_with(text.as_bytes(), strict).unwrap_err();
+            assert!(
+                !e.explain(text).to_string().contains("layout attribute `"),
+                "{text}"
+            );
         }
     }
 }
