@@ -60,7 +60,7 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
     for e in validation_errors(&shape) {
         let at = spans.locate(e.kind());
         let message = e.explain().to_string();
-        cx.error(src.error(at.start, at.end, in_jax_terms(src, message)));
+        cx.error(src.error(at.start, at.end, in_jax_terms(src.from_jax, message)));
     }
     if cx.error_count() > before {
         return Err(partial);
@@ -128,9 +128,35 @@ fn overflow_cause(shape: &ArrayShape, spans: &ShapeSpans) -> ByteSpan {
     spans.dims
 }
 
+/// The entries of the first `[...]` in `text`, if there is one: the rank
+/// a shape was written with (text, or tokens printed as text), counted
+/// whatever the entries hold, up to `MAX_RANK`.
+pub fn written_rank(text: &str) -> Option<usize> {
+    let inside = &text[text.find('[')? + 1..];
+    let (mut depth, mut commas, mut empty) = (0usize, 0, true);
+    for c in inside.chars() {
+        match c {
+            '[' | '(' | '{' => depth += 1,
+            ']' if depth == 0 => break,
+            ']' | ')' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => commas += 1,
+            _ => {}
+        }
+        empty &= c.is_whitespace();
+    }
+    // The fallback is built with layout-core, which holds at most
+    // MAX_RANK dimensions (more is an error of its own).
+    Some(if empty { 0 } else { commas + 1 }.min(xla_layout_core::MAX_RANK))
+}
+
 /// The rank of a shape that did not parse, from the dimensions that did:
 /// read past an unknown element type (`bf61[8,4]`) as if it were known.
 fn parsed_rank(text: &[u8], e: &ParseError) -> usize {
+    // Counted in the text's brackets (a dimension that does not read
+    // stops the parser's count), else by the parser.
+    if let Some(rank) = std::str::from_utf8(text).ok().and_then(written_rank) {
+        return rank;
+    }
     let rank = |t: &[u8]| shape_spans(t).dim.iter().take_while(|s| s.end > 0).count();
     let first = e.diagnostics().next().unwrap_or(e.primary());
     if first.start == 0 && first.end > 0 && first.end <= text.len() {
@@ -155,7 +181,7 @@ fn report_parse_errors(src: &SourceText, e: &ParseError, note: &str, cx: &mut Ct
         }
         reported.push(d.start);
         let (start, end) = where_to_point(src, d);
-        let mut message = in_jax_terms(src, explain_parse(src, d));
+        let mut message = in_jax_terms(src.from_jax, explain_parse(src, d));
         if !matches!(d.kind, ParseErrorKind::MemorySpaceOutOfRange(_)) {
             message.push_str(note);
         }
@@ -213,8 +239,8 @@ fn explain_parse(src: &SourceText, d: &Diagnostic) -> String {
 
 /// `message` for a shape written in JAX's form: a message about XLA's
 /// `minor_to_major` says how it relates to what the user wrote.
-fn in_jax_terms(src: &SourceText, mut message: String) -> String {
-    if src.from_jax && message.contains("minor_to_major") {
+pub fn in_jax_terms(from_jax: bool, mut message: String) -> String {
+    if from_jax && message.contains("minor_to_major") {
         message.push_str("; JAX's major_to_minor, as written here, is minor_to_major reversed");
     }
     message

@@ -86,6 +86,8 @@ pub fn layout(input: TokenStream) -> TokenStream {
     let mut cx = Ctxt::default();
     match parsed {
         Input::Items(items, unread) => {
+            let texts = hlo::Texts::read(items.iter().filter_map(|i| i.source.hlo()));
+            let dumps = hlo::Dumps::parse(&texts);
             let (mut out, mut errors) = (TokenStream::new(), TokenStream::new());
             // Items that do not read, each told; the others still expand.
             for e in unread {
@@ -97,16 +99,14 @@ pub fn layout(input: TokenStream) -> TokenStream {
                 let before = cx.error_count();
                 // An item configured out takes its code and its errors with
                 // it (its text is still read here: a macro cannot see `cfg`).
-                let cfg_attrs: Vec<&syn::Attribute> = item
-                    .attrs
-                    .iter()
-                    .filter(|a| a.path().is_ident("cfg"))
-                    .collect();
+                let configs = config_attrs(&item.attrs);
+                let cfg_attrs: Vec<&syn::Attribute> = configs.iter().collect();
                 // A name given twice is one error at the second, not
                 // rustc's cascade of conflicts, unless both are under
                 // `#[cfg]`s (one layout per configuration).
-                let name = item.name.to_string();
-                let configured = is_configured(&item.attrs);
+                // `r#A` is `A`.
+                let name = syn::ext::IdentExt::unraw(&item.name).to_string();
+                let configured = !configs.is_empty();
                 if names.iter().any(|(n, c)| *n == name && !(*c && configured)) {
                     cx.error(syn::Error::new(
                         item.name.span(),
@@ -126,13 +126,15 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     cfgs: &cfgs,
                 };
                 out.extend(emit_item(&mut cx, &krate, &item.name, &header, |cx| {
-                    build(cx, &krate, &item.name, &item.source, true)
+                    build(cx, &krate, &dumps, &item.name, &item.source, true)
                 }));
                 errors.extend(cx.take_since(before, &cfg_attrs));
             }
             quote!(#errors #out)
         }
         Input::Expr(source) => {
+            let texts = hlo::Texts::read(source.hlo());
+            let dumps = hlo::Dumps::parse(&texts);
             let name = Ident::new("XlaLayout", source.span());
             let none = TokenStream::new();
             let header = Header {
@@ -141,7 +143,7 @@ pub fn layout(input: TokenStream) -> TokenStream {
                 cfgs: &none,
             };
             let items = emit_item(&mut cx, &krate, &name, &header, |cx| {
-                build(cx, &krate, &name, &source, false)
+                build(cx, &krate, &dumps, &name, &source, false)
             });
             // An expression: the errors go inside the block.
             let errors = cx.into_errors();
@@ -151,10 +153,12 @@ pub fn layout(input: TokenStream) -> TokenStream {
 }
 
 /// One item (`in_item`) or the expression form: its text (written,
-/// pasted or imported), checked by layout-core, then generated.
+/// pasted or imported from one of `dumps`), checked by layout-core, then
+/// generated.
 fn build(
     cx: &mut Ctxt,
     krate: &Krate,
+    dumps: &hlo::Dumps<'_>,
     name: &Ident,
     source: &Source,
     in_item: bool,
@@ -166,7 +170,7 @@ fn build(
             other_forms(t, Written::Tokens)
         }),
         Source::Literal(lit) => other_forms(SourceText::from_literal(lit), Written::String),
-        Source::Hlo(r) => hlo::import(r).map(|imported| {
+        Source::Hlo(r) => hlo::import(r, dumps).map(|imported| {
             track = imported.track;
             imported.text
         }),
@@ -174,7 +178,10 @@ fn build(
     };
     let text = text.map_err(|e| {
         cx.error(e);
-        Partial::default()
+        Partial {
+            rank: written_rank(source),
+            logical: None,
+        }
     })?;
     let checked = check::check(&text, cx)?;
     let mut doc = codegen::doc_line(&checked);
@@ -190,6 +197,22 @@ fn build(
         doc,
         items: codegen::layout_items(krate, name, &checked),
     })
+}
+
+/// The rank a shape was written with, for the fallback of one that
+/// failed before layout-core could read it (a token that is not shape
+/// text, `tpu(...)`'s generation, a JAX layout): the entries of its first
+/// `[...]`, so that code indexing the type as written still type-checks
+/// and the one mistake stays one error. 0 for an import (no shape was
+/// read).
+fn written_rank(source: &Source) -> usize {
+    let text = match source {
+        Source::Tokens(t) => t.iter().cloned().collect::<TokenStream>().to_string(),
+        Source::Tpu(t) => t.shape.iter().cloned().collect::<TokenStream>().to_string(),
+        Source::Literal(l) => l.value(),
+        Source::Hlo(_) => String::new(),
+    };
+    check::written_rank(&text).unwrap_or(0)
 }
 
 /// `tpu(SHAPE)`: SHAPE with its default TPU layout, from layout-core. A
@@ -216,77 +239,86 @@ fn tpu_default(t: &TpuRef) -> syn::Result<SourceText> {
 /// rustc's conflicting implementations, and the attribute keeps its other
 /// derives. Looks inside `#[cfg_attr(…, derive(…))]` too.
 fn without_derived(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
-    use syn::punctuated::Punctuated;
-    type Metas = Punctuated<syn::Meta, syn::Token![,]>;
     let mut kept = Vec::with_capacity(attrs.len());
     for a in attrs {
-        let rebuilt = if a.path().is_ident("derive") {
-            a.parse_args_with(Paths::parse_terminated)
-                .ok()
-                .and_then(|paths| kept_derive(cx, &paths))
-                .map(|paths| match paths.is_empty() {
-                    true => TokenStream::new(),
-                    false => quote!(#[derive(#paths)]),
-                })
-        } else if a.path().is_ident("cfg_attr") {
-            a.parse_args_with(Metas::parse_terminated)
-                .ok()
-                .and_then(|metas| {
-                    let mut changed = false;
-                    let mut out = Metas::new();
-                    for (k, m) in metas.into_iter().enumerate() {
-                        let derive = match &m {
-                            syn::Meta::List(l) if k > 0 && l.path.is_ident("derive") => {
-                                l.parse_args_with(Paths::parse_terminated).ok()
-                            }
-                            _ => None,
-                        };
-                        match derive.map(|paths| (kept_derive(cx, &paths), paths)) {
-                            Some((Some(keep), paths)) if keep.len() < paths.len() => {
-                                changed = true;
-                                if !keep.is_empty() {
-                                    out.push(syn::parse_quote!(derive(#keep)));
-                                }
-                            }
-                            _ => out.push(m),
-                        }
-                    }
-                    // Only the condition left: nothing to keep.
-                    changed.then(|| match out.len() {
-                        0 | 1 => TokenStream::new(),
-                        _ => quote!(#[cfg_attr(#out)]),
-                    })
-                })
-        } else {
-            None
-        };
-        match rebuilt {
-            Some(tokens) if tokens.is_empty() => {}
-            Some(tokens) => match syn::parse::Parser::parse2(syn::Attribute::parse_outer, tokens) {
-                Ok(attrs) => kept.extend(attrs),
-                Err(_) => kept.push(a.clone()),
-            },
+        match without_derived_meta(cx, &a.meta) {
             None => kept.push(a.clone()),
+            Some(None) => {}
+            Some(Some(meta)) => {
+                let mut a = a.clone();
+                a.meta = meta;
+                kept.push(a);
+            }
         }
     }
     kept
 }
 
+/// `meta` without the derives a layout type has already: `None` when it
+/// has none of them (keep it as written), `Some(None)` when nothing is
+/// left of it, else what is left. Into `cfg_attr`s, nested or not.
+fn without_derived_meta(cx: &mut Ctxt, meta: &syn::Meta) -> Option<Option<syn::Meta>> {
+    type Metas = syn::punctuated::Punctuated<syn::Meta, syn::Token![,]>;
+    let syn::Meta::List(list) = meta else {
+        return None;
+    };
+    if list.path.is_ident("derive") {
+        let paths = list.parse_args_with(Paths::parse_terminated).ok()?;
+        let keep = kept_derive(cx, &paths)?;
+        return Some((!keep.is_empty()).then(|| syn::parse_quote!(derive(#keep))));
+    }
+    if !list.path.is_ident("cfg_attr") {
+        return None;
+    }
+    let metas = list.parse_args_with(Metas::parse_terminated).ok()?;
+    let mut metas = metas.into_iter();
+    let condition = metas.next()?;
+    let mut changed = false;
+    let mut out = Vec::new();
+    for m in metas {
+        match without_derived_meta(cx, &m) {
+            None => out.push(m),
+            Some(rest) => {
+                changed = true;
+                out.extend(rest);
+            }
+        }
+    }
+    // Only the condition left: nothing to keep.
+    changed.then(|| (!out.is_empty()).then(|| syn::parse_quote!(cfg_attr(#condition, #(#out),*))))
+}
+
 type Paths = syn::punctuated::Punctuated<syn::Path, syn::Token![,]>;
 
-/// Whether an item is under a condition: `#[cfg(…)]`, or a
-/// `#[cfg_attr(…)]` that may add one.
-fn is_configured(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            || (a.path().is_ident("cfg_attr")
-                && a.parse_args_with(
-                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-                )
-                .map_or(true, |metas| {
-                    metas.iter().skip(1).any(|m| m.path().is_ident("cfg"))
-                }))
-    })
+/// The attributes that may configure an item out: `#[cfg(…)]`, and each
+/// `#[cfg_attr(…)]` cut down to the `cfg`s it may add (its other
+/// attributes, a derive or a doc, belong to the struct only). What is
+/// generated for the item goes under these, so that it goes when the
+/// item goes.
+fn config_attrs(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
+    type Metas = syn::punctuated::Punctuated<syn::Meta, syn::Token![,]>;
+    /// `meta` if it is a `cfg`, or a `cfg_attr` holding one (cut down).
+    fn config(meta: &syn::Meta) -> Option<syn::Meta> {
+        if meta.path().is_ident("cfg") {
+            return Some(meta.clone());
+        }
+        let syn::Meta::List(list) = meta else {
+            return None;
+        };
+        if !list.path.is_ident("cfg_attr") {
+            return None;
+        }
+        let metas = list.parse_args_with(Metas::parse_terminated).ok()?;
+        let mut metas = metas.into_iter();
+        let condition = metas.next()?;
+        let configs: Vec<syn::Meta> = metas.filter_map(|m| config(&m)).collect();
+        (!configs.is_empty()).then(|| syn::parse_quote!(cfg_attr(#condition, #(#configs),*)))
+    }
+    attrs
+        .iter()
+        .filter(|a| matches!(a.style, syn::AttrStyle::Outer))
+        .filter_map(|a| config(&a.meta).map(|meta| syn::parse_quote!(#[#meta])))
+        .collect()
 }
 
 /// The paths of a derive list that a layout type does not have already,
@@ -356,7 +388,21 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
     let whole = (0, src.text.len());
     match shape {
         Ok(shape) => {
-            let mut text = src.replaced(shape.to_string());
+            let printed = shape.to_string();
+            // JAX's form holds a layout XLA's text cannot: an empty
+            // `major_to_minor` for an array prints as `{}`, which does
+            // not parse back; it is told from the shape itself.
+            let empty = shape
+                .layout()
+                .is_some_and(|l| l.minor_to_major().is_empty());
+            if empty
+                && shape.rank() > 0
+                && let Some(e) = xla_layout_core::validation_errors(&shape).next()
+            {
+                let what = check::in_jax_terms(form == Form::Jax, e.explain().to_string());
+                return Err(src.error(whole.0, whole.1, format!("JAX layout: {what}")));
+            }
+            let mut text = src.replaced(printed);
             text.from_jax = form == Form::Jax;
             Ok(text)
         }
@@ -365,11 +411,18 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
                 RequestError::Parse(e) => (e.span().start, e.span().end),
                 _ => whole,
             };
-            let what = message(
-                "tpu(...)",
-                &e.with_source(&src.text),
-                &e.message_in(&src.text),
-            );
+            let what = match &e {
+                RequestError::Parse(p) => message(
+                    "tpu(...)",
+                    &p.explain(&src.text),
+                    &p.cause(&src.text).explain(src.text.as_bytes()),
+                ),
+                _ => message(
+                    "tpu(...)",
+                    &e.with_source(&src.text),
+                    &e.message_in(&src.text),
+                ),
+            };
             Err(src.error(start, end, what))
         }
         Err(FormError::Jax(e)) => {
@@ -381,11 +434,18 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
                 JaxShapeError::Layout(l) => l.offset().map_or(whole, |at| (at, at + 1)),
                 _ => whole,
             };
-            let what = message(
-                "JAX layout",
-                &e.with_source(&src.text),
-                &e.message_in(&src.text),
-            );
+            let what = match &e {
+                JaxShapeError::Shape(p) => message(
+                    "JAX layout",
+                    &p.explain(&src.text),
+                    &p.cause(&src.text).explain(src.text.as_bytes()),
+                ),
+                _ => message(
+                    "JAX layout",
+                    &e.with_source(&src.text),
+                    &e.message_in(&src.text),
+                ),
+            };
             Err(src.error(start, end, what))
         }
         // `parse_other_form` reads only: the others come from validating.

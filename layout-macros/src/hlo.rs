@@ -22,28 +22,92 @@ pub struct Imported {
     pub track: TokenStream,
 }
 
-/// Reads the dump and finds the instruction's (array) shape.
-pub fn import(r: &HloRef) -> syn::Result<Imported> {
+/// The dumps one expansion imports from, each read once however many
+/// items name it (a dump can be tens of megabytes).
+pub struct Texts(Vec<(String, std::io::Result<String>)>);
+
+impl Texts {
+    /// Reads each dump `refs` name (paths start at the crate's manifest
+    /// directory), once each.
+    pub fn read<'r>(refs: impl IntoIterator<Item = &'r HloRef>) -> Texts {
+        let mut texts: Vec<(String, std::io::Result<String>)> = Vec::new();
+        for r in refs {
+            let relative = r.path.value();
+            if !texts.iter().any(|(p, _)| *p == relative) {
+                let text = std::fs::read_to_string(manifest_dir().join(&relative));
+                texts.push((relative, text));
+            }
+        }
+        Texts(texts)
+    }
+}
+
+/// [`Texts`] read as modules, each once.
+pub struct Dumps<'t>(Vec<(&'t str, Result<Dump<'t>, &'t std::io::Error>)>);
+
+/// One dump: its text, the module read leniently (one unreadable
+/// instruction must not cost the others), and the lines that did not read.
+pub struct Dump<'t> {
+    text: &'t str,
+    module: Module<'t>,
+    unreadable: Vec<xla_layout_hlo::HloError>,
+}
+
+impl<'t> Dumps<'t> {
+    /// Reads every text as a module.
+    pub fn parse(texts: &'t Texts) -> Dumps<'t> {
+        Dumps(
+            texts
+                .0
+                .iter()
+                .map(|(path, text)| {
+                    let dump = text.as_ref().map(|text| {
+                        let (module, unreadable) = Module::parse_lenient(text);
+                        Dump {
+                            text,
+                            module,
+                            unreadable,
+                        }
+                    });
+                    (path.as_str(), dump)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Finds the instruction's (array) shape in its dump, read into `dumps`.
+pub fn import(r: &HloRef, dumps: &Dumps<'_>) -> syn::Result<Imported> {
     let relative = r.path.value();
     let path = manifest_dir().join(&relative);
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        let message = format!(
-            "cannot read the HLO dump `{relative}` (paths start at the crate's manifest directory): {e}"
-        );
-        syn::Error::new_spanned(&r.path, message)
-    })?;
-    // One unreadable instruction must not cost the others: read leniently,
-    // and name the unreadable lines only if the lookup fails.
-    let (module, unreadable) = Module::parse_lenient(&text);
+    let dump = dumps.0.iter().find(|(p, _)| *p == relative).map(|(_, d)| d);
+    let Dump {
+        text,
+        module,
+        unreadable,
+    } = match dump {
+        Some(Ok(dump)) => dump,
+        Some(Err(e)) => {
+            let message = format!(
+                "cannot read the HLO dump `{relative}` (paths start at the crate's manifest directory): {e}"
+            );
+            return Err(syn::Error::new_spanned(&r.path, message));
+        }
+        None => {
+            let message = format!("xla-layout internal error: `{relative}` was not read");
+            return Err(syn::Error::new_spanned(&r.path, message));
+        }
+    };
+    let text: &str = text;
     let query = r.name.value();
     let (_, instruction) = module.instruction(&query).map_err(|e| {
         let at_line = |e: &xla_layout_hlo::HloError| {
-            let (line, column) = e.line_column(&text);
+            let (line, column) = e.line_column(text);
             format!("line {line}, column {column}: {e}")
         };
         // The instruction itself may be on a line that does not read.
-        if let Some(bad) = unreadable.iter().find(|e| defines(&text, e, &query)) {
+        if let Some(bad) = unreadable.iter().find(|e| defines(text, e, &query)) {
             let message =
                 format!("`{query}` is on a line of `{relative}` that does not read as HLO text: {}", at_line(bad));
             return syn::Error::new_spanned(&r.name, message);
@@ -67,7 +131,7 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
     let shape = match instruction.shape() {
         Some(Ok(shape)) => shape,
         Some(Err(e)) => {
-            let (line, _) = instruction.span().line_column(&text);
+            let (line, _) = instruction.span().line_column(text);
             let message = format!("`{query}`'s shape, line {line} of `{relative}`: {e}");
             return Err(syn::Error::new_spanned(&r.name, message));
         }
@@ -94,7 +158,7 @@ pub fn import(r: &HloRef) -> syn::Result<Imported> {
             tuple_element(t.as_bytes(), &at).and_then(|s| t.get(s.range()))
         })
         .map_or_else(|| element.to_string(), str::to_string);
-    let (line, _) = instruction.span().line_column(&text);
+    let (line, _) = instruction.span().line_column(text);
     let what = match index.len() {
         0 => format!("the shape of `{query}`"),
         _ => format!("element {} of `{query}`'s shape", indices(index)),
@@ -196,8 +260,9 @@ fn select<'s>(shape: &'s Shape, index: &[syn::LitInt], name: &LitStr) -> syn::Re
             0 => format!("`{query}` has"),
             _ => format!("element {} of `{query}` has", indices(index)),
         };
+        // (An empty tuple has no range: its message below says so.)
         let range = match elements.len() {
-            1 => "0".to_string(),
+            0 | 1 => "0".to_string(),
             n => format!("0 to {}", n - 1),
         };
         let hint = match (elements.len(), index.len()) {

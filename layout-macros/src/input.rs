@@ -38,11 +38,23 @@ impl Parse for TpuRef {
         let span = paren.span.join();
         let mut shape: Vec<TokenTree> = content.parse::<TokenStream>()?.into_iter().collect();
         // After the first top-level `,` comes the generation (a shape's own
-        // commas are inside its brackets): one name.
+        // commas are inside its brackets, or its `<…>` layout): one name.
         let mut generation = None;
-        let comma = shape
-            .iter()
-            .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','));
+        let mut angles = 0usize;
+        let comma = shape.iter().position(|t| match t {
+            TokenTree::Punct(p) => match p.as_char() {
+                '<' => {
+                    angles += 1;
+                    false
+                }
+                '>' => {
+                    angles = angles.saturating_sub(1);
+                    false
+                }
+                c => c == ',' && angles == 0,
+            },
+            _ => false,
+        });
         if let Some(at) = comma {
             let after: Vec<TokenTree> = shape.split_off(at);
             match &after[1..] {
@@ -108,6 +120,8 @@ impl Parse for HloRef {
         let name: LitStr = content
             .parse()
             .map_err(|e| syn::Error::new(e.span(), hint))?;
+        no_suffix(&path)?;
+        no_suffix(&name)?;
         let mut index = Vec::new();
         while !content.is_empty() {
             content.parse::<Token![,]>()?;
@@ -123,6 +137,14 @@ impl Parse for HloRef {
 }
 
 impl Source {
+    /// The dump reference, for `hlo(...)`.
+    pub fn hlo(&self) -> Option<&HloRef> {
+        match self {
+            Source::Hlo(r) => Some(r),
+            _ => None,
+        }
+    }
+
     /// A span for errors about the whole shape.
     pub fn span(&self) -> Span {
         match self {
@@ -164,6 +186,22 @@ impl Parse for Input {
         if input.peek(Token![#]) || fork.peek(Token![type]) {
             let (mut items, mut errors) = (Vec::new(), Vec::new());
             while !input.is_empty() {
+                // An inner attribute is told and skipped alone: the item
+                // after it still reads.
+                if input.peek(Token![#]) && input.peek2(Token![!]) {
+                    let at = input.span();
+                    input.parse::<Token![#]>()?;
+                    input.parse::<Token![!]>()?;
+                    if input.peek(syn::token::Bracket) {
+                        input.parse::<proc_macro2::Group>()?;
+                    }
+                    errors.push(syn::Error::new(
+                        at,
+                        "an inner attribute `#![…]` applies to the module around `layout!`, \
+                         not inside it: put it there, or write `#[…]` on an item",
+                    ));
+                    continue;
+                }
                 let fork = input.fork();
                 match fork.parse::<Item>() {
                     Ok(item) => {
@@ -297,6 +335,7 @@ fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
         let lit: LitStr = fork.parse()?;
         if fork.is_empty() || (in_item && fork.peek(Token![;])) {
             input.parse::<LitStr>()?;
+            no_suffix(&lit)?;
             return Ok(Source::Literal(lit));
         }
         // Strings are not joined: say so at the second one.
@@ -310,6 +349,16 @@ fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
                 ),
             ));
         }
+        // A string, then more: the shape is one or the other.
+        let next = fork.cursor().token_tree().map(|(t, _)| t);
+        return Err(syn::Error::new(
+            next.as_ref().map_or_else(|| fork.span(), TokenTree::span),
+            format!(
+                "unexpected `{}` after the string: the string holds the whole shape{}",
+                next.map(|t| t.to_string()).unwrap_or_default(),
+                if in_item { ", then `;`" } else { "" }
+            ),
+        ));
     }
     let tokens = input.step(|cursor| {
         let mut rest = *cursor;
@@ -327,6 +376,18 @@ fn parse_source(input: ParseStream, in_item: bool) -> syn::Result<Source> {
         return Err(input.error("expected an XLA shape such as `f32[128,256]{1,0}`"));
     }
     Ok(Source::Tokens(tokens))
+}
+
+/// Refuses a string literal with a suffix (`"f32[8]"x`), which Rust
+/// refuses everywhere else and which would otherwise be dropped unseen.
+fn no_suffix(lit: &LitStr) -> syn::Result<()> {
+    match lit.suffix() {
+        "" => Ok(()),
+        suffix => Err(syn::Error::new(
+            lit.span(),
+            format!("a string here takes no suffix: remove `{suffix}`"),
+        )),
+    }
 }
 
 /// Re-emits attributes.

@@ -61,7 +61,17 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
             quote!(debug_assert!(#i < #lit, #message);)
         })
         .collect();
-    let debug_name = name.to_string();
+    // `r#type` is the type `type`.
+    let debug_name = syn::ext::IdentExt::unraw(name).to_string();
+    // At the item's name: on a 32-bit target, the error says which item.
+    let fits = quote::quote_spanned! {name.span()=>
+        ::core::assert!(
+            #k::__private::fits_usize(#slots_u64)
+                && #k::__private::fits_usize(#bytes_u64)
+                && #k::__private::fits_usize(#total_bits),
+            #too_big
+        );
+    };
     // Generated code must not trip the user's lints, whatever they enable.
     quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
@@ -121,12 +131,7 @@ pub fn layout_items(krate: &Krate, name: &Ident, checked: &Checked) -> TokenStre
         // this target's usize.
         #[allow(clippy::all, clippy::pedantic, clippy::nursery, deprecated)]
         const _: () = {
-            ::core::assert!(
-                #k::__private::fits_usize(#slots_u64)
-                    && #k::__private::fits_usize(#bytes_u64)
-                    && #k::__private::fits_usize(#total_bits),
-                #too_big
-            );
+            #fits
             match #k::TiledShape::new(&#name::SHAPE) {
                 ::core::result::Result::Ok(t) => ::core::assert!(
                     t.physical_slots() == #slots_u64 && t.exact_bytes() == #bytes_u64,

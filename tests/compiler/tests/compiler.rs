@@ -50,6 +50,7 @@ fn ui() {
     // Makes trybuild build rather than check (pass/views_build.rs says why).
     t.pass("pass/views_build.rs");
     t.pass("pass/deprecated_items.rs");
+    t.pass("pass/cfg_attr_items.rs");
 }
 
 use std::collections::HashMap;
