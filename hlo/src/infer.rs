@@ -568,12 +568,11 @@ impl<'a> Shapes<'a> {
             }
             Rule::TupleElement => {
                 let index: usize = attribute("index")?.trim().parse().ok()?;
-                match parse(operand(0)?)? {
-                    Shape::Tuple(mut elements) if index < elements.len() => {
-                        elements.swap_remove(index)
-                    }
-                    _ => return None,
+                let mut elements = parse(operand(0)?)?.into_tuple_elements().ok()?;
+                if index >= elements.len() {
+                    return None;
                 }
+                elements.swap_remove(index)
             }
             Rule::Dot => dot(&parse(operand(0)?)?, &parse(operand(1)?)?, &attribute)?,
             Rule::Called(attributes) => {

@@ -3160,10 +3160,11 @@ fn signature(module: &Module<'_>) -> Option<(Vec<Shape>, Shape)> {
         .strip_prefix('{')?
         .strip_suffix('}')?
         .rsplit_once("->")?;
-    match Shape::parse(params.trim()).ok()? {
-        Shape::Tuple(params) => Some((params, Shape::parse(result.trim()).ok()?)),
-        _ => None,
-    }
+    let params = Shape::parse(params.trim())
+        .ok()?
+        .into_tuple_elements()
+        .ok()?;
+    Some((params, Shape::parse(result.trim()).ok()?))
 }
 
 /// Whether `module`'s entry is missing a part XLA always writes (see
@@ -3225,7 +3226,7 @@ fn assigned_tuples(ba: &BufferAssignment<'_>) -> Vec<(u64, u64)> {
         .iter()
         .filter(|v| v.shape.starts_with('('))
         .filter_map(|v| match Shape::parse(v.shape) {
-            Ok(Shape::Tuple(elements)) if !elements.is_empty() => {
+            Ok(Shape::Tuple(ref elements)) if !elements.is_empty() => {
                 Some((elements.len() as u64, v.size))
             }
             _ => None,

@@ -4,7 +4,6 @@
 //! estimates within the bounds docs/memory-report.md states.
 
 use serde_json::Value;
-use xla_layout_core::Shape;
 use xla_layout_core::text::parse_shape;
 use xla_layout_core::tpu::Generation;
 use xla_layout_hlo::memory::{
@@ -570,7 +569,7 @@ fn details_of_many_rows_are_each_rows_own() {
                 let node = &d.nodes(row.value.instruction)[row.value.node as usize];
                 let mut part = parse_shape(text.as_bytes()).unwrap();
                 for &i in &d.index_of(node) {
-                    let Shape::Tuple(mut elements) = part else {
+                    let Ok(mut elements) = part.into_tuple_elements() else {
                         panic!("{text}")
                     };
                     part = elements.swap_remove(i as usize);

@@ -152,7 +152,7 @@ fn shapes_parse_with_the_shape_grammar() {
     let padded = TiledShape::new(&array("padded")).unwrap();
     assert_eq!(padded.physical_slots(), 24 * 384);
     let (_, start) = m.instruction("async-start").unwrap();
-    let Shape::Tuple(parts) = start.shape().unwrap().unwrap() else {
+    let Ok(parts) = start.shape().unwrap().unwrap().into_tuple_elements() else {
         panic!("a tuple")
     };
     assert_eq!(parts.len(), 3);

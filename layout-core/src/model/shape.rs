@@ -40,6 +40,35 @@ pub enum Shape {
     Tuple(Vec<Shape>),
 }
 
+/// Tuples nest as deep as the parser is allowed to read
+/// ([`crate::text::ParseOptions::with_max_depth`]), and the compiler's drop
+/// glue recurses once a level: hundreds of thousands of levels overflow
+/// the stack. A nested tuple is taken apart level by level instead, on
+/// a heap stack, as every other walk over a shape is.
+#[cfg(feature = "alloc")]
+impl Drop for Shape {
+    fn drop(&mut self) {
+        let Shape::Tuple(elements) = self else {
+            return;
+        };
+        // Flat tuples, nearly all of them, are left to the drop glue.
+        if !elements.iter().any(|e| matches!(e, Shape::Tuple(_))) {
+            return;
+        }
+        let mut pending = alloc::vec![core::mem::take(elements)];
+        while let Some(mut level) = pending.pop() {
+            for e in &mut level {
+                if let Shape::Tuple(inner) = e
+                    && !inner.is_empty()
+                {
+                    pending.push(core::mem::take(inner));
+                }
+            }
+            // `level` goes here, its tuples emptied: each drop is shallow.
+        }
+    }
+}
+
 /// One step of a pre-order walk over a [`Shape`]; see [`Shape::events`].
 ///
 /// ```
@@ -144,6 +173,25 @@ impl Shape {
             next: Some(self),
             #[cfg(feature = "alloc")]
             stack: Vec::new(),
+        }
+    }
+
+    /// The elements of a tuple shape, moved out; the shape itself back if
+    /// it is not a tuple. (A pattern cannot move them out: `Shape`
+    /// implements `Drop`, to take deep tuples apart without recursion.)
+    ///
+    /// ```
+    /// use xla_layout_core::Shape;
+    /// let s = Shape::parse("(f32[2], token[])").unwrap();
+    /// let elements = s.into_tuple_elements().unwrap();
+    /// assert_eq!(elements.len(), 2);
+    /// assert!(Shape::parse("f32[2]").unwrap().into_tuple_elements().is_err());
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn into_tuple_elements(mut self) -> Result<Vec<Shape>, Shape> {
+        match &mut self {
+            Shape::Tuple(elements) => Ok(core::mem::take(elements)),
+            _ => Err(self),
         }
     }
 

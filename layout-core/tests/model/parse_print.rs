@@ -748,6 +748,36 @@ fn deeply_nested_shape_prints_canonically() {
     assert_eq!(shape(&text).to_string(), text);
 }
 
+/// A shape that parses can be dropped on a small stack, however deep its
+/// tuples: the compiler's drop glue would recurse once a level (200,000
+/// levels overflowed an 8 MiB stack; XLA's 8,192, a 1 MiB one in a debug
+/// build).
+#[test]
+fn deeply_nested_shapes_drop_on_a_small_stack() {
+    use xla_layout_core::text::{ParseOptions, parse_shape_with};
+    let deep = 200_000;
+    let options = ParseOptions::default().with_max_depth(deep + 1);
+    let texts = [
+        format!("{}f32[]{}", "(".repeat(deep), ")".repeat(deep)),
+        format!("{}{}", "(".repeat(deep), ")".repeat(deep)),
+        // Two elements a level, the second a leaf.
+        format!("{}f32[]{}", "(".repeat(deep), ", s8[2])".repeat(deep)),
+    ];
+    for text in texts {
+        let shape = parse_shape_with(text.as_bytes(), options).unwrap();
+        let dropped = std::thread::Builder::new()
+            .stack_size(64 << 10)
+            .spawn(move || drop(shape))
+            .unwrap()
+            .join();
+        assert!(dropped.is_ok());
+    }
+    // Taken apart, the elements are whole.
+    let shape = Shape::parse("((f32[2]), (s8[3], (token[])))").unwrap();
+    let elements = shape.into_tuple_elements().unwrap();
+    assert_eq!(elements[1].to_string(), "(s8[3]{0}, (token[]))");
+}
+
 // ---------------------------------------------------------------------------
 // ParseError::xla_message
 // ---------------------------------------------------------------------------
