@@ -124,6 +124,9 @@ pub const fn sizing(shape: &ArrayShape) -> Sizing {
 /// assert_eq!(bytes("u32[]{:T(128)S(2)}"), 4);
 /// assert_eq!(bytes("s32[2]{0:S(4)}"), 4096);
 /// assert_eq!(bytes("f32[]{:T(128)}"), 512);
+/// // Past int64 once rounded to a page: no size, as XLA's sizes are int64s.
+/// let huge = ArrayShape::parse_validated("u8[9223372036854775807]{0}").unwrap();
+/// assert!(buffer_bytes(&huge).is_err());
 /// ```
 pub const fn buffer_bytes(shape: &ArrayShape) -> Result<u64, AddressError> {
     // Only what the sizing needs is computed.
@@ -159,9 +162,10 @@ pub const fn buffer_bytes_from(
     elements: u64,
 ) -> Result<u64, AddressError> {
     match sizing(shape).bytes(tiled, elements) {
+        // XLA's sizes are int64s: a buffer past that has none.
         Ok(b) => match b.checked_add(metadata_bytes(shape)) {
-            Some(b) => Ok(b),
-            None => Err(AddressError::Overflow),
+            Some(b) if b <= i64::MAX as u64 => Ok(b),
+            _ => Err(AddressError::Overflow),
         },
         Err(e) => Err(e),
     }

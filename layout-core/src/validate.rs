@@ -323,7 +323,8 @@ rules! {
         SplitIndexOutOfBounds => xla, SplitConfigs, "split indices must be inside their dimension";
         /// A `*` in a tile's most-minor position (this crate's rule).
         CombineInMostMinorPosition => crate, CombinePositions,
-            "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry";
+            "`*` combines a dimension with the next more-minor one, so it cannot be a tile's last entry \
+             (xla-layout's rule: XLA accepts such a layout)";
     }
 }
 

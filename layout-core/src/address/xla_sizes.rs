@@ -36,12 +36,18 @@ const fn within_int64(size: Result<u64, AddressError>) -> Result<u64, AddressErr
 }
 
 /// `bytes(n)` of docs/xla-layouts.md §e: `⌈n·E/8⌉` with `E`, else `n·ByteWidth`.
+/// XLA computes `n·E` in int64 before it divides: past int64 there
+/// (`s4[2^61]{0:E(4)}`, whose bytes fit) it has no value either.
 const fn bytes_of(shape: &ArrayShape, layout: &Layout, n: u64) -> Result<u64, AddressError> {
     let bits = match layout.element_bits(shape.element_type()) {
         Some(b) => b,
         None => unreachable!(), // validated: an array type
     };
-    let bytes = (n as u128 * bits as u128).div_ceil(8);
+    let product = n as u128 * bits as u128;
+    if layout.element_size_in_bits() != 0 && product > i64::MAX as u128 {
+        return Err(AddressError::Overflow);
+    }
+    let bytes = product.div_ceil(8);
     if bytes > u64::MAX as u128 {
         Err(AddressError::Overflow)
     } else {
@@ -123,14 +129,21 @@ impl ArrayShape {
     /// // Past int64, XLA's size type: no size (XLA would overflow).
     /// let huge = ArrayShape::parse_validated("u8[9]{0:E(9223372036854775807)}").unwrap();
     /// assert!(huge.xla_byte_size_of().is_err());
+    /// // XLA multiplies the count by `E` in int64 first: 2^63 bits has no
+    /// // value there, although its 2^60 bytes would fit.
+    /// let wide = ArrayShape::parse_validated("s4[2305843009213693952]{0:E(4)}").unwrap();
+    /// assert!(wide.xla_byte_size_of().is_err());
+    /// let fits = ArrayShape::parse_validated("s4[2305843009213693951]{0:E(4)}").unwrap();
+    /// assert_eq!(fits.xla_byte_size_of(), Ok(1152921504606846976));
     /// ```
     pub const fn xla_byte_size_of(&self) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {
             Ok(l) => l,
             Err(e) => return Err(e),
         };
-        // In int64, as XLA computes it: past it (`u8[9]{0:E(2^63-1)}`) XLA
-        // would overflow, so there is no size to give.
+        // In int64, as XLA computes it: past it (`u8[9]{0:E(2^63-1)}`, or
+        // `s4[2^61]{0:E(4)}`, whose bits do not fit) XLA would overflow,
+        // so there is no size to give.
         match self.element_count() {
             Ok(n) => within_int64(bytes_of(self, layout, n)),
             Err(e) => Err(e),
@@ -159,7 +172,8 @@ impl ArrayShape {
     /// `ShapeUtil::ArraySize`: the allocation size as XLA computes it.
     /// Only the **first** tile pads (later tiles are assumed not to); a
     /// split dimension counts as its largest piece; `L` applies only when
-    /// there are tiles. Undefined (an error) with `*` tile entries or
+    /// there are tiles. Undefined (an error) with a `*` entry in the first
+    /// tile (the only one it reads) of an array with elements, or with
     /// unbounded dimensions.
     ///
     /// ```
@@ -169,6 +183,9 @@ impl ArrayShape {
     /// assert_eq!(a("f32[6,4]{1,0:T(3,4)(2,1)}"), Ok(96)); // the exact size is 128
     /// // Padded to 2^63 bytes: past int64, so XLA has no value for it.
     /// assert!(a("u8[9223372036854775807]{0:T(2)}").is_err());
+    /// assert!(a("f32[2,4]{1,0:T(*,2)}").is_err());
+    /// assert_eq!(a("f32[2,4]{1,0:T(2,2)(*,1)}"), Ok(32)); // `*` in a later tile: not read
+    /// assert_eq!(a("f32[0,4]{1,0:T(*,2)}"), Ok(0)); // no elements
     /// ```
     pub const fn xla_array_size(&self) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {

@@ -161,7 +161,7 @@ impl Case {
     /// the most-minor dimensions, then `L`), exactly.
     fn xla_array_size(&self) -> Option<u128> {
         let Some(tile) = &self.tile else {
-            return self.bytes(self.elements()?);
+            return self.xla_bytes(self.elements()?);
         };
         if self.dims.contains(&0) {
             return Some(0);
@@ -181,7 +181,7 @@ impl Case {
             .div_ceil(self.tail as u128)
             .checked_mul(self.tail as u128)?;
         // Slot counts are 64-bit quantities, whatever the bytes come to.
-        self.bytes(Some(n).filter(|&n| n <= u128::from(u64::MAX))?)
+        self.xla_bytes(Some(n).filter(|&n| n <= u128::from(u64::MAX))?)
     }
 
     fn elements(&self) -> Option<u128> {
@@ -192,6 +192,16 @@ impl Case {
 
     fn bytes(&self, slots: u128) -> Option<u128> {
         Some(slots.checked_mul(self.slot_bits())?.div_ceil(8))
+    }
+
+    /// `bytes` as XLA's size functions compute it: with `E`, the count
+    /// times `E` is an int64 before it is divided.
+    fn xla_bytes(&self, slots: u128) -> Option<u128> {
+        let bits = slots.checked_mul(self.slot_bits())?;
+        if self.bits != 0 && bits > i64::MAX as u128 {
+            return None;
+        }
+        Some(bits.div_ceil(8))
     }
 }
 
@@ -262,7 +272,7 @@ fn check(c: Case) -> Result<(), TestCaseError> {
         "xla_byte_size_of",
         shape.xla_byte_size_of(),
         c.elements()
-            .and_then(|n| c.bytes(n))
+            .and_then(|n| c.xla_bytes(n))
             .filter(|&v| v <= i64::MAX as u128),
     )?;
     // XLA's ArraySize is an int64: past it, an overflow.
@@ -330,7 +340,7 @@ fn check(c: Case) -> Result<(), TestCaseError> {
                 agrees(
                     "xla_array_data_size",
                     shape.xla_array_data_size(),
-                    linear.and_then(|l| c.bytes(l + 1)),
+                    linear.and_then(|l| c.xla_bytes(l + 1)),
                 )?;
             }
         }

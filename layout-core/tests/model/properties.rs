@@ -156,6 +156,15 @@ impl Spec {
         }
     }
 
+    /// `bytes128` as XLA's size functions compute it: with `E`, `n·E` is
+    /// an int64 before it is divided (docs/xla-layouts.md §e).
+    fn xla_bytes128(&self, n: u128) -> Option<u128> {
+        if self.e_bits != 0 && n.checked_mul(self.e_bits as u128)? > i64::MAX as u128 {
+            return None;
+        }
+        self.bytes128(n)
+    }
+
     /// docs/xla-layouts.md §e `bytes(n)`, for small shapes.
     fn bytes(&self, n: u64) -> u64 {
         u64::try_from(self.bytes128(u128::from(n)).unwrap()).unwrap()
@@ -1235,7 +1244,7 @@ proptest! {
 /// docs/xla-layouts.md §e `ArraySize`, transcribed: first tile only, `MaxSplitSize`, `L`
 /// only with tiles (`None` on `u128` overflow).
 fn spec_array_size(spec: &Spec) -> Option<u128> {
-    spec.bytes128(spec_array_slots(spec)?)
+    spec.xla_bytes128(spec_array_slots(spec)?)
 }
 
 /// The element count `N` inside docs/xla-layouts.md §e `ArraySize` (before `bytes`).
@@ -1430,7 +1439,7 @@ proptest! {
 
         // ByteSizeOf = bytes(Elems), in XLA's int64.
         let int64 = |v: Option<u128>| v.filter(|&v| v <= i64::MAX as u128);
-        match fits(int64(elems.and_then(|n| spec.bytes128(n)))) {
+        match fits(int64(elems.and_then(|n| spec.xla_bytes128(n)))) {
             Some(v) => prop_assert_eq!(shape.xla_byte_size_of(), Ok(v), "{}", shape),
             None => prop_assert_eq!(shape.xla_byte_size_of(), Err(AddressError::Overflow), "{}", shape),
         }
