@@ -1640,7 +1640,13 @@ impl<'m, 'a> Dataflow<'m, 'a> {
 
     fn position(&self, id: InstructionId, node: u32) -> Option<u32> {
         let base = *self.positions.get(id as usize)?;
-        (base != NONE && node < self.node_count(id)).then_some(base + node)
+        // Not `then_some`: its argument is computed first, and `base`
+        // may be NONE.
+        if base != NONE && node < self.node_count(id) {
+            Some(base + node)
+        } else {
+            None
+        }
     }
 
     /// Union-find: the representative of position `p`.

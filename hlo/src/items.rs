@@ -167,9 +167,11 @@ impl StackFrame {
     /// let f = |p| StackFrame { file_location_id: 1, parent_frame_id: p };
     /// assert_eq!(f(1).parent(), None);
     /// assert_eq!(f(3).parent(), Some(2));
+    /// assert_eq!(f(i64::MIN).parent(), None);
     /// ```
     pub fn parent(&self) -> Option<i64> {
-        (self.parent_frame_id >= 2).then_some(self.parent_frame_id - 1)
+        // Not `then_some`, which would compute `i64::MIN - 1`.
+        (self.parent_frame_id >= 2).then(|| self.parent_frame_id - 1)
     }
 }
 
