@@ -119,6 +119,9 @@ fn hostile_modules_never_panic() {
         "",
         "ENTRY e {\n}\n",
         "ENTRY e {\n ROOT t = () tuple()\n}",
+        // A trial's mutation: a while whose body's header line is damaged
+        // (a value with no position overflowed in the dataflow).
+        "%body (p: (f32[2])) -> (f32[2]) {\n  ROOT %t = (f32[2]) tuple(%a)\n}, execution_thread=\"x\"\n%w = (f32[2]) while(%i), body=%body\nROOT %r = f32[2] copy(%x)\n",
     ] {
         for backend in [
             None,
