@@ -419,6 +419,12 @@ pub enum TpuError {
     /// size type) can count, or fails XLA's own size check: XLA cannot
     /// hold it, whatever its layout.
     TooLarge,
+    /// The element's byte width times the dimensions, in order, passes
+    /// int64 before a 0 dimension makes the array empty: XLA refuses to
+    /// make such a shape ("overflow in static extent product"), and libtpu
+    /// aborts asked for its layout (`f32[2^61,0]`; `f32[0,2^61]` is
+    /// fine). An array with elements that large is [`TpuError::TooLarge`].
+    ExtentOverflow,
     /// The array, padded to its tiles, passes [`MEASURED_BYTES`]: there
     /// libtpu's own choice departs from its rule (its size arithmetic
     /// overflows), so no layout is given. No TPU holds such an array.
@@ -446,6 +452,11 @@ impl core::fmt::Display for TpuError {
             TpuError::TooManyDimensions => write!(f, "more than {MAX_RANK} dimensions"),
             TpuError::TooLarge => f.write_str(
                 "the array, padded to its tiles, needs more bytes than int64 (XLA's size type) can count",
+            ),
+            TpuError::ExtentOverflow => f.write_str(
+                "the element's byte width times the dimensions, in order, passes int64 before the 0 \
+                 dimension: XLA refuses to make this shape (\"overflow in static extent product\"), \
+                 and libtpu aborts asked for its layout",
             ),
             TpuError::PastMeasured => f.write_str(
                 "the array, padded to its tiles, passes 2^47 bytes (128 TiB), where libtpu's own choice \
@@ -549,6 +560,11 @@ pub const fn tiling_bits(ty: ElementType) -> Option<u32> {
 /// // Past 2^47 bytes libtpu departs from its rule: no answer.
 /// let huge = default_layout(T::S8, &[1, 1, 8388608, 1073741825], V4);
 /// assert_eq!(huge.unwrap_err(), xla_layout_core::tpu::TpuError::PastMeasured);
+/// // Empty, but 4 × 2^61 bytes before its 0: XLA makes no such shape.
+/// let e = default_layout(T::F32, &[1 << 61, 0], V4);
+/// assert_eq!(e.unwrap_err(), xla_layout_core::tpu::TpuError::ExtentOverflow);
+/// assert_eq!(text(T::F32, &[(1 << 61) - 1, 0]), "f32[2305843009213693951,0]{1,0}");
+/// assert_eq!(text(T::F32, &[0, 1 << 61]), "f32[0,2305843009213693952]{1,0}");
 /// ```
 pub const fn default_layout(
     ty: ElementType,
@@ -572,6 +588,9 @@ pub const fn default_layout(
         }
         empty |= dims[d] == 0;
         d += 1;
+    }
+    if empty && extent_overflows(ty, dims) {
+        return Err(TpuError::ExtentOverflow);
     }
     let pack = if bits < 32 { 32 / bits as i64 } else { 1 };
     let packed = bits < 8;
@@ -635,6 +654,27 @@ pub const fn default_layout(
         Ok(t) if t.exact_bytes() <= i64::MAX as u64 => Err(TpuError::PastMeasured),
         _ => Err(TpuError::TooLarge),
     }
+}
+
+/// `ShapeUtil::MakeValidatedShape`'s size check, which JAX's arrays pass
+/// through: the element's byte width times each dimension in turn must
+/// stay in int64 at every step, a later 0 notwithstanding (measured
+/// against libtpu 0.0.52: `f32[2^61-1,0]` has a layout, `f32[2^61,0]` and
+/// `c128[2^59,0]` abort it; docs/tpu-default-layouts.md).
+const fn extent_overflows(ty: ElementType, dims: &[i64]) -> bool {
+    let mut product: i64 = match ty.byte_width() {
+        Some(w) => w as i64,
+        None => return false,
+    };
+    let mut d = 0;
+    while d < dims.len() {
+        product = match product.checked_mul(dims[d]) {
+            Some(p) => p,
+            None => return true,
+        };
+        d += 1;
+    }
+    false
 }
 
 /// [`default_layout`] for a shape given without (or regardless of) its

@@ -224,4 +224,47 @@ fn refusals_are_clear() {
         default_layout(ElementType::F32, &[1 << 62], Generation::V4),
         Err(TpuError::TooLarge)
     );
+    // Empty arrays whose byte width times the dimensions before the 0
+    // passes int64: libtpu 0.0.52 aborted on each marked `None` and
+    // answered the others as the rule does (a differential run,
+    // 2026-11-28, on v5e; the first also on v4).
+    let text = |ty, dims: &[i64]| default_layout(ty, dims, Generation::V5e).map(|s| s.to_string());
+    for (ty, dims, libtpu) in [
+        (ElementType::F32, &[1 << 61, 0][..], None),
+        (
+            ElementType::F32,
+            &[(1 << 61) - 1, 0],
+            Some("f32[2305843009213693951,0]{1,0}"),
+        ),
+        (ElementType::F32, &[3, 768614336404564651, 0], None),
+        (ElementType::BF16, &[1 << 62, 0], None),
+        (ElementType::S64, &[1 << 60, 0], None),
+        (ElementType::C64, &[1 << 60, 0], None),
+        (ElementType::C128, &[1 << 59, 0], None),
+        (
+            ElementType::C128,
+            &[1 << 58, 0],
+            Some("c128[288230376151711744,0]{1,0}"),
+        ),
+        (
+            ElementType::S4,
+            &[1 << 62, 0],
+            Some("s4[4611686018427387904,0]{1,0:E(4)}"),
+        ),
+        // Dimensions after the 0 do not count.
+        (
+            ElementType::S64,
+            &[0, 1 << 60],
+            Some("s64[0,1152921504606846976]{1,0}"),
+        ),
+    ] {
+        match libtpu {
+            Some(want) => assert_eq!(text(ty, dims).as_deref(), Ok(want), "{ty:?} {dims:?}"),
+            None => assert_eq!(
+                text(ty, dims),
+                Err(TpuError::ExtentOverflow),
+                "{ty:?} {dims:?}"
+            ),
+        }
+    }
 }
