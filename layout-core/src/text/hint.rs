@@ -7,7 +7,7 @@ use core::fmt::{self, Display, Formatter};
 
 use super::attributes::{ATTRIBUTES, Attribute, AttributeOrder, attribute_index};
 use super::error::{Diagnostic, ParseErrorKind};
-use super::lexer::{Lexer, TokenKind};
+use super::lexer::{Lexer, Token, TokenKind};
 
 /// A diagnostic explained against its source; see [`Diagnostic::explain`].
 #[derive(Clone, Copy, Debug)]
@@ -186,20 +186,39 @@ fn paren_of(kind: &ParseErrorKind) -> Option<bool> {
 }
 
 /// The layout attribute a parenthesis diagnostic at byte `at` is about:
-/// with `opening`, the one named just before `at` (`L}`: its `(` is
-/// missing); else the one named before the `(` open at `at` (`E(8}`).
+/// with `opening`, the one named by the token just before `at` (`L}`: its
+/// `(` is missing); else the one named before the `(` open at `at`
+/// (`E(8}`). Tokens, not bytes: XLA's lexer skips comments, which may
+/// hold anything (`L // S`).
 fn attribute_around(src: &[u8], at: usize, opening: bool) -> Option<&'static Attribute> {
-    let end = match opening {
-        true => at.min(src.len()),
-        false => open_before(src, at.min(src.len()))?,
+    // The token before each open `(`, as deep as layouts nest in practice.
+    const DEPTH: usize = 16;
+    let mut before_open = [None; DEPTH];
+    let (mut depth, mut prev) = (0usize, None);
+    let mut lexer = Lexer::new(src);
+    loop {
+        // Every token but the end takes a byte at least: this ends.
+        let t = lexer.next_token();
+        if t.kind == TokenKind::Eof || t.start >= at {
+            break;
+        }
+        match t.kind {
+            TokenKind::Lparen => {
+                if let Some(slot) = before_open.get_mut(depth) {
+                    *slot = prev;
+                }
+                depth += 1;
+            }
+            TokenKind::Rparen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        prev = Some(t);
+    }
+    let name: Token = match opening {
+        true => prev?,
+        false => (*before_open.get(depth.checked_sub(1)?)?)?,
     };
-    let before = &src[..end];
-    let end = before.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-    let start = before[..end]
-        .iter()
-        .rposition(|&b| !(b.is_ascii_alphabetic() || b == b'#' || b == b'*'))
-        .map_or(0, |i| i + 1);
-    let name = core::str::from_utf8(&before[start..end]).ok()?;
+    let name = core::str::from_utf8(src.get(name.start..name.end)?).ok()?;
     attribute_index(name).map(|i| &ATTRIBUTES[i])
 }
 
@@ -429,6 +448,17 @@ mod tests {
                 said.starts_with(&want) && said.contains("expected `)`"),
                 "{text}: {said}"
             );
+        }
+        // Comments are skipped, as XLA's lexer skips them.
+        for (text, name) in [
+            ("f32[8]{0:L // S\n}", "L"),
+            ("f32[8]{0:E(8 /* S( */ }", "E"),
+            ("f32[8]{0:M /* ) */ }", "M"),
+        ] {
+            let e = parse_shape_with(text.as_bytes(), strict).unwrap_err();
+            let said = e.explain(text).to_string();
+            let want = format!("layout attribute `{name}` (");
+            assert!(said.starts_with(&want), "{text}: {said}");
         }
         // Not an attribute's own: XLA's words, explained as before.
         for text in ["f32[8]{0:Q}", "f32[8]{0:T(8)(2}", "(f32[8]{0}"] {
