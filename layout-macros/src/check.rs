@@ -46,7 +46,7 @@ pub fn check(src: &SourceText, cx: &mut Ctxt) -> Result<Checked, Partial> {
             Err(e) => {
                 report_parse_errors(src, &e, "", cx);
                 return Err(Partial {
-                    rank: parsed_rank(text, &e),
+                    rank: parsed_rank(text),
                     logical: None,
                 });
             }
@@ -149,22 +149,13 @@ pub fn written_rank(text: &str) -> Option<usize> {
     Some(if empty { 0 } else { commas + 1 }.min(xla_layout_core::MAX_RANK))
 }
 
-/// The rank of a shape that did not parse, from the dimensions that did:
-/// read past an unknown element type (`bf61[8,4]`) as if it were known.
-fn parsed_rank(text: &[u8], e: &ParseError) -> usize {
-    // Counted in the text's brackets (a dimension that does not read
-    // stops the parser's count), else by the parser.
-    if let Some(rank) = std::str::from_utf8(text).ok().and_then(written_rank) {
-        return rank;
-    }
-    let rank = |t: &[u8]| shape_spans(t).dim.iter().take_while(|s| s.end > 0).count();
-    let first = e.diagnostics().next().unwrap_or(e.primary());
-    if first.start == 0 && first.end > 0 && first.end <= text.len() {
-        let mut known = b"u8".to_vec();
-        known.extend_from_slice(&text[first.end..]);
-        return rank(&known);
-    }
-    rank(text)
+/// The rank of a shape that did not parse: the entries of its first
+/// `[...]` (a dimension that does not read, `f32[8,x]`, still counts).
+fn parsed_rank(text: &[u8]) -> usize {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(written_rank)
+        .unwrap_or(0)
 }
 
 /// Pushes one error for each independent diagnostic of `e`, each message

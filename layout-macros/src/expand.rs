@@ -258,7 +258,6 @@ fn without_derived(cx: &mut Ctxt, attrs: &[syn::Attribute]) -> Vec<syn::Attribut
 /// has none of them (keep it as written), `Some(None)` when nothing is
 /// left of it, else what is left. Into `cfg_attr`s, nested or not.
 fn without_derived_meta(cx: &mut Ctxt, meta: &syn::Meta) -> Option<Option<syn::Meta>> {
-    type Metas = syn::punctuated::Punctuated<syn::Meta, syn::Token![,]>;
     let syn::Meta::List(list) = meta else {
         return None;
     };
@@ -267,12 +266,7 @@ fn without_derived_meta(cx: &mut Ctxt, meta: &syn::Meta) -> Option<Option<syn::M
         let keep = kept_derive(cx, &paths)?;
         return Some((!keep.is_empty()).then(|| syn::parse_quote!(derive(#keep))));
     }
-    if !list.path.is_ident("cfg_attr") {
-        return None;
-    }
-    let metas = list.parse_args_with(Metas::parse_terminated).ok()?;
-    let mut metas = metas.into_iter();
-    let condition = metas.next()?;
+    let (condition, metas) = cfg_attr_parts(list)?;
     let mut changed = false;
     let mut out = Vec::new();
     for m in metas {
@@ -296,7 +290,6 @@ type Paths = syn::punctuated::Punctuated<syn::Path, syn::Token![,]>;
 /// generated for the item goes under these, so that it goes when the
 /// item goes.
 fn config_attrs(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
-    type Metas = syn::punctuated::Punctuated<syn::Meta, syn::Token![,]>;
     /// `meta` if it is a `cfg`, or a `cfg_attr` holding one (cut down).
     fn config(meta: &syn::Meta) -> Option<syn::Meta> {
         if meta.path().is_ident("cfg") {
@@ -305,13 +298,8 @@ fn config_attrs(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
         let syn::Meta::List(list) = meta else {
             return None;
         };
-        if !list.path.is_ident("cfg_attr") {
-            return None;
-        }
-        let metas = list.parse_args_with(Metas::parse_terminated).ok()?;
-        let mut metas = metas.into_iter();
-        let condition = metas.next()?;
-        let configs: Vec<syn::Meta> = metas.filter_map(|m| config(&m)).collect();
+        let (condition, metas) = cfg_attr_parts(list)?;
+        let configs: Vec<syn::Meta> = metas.iter().filter_map(config).collect();
         (!configs.is_empty()).then(|| syn::parse_quote!(cfg_attr(#condition, #(#configs),*)))
     }
     attrs
@@ -319,6 +307,24 @@ fn config_attrs(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
         .filter(|a| matches!(a.style, syn::AttrStyle::Outer))
         .filter_map(|a| config(&a.meta).map(|meta| syn::parse_quote!(#[#meta])))
         .collect()
+}
+
+/// `cfg_attr(CONDITION, ATTR, …)` taken apart: the condition as tokens
+/// (it may be `true` or `false`, which are not a `Meta`), then the
+/// attributes; `None` for any other list, or one that does not read.
+fn cfg_attr_parts(list: &syn::MetaList) -> Option<(TokenStream, Vec<syn::Meta>)> {
+    type Metas = syn::punctuated::Punctuated<syn::Meta, syn::Token![,]>;
+    if !list.path.is_ident("cfg_attr") {
+        return None;
+    }
+    let mut tokens = list.tokens.clone().into_iter();
+    let condition: TokenStream = tokens
+        .by_ref()
+        .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+        .collect();
+    let rest: TokenStream = tokens.collect();
+    let metas = syn::parse::Parser::parse2(Metas::parse_terminated, rest).ok()?;
+    (!condition.is_empty()).then(|| (condition, metas.into_iter().collect()))
 }
 
 /// The paths of a derive list that a layout type does not have already,

@@ -128,9 +128,19 @@ impl Parse for HloRef {
             if content.is_empty() {
                 break;
             }
-            index.push(content.parse().map_err(|e| {
-                syn::Error::new(e.span(), "a tuple index is a number, such as `0`")
-            })?);
+            let i: syn::LitInt = content
+                .parse()
+                .map_err(|e| syn::Error::new(e.span(), "a tuple index is a number, such as `0`"))?;
+            if !i.suffix().is_empty() {
+                return Err(syn::Error::new(
+                    i.span(),
+                    format!(
+                        "a tuple index takes no suffix: write `{}`",
+                        i.base10_digits()
+                    ),
+                ));
+            }
+            index.push(i);
         }
         Ok(HloRef { path, name, index })
     }

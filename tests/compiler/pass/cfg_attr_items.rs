@@ -13,10 +13,16 @@ layout! {
     #[cfg_attr(any(), cfg(any()), doc = "never")]
     #[doc = "kept"]
     type H = f32[3];
+    // Conditions written as `true` and `false` (stable since Rust 1.88).
+    #[cfg_attr(true, cfg(false))]
+    type B = f32[8];
+    #[cfg_attr(false, cfg(false))]
+    type B = f32[5];
 }
 
 fn main() {
     assert_eq!(G::DIMS, [16]);
     assert_eq!(H::DIMS, [3]);
+    assert_eq!(B::DIMS, [5]);
     assert_eq!(format!("{:?}", G), "G(f32[16]{0})");
 }

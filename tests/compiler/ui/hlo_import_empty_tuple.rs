@@ -7,6 +7,7 @@ layout! {
     type Empty = hlo("../../../../tests/compiler/dumps/empty_tuples.hlo", "empty");
     type IntoEmpty = hlo("../../../../tests/compiler/dumps/empty_tuples.hlo", "nested", 0);
     type Kept = hlo("../../../../tests/compiler/dumps/empty_tuples.hlo", "nested", 1);
+    type Suffixed = hlo("../../../../tests/compiler/dumps/empty_tuples.hlo", "nested", 1usize);
 }
 
 fn main() {

@@ -11,8 +11,10 @@ layout! {
     type r#Raw = f32[16];
     #[cfg_attr(all(), cfg_attr(all(), derive(Debug)))]
     type NestedDerive = f32[4];
+    #[cfg_attr(true, derive(Hash))]
+    type BoolDerive = f32[4];
 }
 
 fn main() {
-    let _ = Raw::BYTES + NestedDerive::BYTES;
+    let _ = Raw::BYTES + NestedDerive::BYTES + BoolDerive::BYTES;
 }
