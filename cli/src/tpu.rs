@@ -114,11 +114,10 @@ fn sized(text: &str, generation: Generation) -> Result<Sized, Refusal> {
             people: m,
         }
     })?;
-    // Its sizes in front can take a buffer just short of int64, XLA's
-    // size type, past it.
+    // Past int64 (its sizes in front can take a buffer there), XLA's
+    // size type, `buffer_bytes` has no size.
     let bytes = xla_layout_core::tpu::buffer_bytes(&shape)
         .ok()
-        .filter(|&b| i64::try_from(b).is_ok())
         .ok_or_else(|| {
             let m = format!("'{shape}': {}", xla_layout_core::tpu::TpuError::TooLarge);
             Refusal {

@@ -164,8 +164,8 @@ pub const fn buffer_bytes_from(
     match sizing(shape).bytes(tiled, elements) {
         // XLA's sizes are int64s: a buffer past that has none.
         Ok(b) => match b.checked_add(metadata_bytes(shape)) {
-            Some(b) if b <= i64::MAX as u64 => Ok(b),
-            _ => Err(AddressError::Overflow),
+            Some(b) => crate::address::within_int64(Ok(b)),
+            None => Err(AddressError::Overflow),
         },
         Err(e) => Err(e),
     }

@@ -7,6 +7,7 @@ mod padding;
 pub(crate) mod relayout;
 mod tiled;
 mod xla_sizes;
+pub(crate) use xla_sizes::within_int64;
 
 pub use digits::{Comparison, Digit, DigitPair, MAX_DIGITS};
 pub use error::{AddressError, IndexError};

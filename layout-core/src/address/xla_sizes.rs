@@ -26,9 +26,11 @@ const fn bounded(shape: &ArrayShape, d: usize) -> Result<u64, AddressError> {
     }
 }
 
-/// `size`, if XLA's int64 holds it: XLA computes ArraySize in int64, so a
-/// value past it is an overflow there, not a size.
-const fn within_int64(size: Result<u64, AddressError>) -> Result<u64, AddressError> {
+/// `size`, if XLA's int64 holds it: XLA computes its sizes in int64, so a
+/// value past it is an overflow there, not a size. The one test of that
+/// rule: every XLA size function here goes through [`bytes_of`], which
+/// applies it, and `tpu::buffer_bytes` through this.
+pub(crate) const fn within_int64(size: Result<u64, AddressError>) -> Result<u64, AddressError> {
     match size {
         Ok(bytes) if bytes > i64::MAX as u64 => Err(AddressError::Overflow),
         other => other,
@@ -51,7 +53,7 @@ const fn bytes_of(shape: &ArrayShape, layout: &Layout, n: u64) -> Result<u64, Ad
     if bytes > u64::MAX as u128 {
         Err(AddressError::Overflow)
     } else {
-        Ok(bytes as u64)
+        within_int64(Ok(bytes as u64))
     }
 }
 
@@ -145,7 +147,7 @@ impl ArrayShape {
         // `s4[2^61]{0:E(4)}`, whose bits do not fit) XLA would overflow,
         // so there is no size to give.
         match self.element_count() {
-            Ok(n) => within_int64(bytes_of(self, layout, n)),
+            Ok(n) => bytes_of(self, layout, n),
             Err(e) => Err(e),
         }
     }
@@ -193,7 +195,7 @@ impl ArrayShape {
             Err(e) => return Err(e),
         };
         if layout.tile_count() == 0 {
-            return within_int64(self.xla_byte_size_of());
+            return self.xla_byte_size_of();
         }
         if self.is_unbounded_dynamic() {
             return Err(AddressError::UndefinedInXla(
@@ -244,7 +246,7 @@ impl ArrayShape {
             Some(v) => v,
             None => return Err(AddressError::Overflow),
         };
-        within_int64(bytes_of(self, layout, num))
+        bytes_of(self, layout, num)
     }
 
     /// `LayoutUtil::LinearIndex`: XLA's slot of a logical index, which
@@ -365,6 +367,9 @@ impl ArrayShape {
     /// # use xla_layout_core::ArrayShape;
     /// let s = ArrayShape::parse_validated("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(s.xla_array_data_size(), Ok(84)); // docs/xla-layouts.md §d.3 example 1
+    /// // The last element's index passes int64 bytes: XLA has no size.
+    /// let far = ArrayShape::parse_validated("u8[2,4611686018427387903]{1,0:T(1,9223372036854775807)}").unwrap();
+    /// assert!(far.xla_array_data_size().is_err());
     /// ```
     pub const fn xla_array_data_size(&self) -> Result<u64, AddressError> {
         let layout = match checked_layout(self) {

@@ -194,14 +194,14 @@ impl Case {
         Some(slots.checked_mul(self.slot_bits())?.div_ceil(8))
     }
 
-    /// `bytes` as XLA's size functions compute it: with `E`, the count
-    /// times `E` is an int64 before it is divided.
+    /// `bytes` as XLA's size functions compute it, in int64: with `E`,
+    /// the count times `E` is one before it is divided.
     fn xla_bytes(&self, slots: u128) -> Option<u128> {
         let bits = slots.checked_mul(self.slot_bits())?;
         if self.bits != 0 && bits > i64::MAX as u128 {
             return None;
         }
-        Some(bits.div_ceil(8))
+        Some(bits.div_ceil(8)).filter(|&b| b <= i64::MAX as u128)
     }
 }
 

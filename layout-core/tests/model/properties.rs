@@ -156,13 +156,13 @@ impl Spec {
         }
     }
 
-    /// `bytes128` as XLA's size functions compute it: with `E`, `n·E` is
-    /// an int64 before it is divided (docs/xla-layouts.md §e).
+    /// `bytes128` as XLA's size functions compute it, in int64: with `E`,
+    /// `n·E` is one before it is divided (docs/xla-layouts.md §e).
     fn xla_bytes128(&self, n: u128) -> Option<u128> {
         if self.e_bits != 0 && n.checked_mul(self.e_bits as u128)? > i64::MAX as u128 {
             return None;
         }
-        self.bytes128(n)
+        self.bytes128(n).filter(|&b| b <= i64::MAX as u128)
     }
 
     /// docs/xla-layouts.md §e `bytes(n)`, for small shapes.
