@@ -1635,7 +1635,8 @@ impl<'m, 'a> Dataflow<'m, 'a> {
             let first = nodes.get(n)?.kids as usize;
             n += *self.kids.get(first + step as usize)? as usize;
         }
-        (n < nodes.len()).then_some(node_index(n))
+        // Lazily: `node_index` checks its argument.
+        (n < nodes.len()).then(|| node_index(n))
     }
 
     fn position(&self, id: InstructionId, node: u32) -> Option<u32> {
