@@ -386,6 +386,15 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
             Written::Tokens => format!("{what}: {bare}"),
             Written::String => format!("{what}: {e}"),
         };
+    // A parse error of the shape inside, explained as one of a shape
+    // written alone is.
+    let explained = |what: &str, p: &xla_layout_core::text::ParseError| {
+        message(
+            what,
+            &p.explain(&src.text),
+            &p.cause(&src.text).explain(src.text.as_bytes()),
+        )
+    };
     use xla_layout_core::text::{Form, FormError, JaxLayoutError, JaxShapeError, parse_other_form};
     use xla_layout_core::tpu::RequestError;
     let Some((form, shape)) = parse_other_form(&src.text) else {
@@ -418,11 +427,7 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
                 _ => whole,
             };
             let what = match &e {
-                RequestError::Parse(p) => message(
-                    "tpu(...)",
-                    &p.explain(&src.text),
-                    &p.cause(&src.text).explain(src.text.as_bytes()),
-                ),
+                RequestError::Parse(p) => explained("tpu(...)", p),
                 _ => message(
                     "tpu(...)",
                     &e.with_source(&src.text),
@@ -441,11 +446,7 @@ fn other_forms(src: SourceText, written: Written) -> syn::Result<SourceText> {
                 _ => whole,
             };
             let what = match &e {
-                JaxShapeError::Shape(p) => message(
-                    "JAX layout",
-                    &p.explain(&src.text),
-                    &p.cause(&src.text).explain(src.text.as_bytes()),
-                ),
+                JaxShapeError::Shape(p) => explained("JAX layout", p),
                 _ => message(
                     "JAX layout",
                     &e.with_source(&src.text),
